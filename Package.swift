@@ -1,0 +1,29 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Strata",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Strata", targets: ["Strata"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(name: "Strata", dependencies: ["CSQLite"]),
+        .executableTarget(
+            name: "StrataBenchmarks",
+            dependencies: ["Strata", "CSQLite"]
+        ),
+        .executableTarget(
+            name: "Quickstart",
+            dependencies: ["Strata"],
+            path: "Samples/Quickstart"
+        ),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "CSQLite"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,140 @@
+/// Creating objects, tracking their changes and writing them to the store.
+extension ObjectContext {
+    /// A new object of `entity` with its default values and a fresh row ID.
+    func create(_ entity: EntityDescription) throws -> ManagedObject {
+        let object = entity.type.init()
+        object.context = self
+        object.entity = entity
+        object.rowID = try nextRowID(for: entity)
+        object.values = entity.defaultValues
+        object.isInserted = true
+        object.isWritten = false
+        register(object)
+        pendingObjects.append(object)
+        return object
+    }
+
+    /// Row IDs are given out by the transaction, which holds the write lock:
+    /// the ID is permanent from the moment the object is created, and never reused.
+    private func nextRowID(for entity: EntityDescription) throws -> Int64 {
+        let key = entity.name
+        if let next = nextRowIDs[key] {
+            nextRowIDs[key] = next + 1
+            return next
+        }
+        let connection = try writeConnection()
+        let last = try connection.scalar(
+            "SELECT max(coalesce((SELECT last FROM _strata_sequence WHERE entity = ?), 0), "
+                + "coalesce((SELECT max(_pk) FROM \(entity.quotedTable)), 0))",
+            [.text(entity.name)])
+        guard case .integer(let lastRowID) = last ?? .integer(0) else { return 1 }
+        nextRowIDs[key] = lastRowID + 2
+        return lastRowID + 1
+    }
+
+    /// Sets one slot of a writable object; an identical value is not a change.
+    func assign(_ value: StoredValue, slot: Int, of object: ManagedObject) {
+        if object.invalidValues?[slot] != nil {
+            object.invalidValues?[slot] = nil
+            if object.invalidValues?.isEmpty == true { object.invalidValues = nil }
+        } else if object.values[slot].isIdentical(to: value) {
+            return
+        }
+        willChange(object)
+        object.values[slot] = value
+    }
+
+    /// Records a value that cannot be stored; the next flush throws its error.
+    func assignInvalid(_ value: Any, error: StrataError, slot: Int, of object: ManagedObject) {
+        willChange(object)
+        let entity = object.entity!
+        let name = entity.attributes[slot].name
+        if object.invalidValues == nil { object.invalidValues = [:] }
+        object.invalidValues![slot] = (value, error.located(entity: entity.name, field: name))
+    }
+
+    func willChange(_ object: ManagedObject) {
+        if object.isInserted && !object.isWritten { return }
+        if object.baseline == nil { object.baseline = object.values }
+        if object.flushed == nil {
+            object.flushed = object.values
+            pendingObjects.append(object)
+        }
+    }
+
+    /// Notes that a to-many relationship of the object with `key` changed, for the change set.
+    func noteRelationshipChange(_ entity: EntityDescription, _ rowID: Int64, _ name: String) {
+        relationshipChanges[ObjectKey(entity, rowID), default: []].insert(name)
+    }
+
+    /// Writes every pending insert, update and delete into the open SQLite
+    /// transaction: deletes first, then updates, then inserts, so that a unique
+    /// value can move from one object to another within a transaction.
+    func flush() throws {
+        if let deferredError { throw deferredError }
+        guard kind == .transaction, !pendingObjects.isEmpty else { return }
+        let connection = try writeConnection()
+        let objects = pendingObjects
+        for object in objects {
+            if let (_, error) = object.invalidValues?.values.first { throw error }
+        }
+        do {
+            for object in objects where object.isDeleted && object.isWritten {
+                let entity = object.entity!
+                try connection.run(
+                    "DELETE FROM \(entity.quotedTable) WHERE _pk = ?", [.integer(object.rowID)])
+            }
+            for object in objects where !object.isDeleted && object.isWritten {
+                try writeUpdate(object, connection)
+            }
+            for object in objects where !object.isDeleted && !object.isWritten {
+                try writeInsert(object, connection)
+            }
+        } catch let error as DatabaseError {
+            throw translate(error, objects: objects)
+        }
+        for object in objects {
+            object.flushed = nil
+            if !object.isDeleted { object.isWritten = true }
+        }
+        pendingObjects.removeAll(keepingCapacity: true)
+    }
+
+    private func writeInsert(_ object: ManagedObject, _ connection: Connection) throws {
+        let entity = object.entity!
+        let statement = try connection.statement(entity.insertSQL)
+        try statement.bind(.integer(object.rowID), at: 1)
+        for (slot, value) in object.values.enumerated() {
+            try statement.bind(value, at: Int32(slot + 2))
+        }
+        _ = try statement.step()
+    }
+
+    private func writeUpdate(_ object: ManagedObject, _ connection: Connection) throws {
+        guard let flushed = object.flushed else { return }
+        let entity = object.entity!
+        let changed = object.values.indices.filter { !object.values[$0].isIdentical(to: flushed[$0]) }
+        guard !changed.isEmpty else { return }
+        let assignments = changed.map { "\(SQL.quote(entity.attributes[$0].name)) = ?" }
+        try connection.run(
+            "UPDATE \(entity.quotedTable) SET \(assignments.joined(separator: ", ")) WHERE _pk = ?",
+            changed.map { object.values[$0] } + [.integer(object.rowID)])
+    }
+
+    /// Turns a constraint failure into the error a caller can act on.
+    private func translate(_ error: DatabaseError, objects: [ManagedObject]) -> StrataError {
+        let uniqueViolation: Int32 = 2067  // SQLITE_CONSTRAINT_UNIQUE
+        guard error.code == uniqueViolation else { return .wrapping(error) }
+        // SQLite names the columns as "UNIQUE constraint failed: Table.column".
+        let detail = error.message.components(separatedBy: ": ").last ?? ""
+        let parts = detail.components(separatedBy: ", ").map { $0.components(separatedBy: ".") }
+        let entity = parts.first?.first ?? "?"
+        return .uniqueConstraintViolation(entity: entity, fields: parts.compactMap { $0.last })
+    }
+
+    /// Whether the transaction holds anything to commit.
+    var hasChanges: Bool {
+        hasLinkChanges || !relationshipChanges.isEmpty
+            || registeredObjects.contains { $0.hasChanges }
+    }
+}

@@ -1,0 +1,105 @@
+/// Deleting objects and applying delete rules.
+extension ObjectContext {
+    /// Deletes `object`, applying each relationship's delete rule: nullify
+    /// unlinks, cascade deletes, deny is checked when the transaction commits.
+    func delete(_ object: ManagedObject) throws {
+        guard !object.isDeleted else { return }
+        let entity = object.entity!
+        if object.isWritten {
+            willChange(object)
+        }
+        object.isDeleted = true
+        for relationship in entity.relationships.values.sorted(by: { $0.name < $1.name }) {
+            let related = try loadRelated(of: object, relationship)
+            switch relationship.deleteRule {
+            case .deny:
+                if !related.isEmpty { denyChecks.append((object, relationship)) }
+            case .cascade:
+                try unlink(object, relationship, from: related)
+                for member in related { try delete(member) }
+            case .nullify:
+                try unlink(object, relationship, from: related)
+            }
+        }
+        try clearIncomingReferences(to: object)
+    }
+
+    /// Removes the links of `relationship` between a deleted object and its related objects.
+    private func unlink(
+        _ object: ManagedObject, _ relationship: RelationshipDescription, from related: [ManagedObject]
+    ) throws {
+        let inverse = inverse(of: relationship)
+        let target = targetEntity(of: relationship)
+        switch relationship.storage {
+        case .foreignKey:
+            guard let inverse else { return }
+            for member in related where !member.isDeleted {
+                if case .foreignKey(let inverseSlot) = inverse.storage {
+                    assign(.null, slot: inverseSlot, of: member)
+                } else {
+                    noteRelationshipChange(target, member.rowID, inverse.name)
+                }
+            }
+        case let .inverseForeignKey(targetSlot, orderSlot):
+            for member in related where !member.isDeleted {
+                assign(.null, slot: targetSlot, of: member)
+                if let orderSlot { assign(.null, slot: orderSlot, of: member) }
+            }
+        case let .linkTable(table, ownerColumn, _, _):
+            try writeConnection().run(
+                "DELETE FROM \(SQL.quote(table)) WHERE \(SQL.quote(ownerColumn)) = ?",
+                [.integer(object.rowID)])
+            hasLinkChanges = true
+            if let inverse {
+                for member in related { noteRelationshipChange(target, member.rowID, inverse.name) }
+            }
+        }
+    }
+
+    /// Clears links to a deleted object held by relationships that have no inverse.
+    private func clearIncomingReferences(to object: ManagedObject) throws {
+        let entity = object.entity!
+        for source in schema.entities {
+            for relationship in source.relationships.values
+            where relationship.target == entity.name && relationship.inverse == nil {
+                switch relationship.storage {
+                case .foreignKey(let slot):
+                    let column = SQL.quote(source.attributes[slot].name)
+                    let holders = try fetchObjects(
+                        source,
+                        sql: "SELECT \(source.selectList) FROM \(source.quotedTable) WHERE \(column) = ?",
+                        arguments: [.integer(object.rowID)])
+                    for holder in holders where !holder.isDeleted {
+                        assign(.null, slot: slot, of: holder)
+                    }
+                case let .linkTable(table, ownerColumn, targetColumn, _):
+                    let connection = try writeConnection()
+                    let owners = try connection.query(
+                        "SELECT \(SQL.quote(ownerColumn)) FROM \(SQL.quote(table)) "
+                            + "WHERE \(SQL.quote(targetColumn)) = ?", [.integer(object.rowID)]
+                    ) { $0.int64(at: 0) }
+                    guard !owners.isEmpty else { continue }
+                    try connection.run(
+                        "DELETE FROM \(SQL.quote(table)) WHERE \(SQL.quote(targetColumn)) = ?",
+                        [.integer(object.rowID)])
+                    hasLinkChanges = true
+                    for owner in owners { noteRelationshipChange(source, owner, relationship.name) }
+                case .inverseForeignKey:
+                    break
+                }
+            }
+        }
+    }
+
+    /// Fails the commit if a `.deny` relationship of a deleted object still holds objects.
+    func checkDenyRules() throws {
+        for (object, relationship) in denyChecks where object.isDeleted {
+            let remaining = try loadRelated(of: object, relationship).filter { !$0.isDeleted }
+            if !remaining.isEmpty {
+                throw StrataError.deleteDenied(
+                    entity: relationship.entity, relationship: relationship.name,
+                    relatedCount: remaining.count)
+            }
+        }
+    }
+}

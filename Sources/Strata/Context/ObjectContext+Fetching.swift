@@ -1,0 +1,59 @@
+/// The fetch operations the stack and transactions share.
+extension ObjectContext {
+    func entity<Object: ManagedObject>(_ type: Object.Type) -> EntityDescription {
+        schema.entity(of: type)
+    }
+
+    func fetchAll<Object: ManagedObject>(_ query: From<Object>) throws -> [Object] {
+        let entity = entity(Object.self)
+        let compiled = try query.compile(in: entity)
+        return try fetchObjects(
+            entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable)\(compiled.clauses)",
+            arguments: compiled.arguments
+        ).map { $0 as! Object }
+    }
+
+    func fetchOne<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
+        let entity = entity(Object.self)
+        let compiled = try query.compile(in: entity, limit: 1)
+        return try fetchObjects(
+            entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable)\(compiled.clauses)",
+            arguments: compiled.arguments
+        ).first as? Object
+    }
+
+    func fetchObjectIDs<Object: ManagedObject>(_ query: From<Object>) throws -> [ObjectID<Object>] {
+        let entity = entity(Object.self)
+        let compiled = try query.compile(in: entity)
+        let connection = try readConnection()
+        return try connection.query(
+            "SELECT _pk FROM \(entity.quotedTable)\(compiled.clauses)", compiled.arguments
+        ) { ObjectID(entityName: entity.name, rowID: $0.int64(at: 0)) }
+    }
+
+    func fetchCount<Object: ManagedObject>(_ query: From<Object>) throws -> Int {
+        let entity = entity(Object.self)
+        let compiled = try query.compile(in: entity)
+        let connection = try readConnection()
+        let count = try connection.scalar(
+            "SELECT count(*) FROM (SELECT _pk FROM \(entity.quotedTable)\(compiled.clauses))",
+            compiled.arguments)
+        guard case .integer(let value) = count else { return 0 }
+        return Int(value)
+    }
+
+    func fetchExists<Object: ManagedObject>(_ query: From<Object>) throws -> Bool {
+        let entity = entity(Object.self)
+        let compiled = try query.compile(in: entity, limit: 1)
+        let connection = try readConnection()
+        return try connection.scalar(
+            "SELECT EXISTS (SELECT _pk FROM \(entity.quotedTable)\(compiled.clauses))",
+            compiled.arguments) == .integer(1)
+    }
+
+    /// The context's own object for `id`, or `nil` when it no longer exists.
+    func fetchExisting<Object: ManagedObject>(_ id: ObjectID<Object>) throws -> Object? {
+        let entity = entity(Object.self)
+        return try existingObject(entity, rowID: id.rowID) as? Object
+    }
+}

@@ -1,0 +1,225 @@
+/// Reading and setting relationships, keeping both sides in step.
+extension ObjectContext {
+    /// The objects `relationship` of `object` points to, in order.
+    func related(of object: ManagedObject, relationship: RelationshipDescription) -> [ManagedObject] {
+        do {
+            return try loadRelated(of: object, relationship)
+        } catch {
+            StrataLog.warning("reading \(relationship.entity).\(relationship.name) failed: \(error)")
+            return []
+        }
+    }
+
+    func loadRelated(of object: ManagedObject, _ relationship: RelationshipDescription) throws -> [ManagedObject] {
+        let target = targetEntity(of: relationship)
+        switch relationship.storage {
+        case .foreignKey(let slot):
+            guard case .integer(let rowID) = object.values[slot] else { return [] }
+            return try existingObject(target, rowID: rowID).map { [$0] } ?? []
+        case let .inverseForeignKey(targetSlot, orderSlot):
+            let column = SQL.quote(target.attributes[targetSlot].name)
+            let order = orderSlot.map { SQL.quote(target.attributes[$0].name) + ", " } ?? ""
+            return try fetchObjects(
+                target,
+                sql: "SELECT \(target.selectList) FROM \(target.quotedTable) WHERE \(column) = ? "
+                    + "ORDER BY \(order)_pk",
+                arguments: [.integer(object.rowID)]
+            ).filter { !$0.isDeleted }
+        case let .linkTable(table, ownerColumn, targetColumn, orderColumn):
+            let order = orderColumn.map { SQL.quote($0) } ?? "NULL"
+            return try fetchObjects(
+                target,
+                sql: "SELECT \(target.selectList) FROM \(target.quotedTable) JOIN "
+                    + "(SELECT \(SQL.quote(targetColumn)) AS _link_target, \(order) AS _link_order "
+                    + "FROM \(SQL.quote(table)) WHERE \(SQL.quote(ownerColumn)) = ?) "
+                    + "ON _pk = _link_target ORDER BY _link_order, _pk",
+                arguments: [.integer(object.rowID)]
+            ).filter { !$0.isDeleted }
+        }
+    }
+
+    func targetEntity(of relationship: RelationshipDescription) -> EntityDescription {
+        schema.entity(named: relationship.target)!
+    }
+
+    func inverse(of relationship: RelationshipDescription) -> RelationshipDescription? {
+        relationship.inverse.flatMap { targetEntity(of: relationship).relationships[$0] }
+    }
+
+    /// Sets a relationship of a writable object to `objects`, updating inverses.
+    func setRelated(_ objects: [ManagedObject], of owner: ManagedObject, relationship: RelationshipDescription) {
+        let target = targetEntity(of: relationship)
+        for object in objects {
+            precondition(
+                object.context === self,
+                "Strata: \(relationship.entity).\(relationship.name) was set to an object of another "
+                    + "context. Bring it into this transaction first with tx.edit(object).")
+            precondition(
+                object.entity === target,
+                "Strata: \(relationship.entity).\(relationship.name) holds \(target.name) objects, "
+                    + "not \(object.entity?.name ?? "?").")
+            precondition(
+                !object.isDeleted,
+                "Strata: \(relationship.entity).\(relationship.name) was set to a deleted object.")
+        }
+        do {
+            switch relationship.storage {
+            case .foreignKey(let slot):
+                try setToOne(owner, slot: slot, relationship, to: objects.first)
+            case let .inverseForeignKey(targetSlot, orderSlot):
+                try setInverseForeignKeyMembers(
+                    owner, relationship, objects, targetSlot: targetSlot, orderSlot: orderSlot)
+            case let .linkTable(table, ownerColumn, targetColumn, orderColumn):
+                try setLinkMembers(
+                    owner, relationship, objects,
+                    link: (table, ownerColumn, targetColumn, orderColumn))
+            }
+        } catch {
+            // A relationship setter cannot throw; the failure resurfaces at commit.
+            deferredError = deferredError ?? StrataError.wrapping(error)
+        }
+    }
+
+    /// Points a to-one relationship at `target`, keeping the inverse in step.
+    func setToOne(
+        _ object: ManagedObject, slot: Int, _ relationship: RelationshipDescription,
+        to target: ManagedObject?
+    ) throws {
+        let oldValue = object.values[slot]
+        let newValue: StoredValue = target.map { .integer($0.rowID) } ?? .null
+        guard !oldValue.isIdentical(to: newValue) else { return }
+        let targetEntity = targetEntity(of: relationship)
+        if let inverse = inverse(of: relationship) {
+            switch inverse.storage {
+            case .foreignKey(let inverseSlot):
+                // One-to-one: both sides hold a key; unhook the old partners first.
+                if case .integer(let oldRowID) = oldValue,
+                   let oldPartner = try existingObject(targetEntity, rowID: oldRowID) {
+                    assign(.null, slot: inverseSlot, of: oldPartner)
+                }
+                if let target {
+                    if case .integer(let rowID) = target.values[inverseSlot],
+                       let previous = try existingObject(object.entity!, rowID: rowID),
+                       previous !== object {
+                        assign(.null, slot: slot, of: previous)
+                    }
+                    assign(.integer(object.rowID), slot: inverseSlot, of: target)
+                }
+            case .inverseForeignKey(_, let orderSlot):
+                if case .integer(let oldRowID) = oldValue {
+                    noteRelationshipChange(targetEntity, oldRowID, inverse.name)
+                }
+                if let target {
+                    noteRelationshipChange(targetEntity, target.rowID, inverse.name)
+                    if let orderSlot {
+                        assign(.integer(try nextPosition(in: inverse, of: target)), slot: orderSlot, of: object)
+                    }
+                } else if let orderSlot {
+                    assign(.null, slot: orderSlot, of: object)
+                }
+            case .linkTable:
+                break
+            }
+        }
+        assign(newValue, slot: slot, of: object)
+    }
+
+    /// The position after the last member of an ordered one-to-many relationship.
+    private func nextPosition(in relationship: RelationshipDescription, of owner: ManagedObject) throws -> Int64 {
+        guard case let .inverseForeignKey(targetSlot, orderSlot?) = relationship.storage else { return 0 }
+        let target = targetEntity(of: relationship)
+        let connection = try readConnection()
+        let value = try connection.scalar(
+            "SELECT max(\(SQL.quote(target.attributes[orderSlot].name))) FROM \(target.quotedTable) "
+                + "WHERE \(SQL.quote(target.attributes[targetSlot].name)) = ?",
+            [.integer(owner.rowID)])
+        if case .integer(let last) = value { return last + 1 }
+        return 0
+    }
+
+    private func setInverseForeignKeyMembers(
+        _ owner: ManagedObject, _ relationship: RelationshipDescription, _ objects: [ManagedObject],
+        targetSlot: Int, orderSlot: Int?
+    ) throws {
+        let current = try loadRelated(of: owner, relationship)
+        let wanted = uniqued(objects)
+        guard current.map(ObjectIdentifier.init) != wanted.map(ObjectIdentifier.init)
+            || (orderSlot == nil && Set(current) != Set(wanted))
+        else { return }
+        let wantedSet = Set(wanted)
+        for member in current where !wantedSet.contains(member) {
+            assign(.null, slot: targetSlot, of: member)
+            if let orderSlot { assign(.null, slot: orderSlot, of: member) }
+        }
+        let currentSet = Set(current)
+        for member in wanted where !currentSet.contains(member) {
+            if case .integer(let previousOwner) = member.values[targetSlot] {
+                noteRelationshipChange(owner.entity!, previousOwner, relationship.name)
+            }
+            assign(.integer(owner.rowID), slot: targetSlot, of: member)
+        }
+        if let orderSlot {
+            for (position, member) in wanted.enumerated() {
+                assign(.integer(Int64(position)), slot: orderSlot, of: member)
+            }
+        }
+        noteRelationshipChange(owner.entity!, owner.rowID, relationship.name)
+    }
+
+    private func setLinkMembers(
+        _ owner: ManagedObject, _ relationship: RelationshipDescription, _ objects: [ManagedObject],
+        link: (table: String, owner: String, target: String, order: String?)
+    ) throws {
+        let current = try loadRelated(of: owner, relationship)
+        let wanted = uniqued(objects)
+        if link.order == nil ? Set(current) == Set(wanted) : current == wanted { return }
+        let connection = try writeConnection()
+        let table = SQL.quote(link.table)
+        let ownerColumn = SQL.quote(link.owner)
+        let targetColumn = SQL.quote(link.target)
+        let wantedSet = Set(wanted)
+        let currentSet = Set(current)
+        let inverse = inverse(of: relationship)
+        let targetEntity = targetEntity(of: relationship)
+        for member in current where !wantedSet.contains(member) {
+            try connection.run(
+                "DELETE FROM \(table) WHERE \(ownerColumn) = ? AND \(targetColumn) = ?",
+                [.integer(owner.rowID), .integer(member.rowID)])
+            if let inverse { noteRelationshipChange(targetEntity, member.rowID, inverse.name) }
+        }
+        // The other side's position column, when that side is ordered: new links go last.
+        let otherOrder: String? = {
+            guard let inverse, case let .linkTable(_, _, _, order?) = inverse.storage else { return nil }
+            return order
+        }()
+        for member in wanted where !currentSet.contains(member) {
+            if let otherOrder {
+                try connection.run(
+                    "INSERT INTO \(table) (\(ownerColumn), \(targetColumn), \(SQL.quote(otherOrder))) "
+                        + "VALUES (?, ?, (SELECT coalesce(max(\(SQL.quote(otherOrder))) + 1, 0) "
+                        + "FROM \(table) WHERE \(targetColumn) = ?))",
+                    [.integer(owner.rowID), .integer(member.rowID), .integer(member.rowID)])
+            } else {
+                try connection.run(
+                    "INSERT INTO \(table) (\(ownerColumn), \(targetColumn)) VALUES (?, ?)",
+                    [.integer(owner.rowID), .integer(member.rowID)])
+            }
+            if let inverse { noteRelationshipChange(targetEntity, member.rowID, inverse.name) }
+        }
+        if let order = link.order {
+            for (position, member) in wanted.enumerated() {
+                try connection.run(
+                    "UPDATE \(table) SET \(SQL.quote(order)) = ? WHERE \(ownerColumn) = ? "
+                        + "AND \(targetColumn) = ?",
+                    [.integer(Int64(position)), .integer(owner.rowID), .integer(member.rowID)])
+            }
+        }
+        hasLinkChanges = true
+        noteRelationshipChange(owner.entity!, owner.rowID, relationship.name)
+    }
+
+    private func uniqued(_ objects: [ManagedObject]) -> [ManagedObject] {
+        var seen: Set<ObjectIdentifier> = []
+        return objects.filter { seen.insert(ObjectIdentifier($0)).inserted }
+    }
+}

@@ -1,0 +1,181 @@
+import Synchronization
+
+/// A scope of objects: an identity map (one object per ID), their values and,
+/// in a transaction, their changes.
+///
+/// The main context reads through the store's reader connection, holds its
+/// objects weakly and is read-only. A transaction's context writes through
+/// the writer connection inside one SQLite transaction, holds its objects
+/// strongly and flushes their changes before every read, so reads are exact.
+final class ObjectContext {
+    enum Kind { case main, transaction }
+
+    let kind: Kind
+    let schema: Schema
+    let store: StoreRuntime
+    /// False once the transaction that owns the context has ended.
+    var isOpen = true
+
+    private var reader: Connection?
+    private var strongObjects: [ObjectKey: ManagedObject] = [:]
+    private var weakObjects: [ObjectKey: WeakObject] = [:]
+    private var weakObjectsPruneThreshold = 1_024
+
+    // Transaction state.
+    var writer: Connection?
+    var nextRowIDs: [String: Int64] = [:]
+    var pendingObjects: [ManagedObject] = []
+    var relationshipChanges: [ObjectKey: Set<String>] = [:]
+    var denyChecks: [(object: ManagedObject, relationship: RelationshipDescription)] = []
+    var hasLinkChanges = false
+    /// A failure in a setter, which cannot throw; the next flush throws it.
+    var deferredError: StrataError?
+
+    var isReadOnly: Bool { kind == .main }
+
+    init(kind: Kind, schema: Schema, store: StoreRuntime, reader: Connection? = nil) {
+        self.kind = kind
+        self.schema = schema
+        self.store = store
+        self.reader = reader
+    }
+
+    // MARK: Connections
+
+    /// The connection reads go through; in a transaction, pending changes are flushed first.
+    func readConnection() throws -> Connection {
+        switch kind {
+        case .main:
+            guard let reader else { throw StrataError.storeNotAdded }
+            return reader
+        case .transaction:
+            try flush()
+            return try writeConnection()
+        }
+    }
+
+    /// The writer connection, beginning the SQLite write transaction on first use.
+    func writeConnection() throws -> Connection {
+        precondition(isOpen, "Strata: this transaction has ended; start a new one to read or write.")
+        if let writer { return writer }
+        let connection = try store.beginWriting()
+        writer = connection
+        return connection
+    }
+
+    // MARK: Identity map
+
+    func registered(_ entity: EntityDescription, _ rowID: Int64) -> ManagedObject? {
+        let key = ObjectKey(entity, rowID)
+        switch kind {
+        case .main: return weakObjects[key]?.object
+        case .transaction: return strongObjects[key]
+        }
+    }
+
+    func register(_ object: ManagedObject) {
+        let key = ObjectKey(object.entity!, object.rowID)
+        switch kind {
+        case .transaction:
+            strongObjects[key] = object
+        case .main:
+            weakObjects[key] = WeakObject(object: object)
+            if weakObjects.count > weakObjectsPruneThreshold {
+                weakObjects = weakObjects.filter { $0.value.object != nil }
+                weakObjectsPruneThreshold = max(1_024, weakObjects.count * 2)
+            }
+        }
+    }
+
+    func unregister(_ object: ManagedObject) {
+        let key = ObjectKey(object.entity!, object.rowID)
+        strongObjects[key] = nil
+        weakObjects[key] = nil
+    }
+
+    /// Every object the context holds (live ones only, for the main context).
+    var registeredObjects: [ManagedObject] {
+        switch kind {
+        case .transaction: return Array(strongObjects.values)
+        case .main: return weakObjects.values.compactMap(\.object)
+        }
+    }
+
+    /// Forgets every object; used when a transaction ends.
+    func removeAllObjects() {
+        strongObjects.removeAll()
+        weakObjects.removeAll()
+    }
+
+    // MARK: Materializing rows
+
+    /// The object for a row whose `_pk` is column 0 and whose attributes follow
+    /// in slot order, reusing the registered object when there is one.
+    func object(
+        _ entity: EntityDescription, row statement: Statement, generation: UInt64
+    ) -> ManagedObject {
+        let rowID = statement.int64(at: 0)
+        if let existing = registered(entity, rowID) {
+            if kind == .main, existing.generation < generation {
+                existing.values = readValues(entity, statement)
+                existing.generation = generation
+            }
+            return existing
+        }
+        let object = entity.type.init()
+        object.context = self
+        object.entity = entity
+        object.rowID = rowID
+        object.values = readValues(entity, statement)
+        object.generation = generation
+        register(object)
+        return object
+    }
+
+    private func readValues(_ entity: EntityDescription, _ statement: Statement) -> ContiguousArray<StoredValue> {
+        var values = ContiguousArray<StoredValue>()
+        values.reserveCapacity(entity.attributes.count)
+        for slot in 0..<entity.attributes.count {
+            values.append(statement.value(at: Int32(slot + 1)))
+        }
+        return values
+    }
+
+    /// Runs a `SELECT` of whole rows of `entity` and materializes the objects.
+    func fetchObjects(
+        _ entity: EntityDescription, sql: String, arguments: [StoredValue]
+    ) throws -> [ManagedObject] {
+        let connection = try readConnection()
+        let statement = try connection.statement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        var objects: [ManagedObject] = []
+        guard let (hasRow, generation) = try stepFirst(statement), hasRow else { return [] }
+        repeat {
+            objects.append(object(entity, row: statement, generation: generation))
+        } while try statement.step()
+        return objects
+    }
+
+    /// Steps a statement once and returns whether it has a row, with the commit
+    /// generation its snapshot reflects. In WAL mode the snapshot is taken by the
+    /// first step, so taking it under the store's commit lock makes the two agree.
+    func stepFirst(_ statement: Statement) throws -> (Bool, UInt64)? {
+        switch kind {
+        case .transaction:
+            return (try statement.step(), UInt64.max)
+        case .main:
+            return try store.withCommitLock { generation in (try statement.step(), generation) }
+        }
+    }
+
+    /// The object with `rowID`, registered or read from the store; `nil` if there is none.
+    func existingObject(_ entity: EntityDescription, rowID: Int64) throws -> ManagedObject? {
+        if let object = registered(entity, rowID) { return object.isDeleted ? nil : object }
+        return try fetchObjects(
+            entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable) WHERE _pk = ?",
+            arguments: [.integer(rowID)]
+        ).first
+    }
+}
+

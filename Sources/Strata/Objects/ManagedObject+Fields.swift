@@ -1,0 +1,106 @@
+/// The plumbing between the `@Field` property wrappers and the owning context.
+extension ManagedObject {
+    final func readStored<Value: FieldStorable>(_ field: String, default defaultValue: Value) -> Value {
+        guard let slot = slot(of: field) else { return defaultValue }
+        if let invalid = invalidValues?[slot], let value = invalid.value as? Value { return value }
+        do {
+            return try Value(storedValue: values[slot])
+        } catch {
+            StrataLog.warning(
+                "\(entity?.name ?? "?").\(field) holds \(values[slot]), which is not a \(Value.self); "
+                    + "reading the field's default instead")
+            return defaultValue
+        }
+    }
+
+    final func writeStored<Value: FieldStorable>(_ value: Value, field: String) {
+        let slot = writableSlot(of: field)
+        do {
+            context!.assign(try value.storedValue(), slot: slot, of: self)
+        } catch {
+            context!.assignInvalid(value, error: StrataError.wrapping(error), slot: slot, of: self)
+        }
+    }
+
+    final func readCoded<Value: Codable>(_ field: String, default defaultValue: Value) -> Value {
+        guard let slot = slot(of: field) else { return defaultValue }
+        if let invalid = invalidValues?[slot], let value = invalid.value as? Value { return value }
+        do {
+            return try CodedValue.decode(Value.self, from: values[slot])
+        } catch {
+            StrataLog.warning(
+                "\(entity?.name ?? "?").\(field) holds JSON that does not decode as \(Value.self); "
+                    + "reading the field's default instead")
+            return defaultValue
+        }
+    }
+
+    final func writeCoded<Value: Codable>(_ value: Value, field: String) {
+        let slot = writableSlot(of: field)
+        do {
+            context!.assign(try CodedValue.encode(value), slot: slot, of: self)
+        } catch {
+            context!.assignInvalid(value, error: StrataError.wrapping(error), slot: slot, of: self)
+        }
+    }
+
+    final func readRelated<Target: ManagedObject>(_ field: String, as type: Target.Type) -> [Target] {
+        guard let context, let entity else { return [] }
+        return context.related(of: self, relationship: relationship(field, in: entity))
+            .compactMap { $0 as? Target }
+    }
+
+    final func writeRelated<Target: ManagedObject>(_ objects: [Target], field: String) {
+        guard let entity else { trapDetachedWrite(field) }
+        let context = checkedWritableContext(field)
+        context.setRelated(objects, of: self, relationship: relationship(field, in: entity))
+    }
+
+    private final func slot(of field: String) -> Int? {
+        guard let entity else { return nil }
+        guard let slot = entity.slot(of: field) else {
+            preconditionFailure("Strata: \(entity.name) has no stored field named '\(field)'.")
+        }
+        return slot
+    }
+
+    private final func relationship(_ field: String, in entity: EntityDescription) -> RelationshipDescription {
+        guard let relationship = entity.relationships[field] else {
+            preconditionFailure("Strata: \(entity.name) has no relationship named '\(field)'.")
+        }
+        return relationship
+    }
+
+    private final func writableSlot(of field: String) -> Int {
+        guard let slot = slot(of: field) else { trapDetachedWrite(field) }
+        _ = checkedWritableContext(field)
+        return slot
+    }
+
+    private final func checkedWritableContext(_ field: String) -> ObjectContext {
+        guard let context, let entity else { trapDetachedWrite(field) }
+        guard !context.isReadOnly else {
+            preconditionFailure(
+                "Strata: cannot set \(entity.name).\(field) on an object of the main context, "
+                    + "which is read-only. Change it inside a transaction: "
+                    + "stack.perform { tx in tx.edit(object)?.\(field) = ... }")
+        }
+        guard context.isOpen else {
+            preconditionFailure(
+                "Strata: cannot set \(entity.name).\(field): the transaction this object belongs to "
+                    + "has ended. Use an object of a live transaction (tx.edit(objectID)).")
+        }
+        guard !isDeleted else {
+            preconditionFailure(
+                "Strata: cannot set \(entity.name).\(field) on an object deleted in this transaction.")
+        }
+        return context
+    }
+
+    private final func trapDetachedWrite(_ field: String) -> Never {
+        preconditionFailure(
+            "Strata: cannot set \(type(of: self)).\(field) on an object created with "
+                + "\(type(of: self))(). Create objects inside a transaction with "
+                + "create(Into<\(type(of: self))>()).")
+    }
+}

@@ -1,0 +1,83 @@
+/// The base class of every model object.
+///
+/// Subclass it and declare fields with the `@Field` property wrappers. Create
+/// objects inside a transaction with `create(Into<T>())`, never with `T()`.
+///
+/// ```swift
+/// final class Person: ManagedObject {
+///     @Field.Stored("name") var name: String = ""
+///     @Field.Stored("age") var age: Int = 0
+/// }
+/// ```
+///
+/// An object belongs to one context and is not `Sendable`; objects of the
+/// stack's main context are read-only. Pass ``ObjectID``s between contexts.
+open class ManagedObject: Hashable, CustomStringConvertible {
+    /// Creates a detached object. Strata calls this when it materializes
+    /// objects; your code creates objects with `transaction.create(Into<T>())`.
+    public required init() {}
+
+    // MARK: State kept by the owning context
+
+    final var context: ObjectContext?
+    final var entity: EntityDescription?
+    final var rowID: Int64 = 0
+    /// The current values, one per attribute slot of the entity.
+    final var values = ContiguousArray<StoredValue>()
+    /// The commit generation the values were read at (main context).
+    final var generation: UInt64 = 0
+    /// The values when the enclosing transaction first changed the object.
+    final var baseline: ContiguousArray<StoredValue>?
+    /// The values as last written to the transaction's store, while unwritten changes exist.
+    final var flushed: ContiguousArray<StoredValue>?
+    /// Values assigned that cannot be stored; reported at the next flush.
+    final var invalidValues: [Int: (value: Any, error: StrataError)]?
+    final var isInserted = false
+    final var isWritten = true
+    final var isDeleted = false
+
+    // MARK: Identity
+
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    open var description: String {
+        guard let entity else { return "\(type(of: self)) (detached)" }
+        let fields = entity.attributes.map { "\($0.name): \(values[$0.slot])" }
+        return "\(entity.name)#\(rowID) { \(fields.joined(separator: ", ")) }"
+    }
+
+    /// Whether the object has been deleted, in its transaction or by a commit
+    /// merged into the main context.
+    public final var isDeletedObject: Bool { isDeleted }
+
+    /// Whether the object has changes its transaction has not committed.
+    public final var hasChanges: Bool {
+        if isInserted || isDeleted { return isInserted != isDeleted }
+        return baseline.map { !$0.isIdentical(to: values) } ?? false
+    }
+}
+
+/// Gives every ``ManagedObject`` a statically typed ``objectID``.
+public protocol ManagedObjectIdentifiable: ManagedObject {}
+
+extension ManagedObject: ManagedObjectIdentifiable {}
+
+extension ManagedObjectIdentifiable {
+    /// The object's identity, valid in every context and across runs.
+    public var objectID: ObjectID<Self> {
+        guard let entity else {
+            preconditionFailure(
+                "Strata: this \(Self.self) was created with \(Self.self)() and has no identity. "
+                    + "Create objects inside a transaction with create(Into<\(Self.self)>()).")
+        }
+        return ObjectID(entityName: entity.name, rowID: rowID)
+    }
+}
+
+extension ContiguousArray where Element == StoredValue {
+    func isIdentical(to other: ContiguousArray<StoredValue>) -> Bool {
+        count == other.count && indices.allSatisfy { self[$0].isIdentical(to: other[$0]) }
+    }
+}

@@ -1,0 +1,97 @@
+/// A persisted column of an entity's table, and the slot it fills in each
+/// object's value array.
+struct AttributeDescription: Sendable {
+    enum Kind: Sendable, Equatable {
+        /// A `@Field.Stored` attribute.
+        case stored
+        /// A `@Field.Coded` attribute (JSON text).
+        case coded
+        /// The foreign key of a to-one relationship (the related row ID).
+        case foreignKey(relationship: String)
+        /// The position of this object in an ordered to-many relationship of its owner.
+        case order(relationship: String)
+    }
+
+    var name: String
+    var kind: Kind
+    var storedType: StoredType
+    var isOptional: Bool
+    var defaultValue: StoredValue
+    var options: FieldOptions
+    /// The index of this attribute in an object's value array.
+    var slot: Int
+}
+
+/// Where a relationship's links live in the store.
+enum RelationshipStorage: Sendable, Equatable {
+    /// A to-one: a column of the owner's table holding the related row ID.
+    case foreignKey(slot: Int)
+    /// A to-many whose inverse is a to-one: the target's foreign-key column
+    /// points back; an ordered one also keeps a position column there.
+    case inverseForeignKey(targetSlot: Int, orderSlot: Int?)
+    /// A many-to-many or an inverse-less to-many: rows of a link table.
+    /// `ownerColumn` holds this side's row ID.
+    case linkTable(table: String, ownerColumn: String, targetColumn: String, orderColumn: String?)
+}
+
+/// A relationship of an entity, resolved against the whole schema.
+struct RelationshipDescription: Sendable {
+    var name: String
+    var entity: String
+    var target: String
+    var cardinality: RelationshipCardinality
+    var inverse: String?
+    var deleteRule: DeleteRule
+    var storage: RelationshipStorage
+
+    var isToOne: Bool { cardinality == .toOne }
+}
+
+/// Everything Strata knows about one entity, derived once per schema.
+final class EntityDescription: Sendable {
+    let name: String
+    let type: ManagedObject.Type
+    let attributes: [AttributeDescription]
+    let relationships: [String: RelationshipDescription]
+    /// Field names in declaration order (attributes, relationships, virtuals).
+    let fieldNames: [String]
+    /// `_pk, "a", "b", ...`: the columns a materialized object reads.
+    let selectList: String
+    /// The statement that inserts one object.
+    let insertSQL: String
+    private let slots: [String: Int]
+
+    init(
+        name: String, type: ManagedObject.Type, attributes: [AttributeDescription],
+        relationships: [String: RelationshipDescription], fieldNames: [String]
+    ) {
+        self.name = name
+        self.type = type
+        self.attributes = attributes
+        self.relationships = relationships
+        self.fieldNames = fieldNames
+        self.selectList = (["_pk"] + attributes.map { SQL.quote($0.name) }).joined(separator: ", ")
+        var slots: [String: Int] = [:]
+        for attribute in attributes {
+            if case .stored = attribute.kind { slots[attribute.name] = attribute.slot }
+            if case .coded = attribute.kind { slots[attribute.name] = attribute.slot }
+            if case .foreignKey(let relationship) = attribute.kind {
+                slots[relationship] = attribute.slot
+            }
+        }
+        self.slots = slots
+        self.insertSQL = "INSERT INTO \(SQL.quote(name)) (\(selectList)) VALUES "
+            + "(\(SQL.placeholders(attributes.count + 1)))"
+    }
+
+    /// The value slot of a stored or coded field, or of a to-one relationship.
+    func slot(of field: String) -> Int? { slots[field] }
+
+    /// The table name, quoted.
+    var quotedTable: String { SQL.quote(name) }
+
+    /// The default values of a new object, slot by slot.
+    var defaultValues: ContiguousArray<StoredValue> {
+        ContiguousArray(attributes.map(\.defaultValue))
+    }
+}

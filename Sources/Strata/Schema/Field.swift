@@ -1,0 +1,58 @@
+/// The namespace of the property wrappers that declare a model's fields.
+///
+/// ```swift
+/// final class Person: ManagedObject {
+///     @Field.Stored("name") var name: String = ""
+///     @Field.Stored("email", .unique) var email: String? = nil
+///     @Field.Coded("tags") var tags: [String] = []
+///     @Field.Virtual("isSelected") var isSelected: Bool = false
+///     @Field.Relationship("pets", inverse: \Pet.$owner, deleteRule: .cascade)
+///     var pets: Set<Pet>
+/// }
+/// ```
+public enum Field {}
+
+/// Options of a stored field.
+public struct FieldOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// No two objects of the entity may hold the same value (a unique index).
+    public static let unique = FieldOptions(rawValue: 1 << 0)
+    /// Queries on the field use an index.
+    public static let indexed = FieldOptions(rawValue: 1 << 1)
+}
+
+/// What happens to related objects when an object is deleted.
+public enum DeleteRule: String, Sendable, Hashable {
+    /// The related objects stay; their link back to the deleted object is cleared.
+    case nullify
+    /// The related objects are deleted too.
+    case cascade
+    /// The delete fails the commit with ``StrataError/deleteDenied(entity:relationship:relatedCount:)``
+    /// while any related object remains.
+    case deny
+}
+
+/// What the schema learns from one property wrapper, read by reflection.
+struct FieldDeclaration {
+    enum Kind {
+        case stored(StoredType, isOptional: Bool, defaultValue: StoredValue, options: FieldOptions)
+        case coded(isOptional: Bool, defaultValue: StoredValue)
+        case virtual
+        case relationship(
+            target: ManagedObject.Type, cardinality: RelationshipCardinality,
+            inverse: AnyKeyPath?, deleteRule: DeleteRule)
+    }
+
+    var name: String
+    var kind: Kind
+    /// Why the declaration cannot be used, found while reading it.
+    var problem: String?
+}
+
+/// A property wrapper that declares a field.
+protocol FieldWrapper {
+    var name: String { get }
+    func declaration() -> FieldDeclaration
+}

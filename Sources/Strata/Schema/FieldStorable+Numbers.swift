@@ -1,0 +1,89 @@
+import Foundation
+
+extension Bool: FieldStorable {
+    public static var storedType: StoredType { .integer }
+    public func storedValue() throws -> StoredValue { .integer(self ? 1 : 0) }
+    public init(storedValue: StoredValue) throws {
+        switch storedValue {
+        case .integer(let value): self = value != 0
+        case .real(let value): self = value != 0
+        default: throw StrataError.conversion(storedValue, to: Bool.self)
+        }
+    }
+}
+
+/// Integers are stored as SQLite's 64-bit INTEGER; reading back checks the range.
+protocol StorableInteger: FixedWidthInteger, FieldStorable {}
+
+extension StorableInteger {
+    public static var storedType: StoredType { .integer }
+
+    public func storedValue() throws -> StoredValue {
+        guard let value = Int64(exactly: self) else {
+            throw StrataError.unstorable(
+                "\(self) is larger than Int64.max, the largest integer SQLite stores")
+        }
+        return .integer(value)
+    }
+
+    public init(storedValue: StoredValue) throws {
+        switch storedValue {
+        case .integer(let value):
+            guard let exact = Self(exactly: value) else {
+                throw StrataError.conversion(storedValue, to: Self.self)
+            }
+            self = exact
+        case .real(let value):
+            guard let exact = Self(exactly: value) else {
+                throw StrataError.conversion(storedValue, to: Self.self)
+            }
+            self = exact
+        default:
+            throw StrataError.conversion(storedValue, to: Self.self)
+        }
+    }
+}
+
+extension Int: StorableInteger {}
+extension Int8: StorableInteger {}
+extension Int16: StorableInteger {}
+extension Int32: StorableInteger {}
+extension Int64: StorableInteger {}
+extension UInt: StorableInteger {}
+extension UInt8: StorableInteger {}
+extension UInt16: StorableInteger {}
+extension UInt32: StorableInteger {}
+extension UInt64: StorableInteger {}
+
+extension Double: FieldStorable {
+    public static var storedType: StoredType { .real }
+
+    /// SQLite stores NaN as NULL, so a NaN would come back as nothing: it is refused.
+    public func storedValue() throws -> StoredValue {
+        guard !isNaN else {
+            throw StrataError.unstorable("NaN cannot be stored: SQLite turns it into NULL")
+        }
+        return .real(self)
+    }
+
+    public init(storedValue: StoredValue) throws {
+        switch storedValue {
+        case .real(let value): self = value
+        case .integer(let value): self = Double(value)
+        default: throw StrataError.conversion(storedValue, to: Double.self)
+        }
+    }
+}
+
+extension Float: FieldStorable {
+    public static var storedType: StoredType { .real }
+
+    public func storedValue() throws -> StoredValue { try Double(self).storedValue() }
+
+    public init(storedValue: StoredValue) throws {
+        let double = try Double(storedValue: storedValue)
+        guard let exact = Float(exactly: double) ?? (double.isInfinite ? Float(double) : nil)
+        else { throw StrataError.conversion(storedValue, to: Float.self) }
+        self = exact
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// The SQLite column type a ``FieldStorable`` type declares.
+public enum StoredType: String, Sendable, Hashable {
+    case integer = "INTEGER"
+    case real = "REAL"
+    case text = "TEXT"
+    case blob = "BLOB"
+}
+
+/// A Swift type that a `@Field.Stored` property can hold.
+///
+/// Strata provides conformances for `Bool`, the integer types, `Float`,
+/// `Double`, `String`, `Data`, `Date`, `UUID`, `URL`, `Decimal`, `Optional`
+/// of any of them, and any `RawRepresentable` whose raw value is storable:
+///
+/// ```swift
+/// enum Mood: String, FieldStorable { case calm, cross }
+/// ```
+///
+/// Conversions are exact: a value that cannot be stored or read back exactly
+/// throws ``StrataError/invalidValue(entity:field:reason:)`` rather than
+/// being rounded, wrapped or dropped.
+public protocol FieldStorable: Sendable {
+    /// The column type this type is stored as.
+    static var storedType: StoredType { get }
+    /// Whether `nil` is a value of this type (only `Optional` says yes).
+    static var isOptional: Bool { get }
+    /// The value to store. Throws `StrataError.invalidValue` when it cannot be stored.
+    func storedValue() throws -> StoredValue
+    /// Reads a stored value back. Throws `StrataError.invalidValue` when it does not convert.
+    init(storedValue: StoredValue) throws
+}
+
+extension FieldStorable {
+    public static var isOptional: Bool { false }
+}
+
+extension StrataError {
+    /// A conversion failure, before the entity and field are known.
+    static func conversion(_ value: StoredValue, to type: Any.Type) -> StrataError {
+        .invalidValue(entity: "?", field: "?", reason: "\(value) does not convert to \(type)")
+    }
+
+    static func unstorable(_ reason: String) -> StrataError {
+        .invalidValue(entity: "?", field: "?", reason: reason)
+    }
+}
+
+extension Optional: FieldStorable where Wrapped: FieldStorable {
+    public static var storedType: StoredType { Wrapped.storedType }
+    public static var isOptional: Bool { true }
+
+    public func storedValue() throws -> StoredValue {
+        switch self {
+        case .none: return .null
+        case .some(let value): return try value.storedValue()
+        }
+    }
+
+    public init(storedValue: StoredValue) throws {
+        if case .null = storedValue {
+            self = .none
+        } else {
+            self = .some(try Wrapped(storedValue: storedValue))
+        }
+    }
+}
+
+extension FieldStorable where Self: RawRepresentable, RawValue: FieldStorable {
+    public static var storedType: StoredType { RawValue.storedType }
+
+    public func storedValue() throws -> StoredValue { try rawValue.storedValue() }
+
+    public init(storedValue: StoredValue) throws {
+        guard let value = Self(rawValue: try RawValue(storedValue: storedValue)) else {
+            throw StrataError.conversion(storedValue, to: Self.self)
+        }
+        self = value
+    }
+}

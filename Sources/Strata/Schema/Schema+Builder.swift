@@ -1,0 +1,249 @@
+import Foundation
+
+/// Reads entity classes by reflection and resolves their relationships.
+struct SchemaBuilder {
+    private struct Declared {
+        var name: String
+        var type: ManagedObject.Type
+        var prototype: ManagedObject
+        var fields: [FieldDeclaration]
+    }
+
+    private var declared: [Declared] = []
+    private(set) var problems: [StrataError] = []
+
+    init(entities: [any AnyEntity]) {
+        var seen: Set<String> = []
+        var seenTypes: Set<ObjectIdentifier> = []
+        for entity in entities {
+            let name = entity.entityName
+            guard SQL.isValidIdentifier(name) else {
+                problems.append(.invalidSchema(
+                    entity: name, field: nil,
+                    reason: "an entity name must start with a letter and hold only ASCII "
+                        + "letters, digits and _ (at most 64)"))
+                continue
+            }
+            guard seen.insert(name.lowercased()).inserted else {
+                problems.append(.invalidSchema(
+                    entity: name, field: nil, reason: "the entity name is used twice"))
+                continue
+            }
+            guard seenTypes.insert(ObjectIdentifier(entity.objectType)).inserted else {
+                problems.append(.invalidSchema(
+                    entity: name, field: nil,
+                    reason: "class \(entity.objectType) is declared as two entities"))
+                continue
+            }
+            let prototype = entity.objectType.init()
+            let fields = Self.reflectFields(of: prototype)
+            declared.append(Declared(name: name, type: entity.objectType, prototype: prototype,
+                                     fields: checked(fields, entity: name)))
+        }
+    }
+
+    /// The field wrappers of an object and its superclasses, in declaration order.
+    static func reflectFields(of object: ManagedObject) -> [FieldDeclaration] {
+        var mirrors: [Mirror] = []
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            mirrors.insert(current, at: 0)
+            mirror = current.superclassMirror
+        }
+        return mirrors.flatMap { mirror in
+            mirror.children.compactMap { ($0.value as? any FieldWrapper)?.declaration() }
+        }
+    }
+
+    private mutating func checked(_ fields: [FieldDeclaration], entity: String) -> [FieldDeclaration] {
+        var seen: Set<String> = []
+        var kept: [FieldDeclaration] = []
+        for field in fields {
+            if let problem = field.problem {
+                problems.append(.invalidSchema(entity: entity, field: field.name, reason: problem))
+            } else if !SQL.isValidIdentifier(field.name) {
+                problems.append(.invalidSchema(
+                    entity: entity, field: field.name,
+                    reason: "a field name must start with a letter and hold only ASCII letters, "
+                        + "digits and _ (at most 64)"))
+            } else if !seen.insert(field.name.lowercased()).inserted {
+                problems.append(.invalidSchema(
+                    entity: entity, field: field.name, reason: "the field name is used twice"))
+            } else {
+                kept.append(field)
+            }
+        }
+        return kept
+    }
+
+    /// A relationship as declared, before storage is decided.
+    private struct Link {
+        var entity: String
+        var name: String
+        var target: String
+        var cardinality: RelationshipCardinality
+        var inverse: String?
+        var deleteRule: DeleteRule
+    }
+
+    mutating func build() -> (entities: [EntityDescription], linkTables: [TableDefinition]) {
+        let links = resolveLinks()
+        var attributes: [String: [AttributeDescription]] = [:]
+        var fieldNames: [String: [String]] = [:]
+        for entity in declared {
+            var list: [AttributeDescription] = []
+            for field in entity.fields {
+                switch field.kind {
+                case let .stored(type, isOptional, defaultValue, options):
+                    list.append(AttributeDescription(
+                        name: field.name, kind: .stored, storedType: type, isOptional: isOptional,
+                        defaultValue: defaultValue, options: options, slot: list.count))
+                case let .coded(isOptional, defaultValue):
+                    list.append(AttributeDescription(
+                        name: field.name, kind: .coded, storedType: .text, isOptional: isOptional,
+                        defaultValue: defaultValue, options: [], slot: list.count))
+                case .relationship(_, .toOne, _, _):
+                    list.append(AttributeDescription(
+                        name: field.name, kind: .foreignKey(relationship: field.name),
+                        storedType: .integer, isOptional: true, defaultValue: .null,
+                        options: .indexed, slot: list.count))
+                case .relationship, .virtual:
+                    break
+                }
+            }
+            attributes[entity.name] = list
+            fieldNames[entity.name] = entity.fields.map(\.name)
+        }
+        // Ordered one-to-many relationships keep each child's position in the child's table.
+        for link in links where link.cardinality == .orderedToMany {
+            guard let inverse = link.inverse, inverseCardinality(of: link, in: links) == .toOne
+            else { continue }
+            let count = attributes[link.target]?.count ?? 0
+            attributes[link.target]?.append(AttributeDescription(
+                name: "_order_\(inverse)", kind: .order(relationship: inverse), storedType: .integer,
+                isOptional: true, defaultValue: .null, options: [], slot: count))
+        }
+
+        var linkTables: [String: TableDefinition] = [:]
+        var relationships: [String: [String: RelationshipDescription]] = [:]
+        for link in links {
+            let storage = storage(of: link, links: links, attributes: attributes, tables: &linkTables)
+            relationships[link.entity, default: [:]][link.name] = RelationshipDescription(
+                name: link.name, entity: link.entity, target: link.target,
+                cardinality: link.cardinality, inverse: link.inverse,
+                deleteRule: link.deleteRule, storage: storage)
+        }
+        let entities = declared.map { entity in
+            EntityDescription(
+                name: entity.name, type: entity.type, attributes: attributes[entity.name] ?? [],
+                relationships: relationships[entity.name] ?? [:],
+                fieldNames: fieldNames[entity.name] ?? [])
+        }
+        return (entities, linkTables.keys.sorted().compactMap { linkTables[$0] })
+    }
+
+    private func inverseCardinality(of link: Link, in links: [Link]) -> RelationshipCardinality? {
+        guard let inverse = link.inverse else { return nil }
+        return links.first { $0.entity == link.target && $0.name == inverse }?.cardinality
+    }
+
+    private func storage(
+        of link: Link, links: [Link], attributes: [String: [AttributeDescription]],
+        tables: inout [String: TableDefinition]
+    ) -> RelationshipStorage {
+        func slot(_ entity: String, _ kind: AttributeDescription.Kind) -> Int? {
+            attributes[entity]?.first { $0.kind == kind }?.slot
+        }
+        if link.cardinality == .toOne {
+            return .foreignKey(slot: slot(link.entity, .foreignKey(relationship: link.name)) ?? 0)
+        }
+        if let inverse = link.inverse, inverseCardinality(of: link, in: links) == .toOne {
+            return .inverseForeignKey(
+                targetSlot: slot(link.target, .foreignKey(relationship: inverse)) ?? 0,
+                orderSlot: link.cardinality == .orderedToMany
+                    ? slot(link.target, .order(relationship: inverse)) : nil)
+        }
+        // A link table, named after whichever side of the pair sorts first.
+        let this = "\(link.entity)_\(link.name)"
+        let other = link.inverse.map { "\(link.target)_\($0)" }
+        let isFirst = other.map { this <= $0 } ?? true
+        let table = "_strata_link_" + (isFirst ? this : other!)
+        let ownerColumn = isFirst ? "source" : "target"
+        let targetColumn = isFirst ? "target" : "source"
+        let orderColumn = link.cardinality == .orderedToMany ? "\(ownerColumn)_order" : nil
+        var definition = tables[table] ?? TableDefinition(
+            name: table,
+            columns: [.init(name: "source", type: "INTEGER"), .init(name: "target", type: "INTEGER")],
+            indexes: [.init(name: "\(table)_target", columns: ["target", "source"], isUnique: false)],
+            primaryKey: ["source", "target"])
+        if let orderColumn, !definition.columns.contains(where: { $0.name == orderColumn }) {
+            definition.columns.append(.init(name: orderColumn, type: "INTEGER"))
+        }
+        tables[table] = definition
+        return .linkTable(
+            table: table, ownerColumn: ownerColumn, targetColumn: targetColumn,
+            orderColumn: orderColumn)
+    }
+
+    /// Resolves every relationship's target entity and inverse, recording problems.
+    private mutating func resolveLinks() -> [Link] {
+        let names = Dictionary(
+            declared.map { (ObjectIdentifier($0.type), $0.name) }, uniquingKeysWith: { a, _ in a })
+        let byName = Dictionary(declared.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var links: [Link] = []
+        var declaredInverse: [String: String] = [:]   // "Entity.field" -> inverse name
+        for entity in declared {
+            for field in entity.fields {
+                guard case let .relationship(targetType, cardinality, inverseKeyPath, rule) = field.kind
+                else { continue }
+                guard let target = names[ObjectIdentifier(targetType)] else {
+                    problems.append(.invalidSchema(
+                        entity: entity.name, field: field.name,
+                        reason: "its target class \(targetType) is not an entity of this schema"))
+                    continue
+                }
+                var inverse: String?
+                if let inverseKeyPath, let prototype = byName[target]?.prototype {
+                    inverse = (prototype[keyPath: inverseKeyPath] as? any FieldWrapper)?.name
+                    if let inverse { declaredInverse["\(entity.name).\(field.name)"] = inverse }
+                }
+                links.append(Link(
+                    entity: entity.name, name: field.name, target: target,
+                    cardinality: cardinality, inverse: inverse, deleteRule: rule))
+            }
+        }
+        // Infer the inverse on the side that did not declare it, and check both sides agree.
+        for index in links.indices {
+            let link = links[index]
+            if let inverse = link.inverse {
+                guard let other = links.first(where: { $0.entity == link.target && $0.name == inverse })
+                else { continue }
+                if other.target != link.entity {
+                    problems.append(.invalidSchema(
+                        entity: link.entity, field: link.name,
+                        reason: "its inverse \(link.target).\(inverse) points to \(other.target), "
+                            + "not back to \(link.entity)"))
+                } else if let back = other.inverse, back != link.name {
+                    problems.append(.invalidSchema(
+                        entity: link.entity, field: link.name,
+                        reason: "its inverse \(link.target).\(inverse) names \(back) as its inverse"))
+                } else if link.entity == link.target && inverse == link.name {
+                    problems.append(.invalidSchema(
+                        entity: link.entity, field: link.name,
+                        reason: "a relationship cannot be its own inverse"))
+                }
+            } else {
+                let claimants = links.filter {
+                    $0.entity == link.target && $0.target == link.entity && $0.inverse == link.name
+                }
+                if claimants.count > 1 {
+                    problems.append(.invalidSchema(
+                        entity: link.entity, field: link.name,
+                        reason: "more than one relationship names it as inverse"))
+                }
+                links[index].inverse = claimants.first?.name
+            }
+        }
+        return links
+    }
+}

@@ -1,0 +1,44 @@
+/// The fingerprint of a schema: the first 16 bytes, in hex, of the SHA-256 of
+/// a canonical text that lists every table, column, column type, optionality
+/// and index, sorted by name. It ignores the version name, default values,
+/// delete rules and declaration order, which do not change what is stored,
+/// and changes whenever anything stored does.
+enum SchemaFingerprint {
+    static func canonicalText(_ entities: [EntityDescription], linkTables: [TableDefinition]) -> String {
+        var lines: [String] = []
+        for entity in entities.sorted(by: { $0.name < $1.name }) {
+            lines.append("entity \(entity.name)")
+            for attribute in entity.attributes.sorted(by: { $0.name < $1.name }) {
+                var flags: [String] = [attribute.isOptional ? "optional" : "required"]
+                if attribute.options.contains(.unique) { flags.append("unique") }
+                if attribute.options.contains(.indexed) { flags.append("indexed") }
+                let kind: String
+                switch attribute.kind {
+                case .stored: kind = "stored"
+                case .coded: kind = "coded"
+                case .foreignKey: kind = "to-one"
+                case .order: kind = "order"
+                }
+                lines.append("  \(attribute.name) \(kind) \(attribute.storedType.rawValue) "
+                             + flags.joined(separator: " "))
+            }
+            for relationship in entity.relationships.values.sorted(by: { $0.name < $1.name }) {
+                lines.append("  \(relationship.name) -> \(relationship.target) "
+                             + "\(relationship.cardinality.rawValue) inverse "
+                             + (relationship.inverse ?? "-"))
+            }
+        }
+        for table in linkTables {
+            lines.append("link \(table.name) " + table.columns.map(\.name).joined(separator: " "))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func compute(_ entities: [EntityDescription], linkTables: [TableDefinition]) -> String {
+        let digest = SHA256.hash(Array(canonicalText(entities, linkTables: linkTables).utf8))
+        return digest.prefix(16).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+}

@@ -1,0 +1,71 @@
+/// One version of a data model: a version name and its entities.
+///
+/// ```swift
+/// let schema = Schema("V1", entities: [Entity<Person>("Person"), Entity<Pet>("Pet")])
+/// print(schema.fingerprint)   // the same on every run and machine
+/// ```
+///
+/// Building a schema never traps: mistakes (a duplicate name, an invalid
+/// identifier, an inverse that does not point back) are collected and thrown
+/// as ``StrataError/invalidSchema(entity:field:reason:)`` by ``validate()``,
+/// which `DataStack` calls when a store is added.
+public struct Schema: Sendable {
+    /// The version name, recorded in every store created with this schema.
+    public let version: String
+    /// A digest of the stored shape of the schema; see `Docs/Storage.md`.
+    public let fingerprint: String
+    let entities: [EntityDescription]
+    let linkTables: [TableDefinition]
+    let problems: [StrataError]
+    private let entitiesByName: [String: EntityDescription]
+    private let entitiesByType: [ObjectIdentifier: EntityDescription]
+
+    /// Creates the schema `version` with the given entities.
+    public init(_ version: String, entities: [any AnyEntity]) {
+        var builder = SchemaBuilder(entities: entities)
+        let built = builder.build()
+        self.version = version
+        self.entities = built.entities
+        self.linkTables = built.linkTables
+        var problems = builder.problems
+        if version.isEmpty {
+            problems.insert(.invalidSchema(entity: nil, field: nil, reason: "the version name is empty"), at: 0)
+        }
+        self.problems = problems
+        self.entitiesByName = Dictionary(
+            built.entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.entitiesByType = Dictionary(
+            built.entities.map { (ObjectIdentifier($0.type), $0) },
+            uniquingKeysWith: { first, _ in first })
+        self.fingerprint = SchemaFingerprint.compute(built.entities, linkTables: built.linkTables)
+    }
+
+    /// Throws the first mistake found in the schema, if any.
+    ///
+    /// - Throws: ``StrataError/invalidSchema(entity:field:reason:)`` naming the entity and field.
+    public func validate() throws {
+        if let problem = problems.first { throw problem }
+    }
+
+    /// The names of the schema's entities, in declaration order.
+    public var entityNames: [String] { entities.map(\.name) }
+
+    func entity(named name: String) -> EntityDescription? { entitiesByName[name] }
+
+    func entity(for type: ManagedObject.Type) -> EntityDescription? {
+        entitiesByType[ObjectIdentifier(type)]
+    }
+
+    /// The entity of `type`; a type outside the schema is a programmer error.
+    func entity<Object: ManagedObject>(of type: Object.Type) -> EntityDescription {
+        guard let entity = entity(for: type) else {
+            preconditionFailure(
+                "Strata: \(type) is not an entity of schema \(version). "
+                    + "Add Entity<\(type)>(\"\(type)\") to the Schema's entities.")
+        }
+        return entity
+    }
+
+    /// Every table the schema stores: one per entity, plus link tables.
+    var tables: [TableDefinition] { entities.map(\.table) + linkTables }
+}

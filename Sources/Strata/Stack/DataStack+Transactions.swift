@@ -1,0 +1,165 @@
+import Dispatch
+import Foundation
+
+extension DataStack {
+    /// Runs `body` in a transaction on the transaction queue, blocking the
+    /// caller, and commits when it returns. Called on the main actor, the
+    /// commit is merged into the main context before this returns.
+    ///
+    /// ```swift
+    /// let count = try stack.perform(synchronous: { tx in
+    ///     tx.create(Into<Person>()).name = "Ann"
+    ///     return try tx.fetchCount(From<Person>())
+    /// })
+    /// ```
+    ///
+    /// - Throws: ``StrataError/nestedTransaction`` when called from inside a
+    ///   transaction of this stack; ``StrataError/userCancelled`` after `cancel()`;
+    ///   `.userError` wrapping an error `body` threw; any commit failure. On any
+    ///   error nothing is saved.
+    @_disfavoredOverload  // In async code, `perform { }` means the async variant.
+    public func perform<Result>(
+        synchronous body: (SynchronousDataTransaction) throws -> Result, author: String? = nil
+    ) throws -> Result {
+        let store = try store()
+        if store.gate.isHeldByCurrentThread || DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) {
+            throw StrataError.nestedTransaction
+        }
+        let result = try withoutActuallyEscaping(body) { body in
+            try transactionQueue.sync {
+                try runTransaction(store: store, author: author) { context in
+                    try body(SynchronousDataTransaction(context: context, author: author))
+                }
+            }
+        }
+        mergeIfOnMainThread()
+        return result
+    }
+
+    /// Runs `body` in a transaction on the transaction queue without blocking,
+    /// commits, and calls `completion` on the main actor after the commit is
+    /// merged into the main context.
+    ///
+    /// ```swift
+    /// stack.perform(asynchronous: { tx in
+    ///     tx.create(Into<Person>()).name = "Ann"
+    /// }, completion: { result in
+    ///     if case .failure(let error) = result { print(error) }
+    /// })
+    /// ```
+    public func perform<Result: Sendable>(
+        asynchronous body: @escaping @Sendable (AsynchronousDataTransaction) throws -> Result,
+        author: String? = nil,
+        completion: @escaping @MainActor @Sendable (Swift.Result<Result, StrataError>) -> Void
+    ) {
+        let store: StoreRuntime
+        do {
+            store = try self.store()
+        } catch {
+            afterMerge { completion(.failure(StrataError.wrapping(error))) }
+            return
+        }
+        transactionQueue.async {
+            let outcome: Swift.Result<Result, StrataError>
+            do {
+                outcome = .success(try self.runTransaction(store: store, author: author) { context in
+                    try body(AsynchronousDataTransaction(context: context, author: author))
+                })
+            } catch {
+                outcome = .failure(StrataError.wrapping(error))
+            }
+            self.afterMerge { completion(outcome) }
+        }
+    }
+
+    /// Runs `body` in a transaction on the transaction queue, commits, and
+    /// returns its value once the commit is merged into the main context.
+    ///
+    /// ```swift
+    /// let id = try await stack.perform { tx in
+    ///     let ann = tx.create(Into<Person>())
+    ///     ann.name = "Ann"
+    ///     return ann.objectID
+    /// }
+    /// ```
+    ///
+    /// - Throws: the same errors as ``perform(synchronous:author:)``.
+    public func perform<Result: Sendable>(
+        author: String? = nil,
+        _ body: @escaping @Sendable (AsynchronousDataTransaction) throws -> Result
+    ) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            perform(asynchronous: body, author: author) { result in
+                continuation.resume(with: result)
+            }
+        }
+    }
+
+    /// A transaction the caller drives and synchronises itself.
+    ///
+    /// - Throws: ``StrataError/storeNotAdded`` before a store is added.
+    public func beginUnsafe(author: String? = nil) throws -> UnsafeDataTransaction {
+        let store = try store()
+        return UnsafeDataTransaction(
+            context: ObjectContext(kind: .transaction, schema: schema, store: store),
+            author: author, stack: self)
+    }
+
+    // MARK: Running and delivering
+
+    static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    private func runTransaction<Result>(
+        store: StoreRuntime, author: String?, _ body: (ObjectContext) throws -> Result
+    ) throws -> Result {
+        transactionQueue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+        let context = ObjectContext(kind: .transaction, schema: schema, store: store)
+        defer {
+            context.isOpen = false
+            context.removeAllObjects()
+        }
+        let result: Result
+        do {
+            result = try body(context)
+        } catch {
+            context.rollback()
+            throw StrataError.wrapping(error)
+        }
+        if let changeSet = try context.commit(author: author) {
+            deliver(changeSet)
+        }
+        return result
+    }
+
+    /// Queues a committed change set for the main context. Called in commit order.
+    func deliver(_ changeSet: ChangeSet) {
+        inbox.withLock { $0.append(changeSet) }
+        Task { @MainActor in self.mergePendingChangeSets() }
+    }
+
+    /// Runs `body` on the main actor after every change set committed so far is merged.
+    func afterMerge(_ body: @escaping @MainActor @Sendable () -> Void) {
+        Task { @MainActor in
+            self.mergePendingChangeSets()
+            body()
+        }
+    }
+
+    /// Merges now if called on the main thread (a synchronous transaction from the main actor).
+    func mergeIfOnMainThread() {
+        guard Thread.isMainThread else { return }
+        MainActor.assumeIsolated { mergePendingChangeSets() }
+    }
+
+    /// Merges every waiting change set into the main context, in commit order.
+    @MainActor
+    func mergePendingChangeSets() {
+        let pending = inbox.withLock { changeSets in
+            let taken = changeSets
+            changeSets.removeAll()
+            return taken
+        }
+        guard let mainContext else { return }
+        for changeSet in pending { mainContext.merge(changeSet) }
+    }
+}

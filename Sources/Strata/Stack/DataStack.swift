@@ -1,0 +1,107 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The entry point: a schema, a store, a read-only main context and the
+/// transactions that write.
+///
+/// ```swift
+/// let stack = DataStack(Schema("V1", entities: [Entity<Person>("Person")]))
+/// try stack.addStorageAndWait(SQLiteStore(fileName: "people.sqlite"))
+/// try stack.perform(synchronous: { tx in
+///     tx.create(Into<Person>()).name = "Ann"
+/// })
+/// let people = try stack.fetchAll(From<Person>())
+/// ```
+///
+/// A `DataStack` is `Sendable`. Its reads (fetches, and later monitors) are
+/// `@MainActor`; transactions run one at a time on the stack's transaction queue.
+public final class DataStack: Sendable {
+    /// The schema the stack's store holds.
+    public let schema: Schema
+    let transactionQueue = DispatchQueue(label: "Strata.DataStack.transactions")
+    private let runtime = Mutex<StoreRuntime?>(nil)
+    /// Committed change sets waiting to be merged into the main context, in commit order.
+    let inbox = Mutex<[ChangeSet]>([])
+    @MainActor var mainContext: MainContext?
+
+    /// A stack for `schema`. Add a store before using it.
+    public init(_ schema: Schema) {
+        self.schema = schema
+    }
+
+    /// The open store, or ``StrataError/storeNotAdded``.
+    func store() throws -> StoreRuntime {
+        guard let store = runtime.withLock({ $0 }) else { throw StrataError.storeNotAdded }
+        return store
+    }
+
+    /// Opens `storage` (creating it if needed) and makes it the stack's store.
+    ///
+    /// - Throws: ``StrataError/invalidSchema(entity:field:reason:)`` for a schema
+    ///   mistake, ``StrataError/notADatabase(path:reason:)`` for a file that is not a
+    ///   usable database, ``StrataError/schemaMismatch(path:storeVersion:schemaVersion:)``
+    ///   when the store holds another schema, ``StrataError/storage(path:reason:)``
+    ///   when the file cannot be created or opened.
+    @MainActor
+    public func addStorageAndWait(_ storage: some StorageInterface) throws {
+        let (store, reader) = try StoreOpener(configuration: storage.configuration, schema: schema).open()
+        install(store, reader: reader)
+    }
+
+    /// Opens `storage` off the main actor, then makes it the stack's store.
+    ///
+    /// - Throws: the same errors as ``addStorageAndWait(_:)``.
+    @MainActor
+    public func addStorage(_ storage: some StorageInterface) async throws {
+        let opener = StoreOpener(configuration: storage.configuration, schema: schema)
+        let opened = try await Self.open(opener)
+        install(opened.store, reader: opened.reader.take())
+    }
+
+    private struct Opened: Sendable {
+        let store: StoreRuntime
+        let reader: ConnectionHandOff
+    }
+
+    private static func open(_ opener: StoreOpener) async throws -> Opened {
+        let (store, reader) = try opener.open()
+        return Opened(store: store, reader: ConnectionHandOff(reader))
+    }
+
+    @MainActor
+    private func install(_ store: StoreRuntime, reader: Connection) {
+        runtime.withLock { $0 = store }
+        mainContext = MainContext(
+            context: ObjectContext(kind: .main, schema: schema, store: store, reader: reader),
+            generation: store.committedGeneration)
+    }
+
+    /// The main context; a read before a store is added throws ``StrataError/storeNotAdded``.
+    @MainActor
+    func main() throws -> MainContext {
+        guard let mainContext else { throw StrataError.storeNotAdded }
+        return mainContext
+    }
+}
+
+/// Moves a freshly opened connection from the opening task to the main actor.
+///
+/// `@unchecked Sendable`: the connection is handed over once, under the lock,
+/// and the sender never touches it again.
+final class ConnectionHandOff: @unchecked Sendable {
+    private let lock = NSLock()
+    private var connection: Connection?
+
+    init(_ connection: Connection) {
+        self.connection = connection
+    }
+
+    func take() -> Connection {
+        lock.lock()
+        defer { lock.unlock() }
+        let taken = connection!
+        connection = nil
+        return taken
+    }
+}

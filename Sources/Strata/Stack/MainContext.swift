@@ -1,0 +1,43 @@
+/// The stack's read-only context on the main actor: fetched objects live
+/// here, weakly held, and committed change sets are merged into them.
+@MainActor
+final class MainContext {
+    let context: ObjectContext
+    /// The generation of the last change set merged.
+    private(set) var generation: UInt64
+
+    init(context: ObjectContext, generation: UInt64) {
+        self.context = context
+        self.generation = generation
+    }
+
+    /// Brings the context's objects up to the change set's values; never moves
+    /// an object back to an older generation than the one it was read at.
+    func merge(_ changeSet: ChangeSet) {
+        guard changeSet.generation > generation else { return }
+        generation = changeSet.generation
+        for (entityName, changes) in changeSet.changes {
+            guard let entity = context.schema.entity(named: entityName) else { continue }
+            for (rowID, update) in changes.updated {
+                guard let object = context.registered(entity, rowID),
+                      object.generation < changeSet.generation
+                else { continue }
+                object.values = update.values
+                object.generation = changeSet.generation
+            }
+            for (rowID, values) in changes.inserted {
+                guard let object = context.registered(entity, rowID),
+                      object.generation < changeSet.generation
+                else { continue }
+                object.values = values
+                object.generation = changeSet.generation
+            }
+            for rowID in changes.deleted {
+                guard let object = context.registered(entity, rowID) else { continue }
+                object.isDeleted = true
+                object.generation = changeSet.generation
+                context.unregister(object)
+            }
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+
+/// Opens a store for a schema: validates the file, creates or checks the
+/// tables, and opens the writer and reader connections.
+struct StoreOpener {
+    let configuration: StoreConfiguration
+    let schema: Schema
+
+    var path: String { configuration.displayPath }
+
+    /// The opened store and the reader connection for the main context.
+    func open() throws -> (StoreRuntime, Connection) {
+        try schema.validate()
+        do {
+            if case .file(let url) = configuration.location {
+                try prepareFile(at: url)
+            }
+            let writer = try Connection(
+                path: configuration.openPath, readOnly: configuration.isReadOnly,
+                busyTimeout: configuration.busyTimeoutMilliseconds)
+            try configure(writer)
+            let generation = try prepareSchema(on: writer)
+            let reader = try Connection(
+                path: configuration.openPath, readOnly: true,
+                busyTimeout: configuration.busyTimeoutMilliseconds)
+            return (StoreRuntime(configuration: configuration, writer: writer, generation: generation), reader)
+        } catch {
+            throw StoreErrors.translate(error, path: path)
+        }
+    }
+
+    /// Creates the folder, and checks an existing file's header before SQLite
+    /// sees it: `sqlite3_open` accepts any file, and a truncated one fails only later.
+    private func prepareFile(at url: URL) throws {
+        let manager = FileManager.default
+        let folder = url.deletingLastPathComponent()
+        if !manager.fileExists(atPath: folder.path) {
+            if configuration.isReadOnly {
+                throw StrataError.storage(path: url.path, reason: "the store does not exist")
+            }
+            do {
+                try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw StrataError.storage(path: folder.path, reason: "cannot create the folder: \(error.localizedDescription)")
+            }
+        }
+        guard let handle = FileHandle(forReadingAtPath: url.path) else {
+            if manager.fileExists(atPath: url.path) {
+                throw StrataError.storage(path: url.path, reason: "the file cannot be read")
+            }
+            if configuration.isReadOnly {
+                throw StrataError.storage(path: url.path, reason: "the store does not exist")
+            }
+            return
+        }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 100)) ?? Data()
+        let size = (try? handle.seekToEnd()) ?? 0
+        guard !header.isEmpty else { return }
+        try StoreFileHeader.validate(header, fileSize: size, path: url.path)
+    }
+
+    private func configure(_ connection: Connection) throws {
+        if case .file = configuration.location, !configuration.isReadOnly {
+            let mode = try connection.scalar("PRAGMA journal_mode = WAL")
+            if mode != .text("wal") {
+                throw StrataError.storage(path: path, reason: "cannot switch the journal to WAL mode")
+            }
+        }
+        try connection.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
+    }
+
+    /// Creates the tables of a new store, or checks an existing store's schema.
+    /// Returns the store's commit generation.
+    private func prepareSchema(on connection: Connection) throws -> UInt64 {
+        let tableCount = try connection.scalar("SELECT count(*) FROM sqlite_master")
+        if tableCount == .integer(0) {
+            guard !configuration.isReadOnly else {
+                throw StrataError.storage(path: path, reason: "the store is empty and opened read-only")
+            }
+            try createTables(on: connection)
+            return 0
+        }
+        let hasMeta = try connection.scalar(
+            "SELECT count(*) FROM sqlite_master WHERE name = '_strata_meta'")
+        guard hasMeta == .integer(1) else {
+            throw StrataError.storage(path: path, reason: "the database is not a Strata store")
+        }
+        let meta = try readMeta(connection)
+        if meta["fingerprint"] != schema.fingerprint {
+            guard configuration.options.contains(.recreateStoreOnModelMismatch),
+                  !configuration.isReadOnly
+            else {
+                throw StrataError.schemaMismatch(
+                    path: path, storeVersion: meta["version"] ?? "unknown",
+                    schemaVersion: schema.version)
+            }
+            try recreate(on: connection)
+            return 0
+        }
+        return UInt64(meta["generation"] ?? "0") ?? 0
+    }
+
+    private func readMeta(_ connection: Connection) throws -> [String: String] {
+        let rows = try connection.query("SELECT key, value FROM _strata_meta") { statement in
+            (statement.value(at: 0), statement.value(at: 1))
+        }
+        var meta: [String: String] = [:]
+        for case let (.text(key), value) in rows {
+            switch value {
+            case .text(let text): meta[key] = text
+            case .integer(let number): meta[key] = String(number)
+            default: break
+            }
+        }
+        return meta
+    }
+
+    private func createTables(on connection: Connection) throws {
+        try inTransaction(connection) {
+            for table in schema.tables {
+                for statement in table.createStatements { try connection.execute(statement) }
+            }
+            try connection.execute(
+                "CREATE TABLE _strata_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID")
+            try connection.execute(
+                "CREATE TABLE _strata_sequence (entity TEXT PRIMARY KEY, last INTEGER) WITHOUT ROWID")
+            for (key, value) in [
+                ("version", StoredValue.text(schema.version)),
+                ("fingerprint", .text(schema.fingerprint)),
+                ("generation", .integer(0)),
+            ] {
+                try connection.run("INSERT INTO _strata_meta (key, value) VALUES (?, ?)", [.text(key), value])
+            }
+        }
+    }
+
+    /// Drops every table and creates the schema's, in one transaction.
+    private func recreate(on connection: Connection) throws {
+        try inTransaction(connection) {
+            let tables = try connection.query(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            ) { $0.value(at: 0) }
+            for case .text(let name) in tables {
+                try connection.execute("DROP TABLE \(SQL.quote(name))")
+            }
+        }
+        try createTables(on: connection)
+    }
+
+    private func inTransaction(_ connection: Connection, _ body: () throws -> Void) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            try body()
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+}
+
+/// The 100-byte header of an SQLite file.
+enum StoreFileHeader {
+    static func validate(_ header: Data, fileSize: UInt64, path: String) throws {
+        let magic = Data("SQLite format 3\0".utf8)
+        guard header.count == 100, header.prefix(16) == magic else {
+            throw StrataError.notADatabase(path: path, reason: "the file does not start with an SQLite header")
+        }
+        let bytes = [UInt8](header)
+        var pageSize = UInt64(bytes[16]) << 8 | UInt64(bytes[17])
+        if pageSize == 1 { pageSize = 65_536 }
+        let pageCount = bytes[28..<32].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        // The page count in the header is valid when the change counters agree.
+        let counterValid = bytes[24..<28] == bytes[92..<96]
+        if counterValid, pageCount > 0, fileSize < pageSize * pageCount {
+            throw StrataError.notADatabase(
+                path: path,
+                reason: "the file is truncated: \(fileSize) bytes, the header says \(pageSize * pageCount)")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection with a cache of prepared statements.
+///
+/// A connection is not thread-safe: its owner — the writer gate or the main
+/// context — makes sure only one thread uses it at a time.
+final class Connection {
+    private(set) var handle: OpaquePointer?
+    let path: String
+    let isReadOnly: Bool
+    private var statements: [String: Statement] = [:]
+
+    /// Opens (or, when `create` is true, creates) the database at `path`.
+    init(path: String, readOnly: Bool, create: Bool = true, busyTimeout: Int32 = 5_000) throws {
+        self.path = path
+        self.isReadOnly = readOnly
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        if readOnly {
+            flags |= SQLITE_OPEN_READONLY
+        } else {
+            flags |= SQLITE_OPEN_READWRITE
+            if create { flags |= SQLITE_OPEN_CREATE }
+        }
+        var db: OpaquePointer?
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        handle = db
+        guard code == SQLITE_OK, db != nil else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(db)
+            handle = nil
+            throw DatabaseError(code: code, message: message, sql: nil)
+        }
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeout)
+    }
+
+    deinit { close() }
+
+    /// Finalizes every statement and closes the connection.
+    func close() {
+        statements.removeAll()
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    /// The cached prepared statement for `sql`, reset and with no bindings.
+    func statement(_ sql: String) throws -> Statement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try Statement(connection: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs one or more statements that take no arguments (DDL, pragmas).
+    func execute(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if code != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
+            sqlite3_free(errorMessage)
+            throw DatabaseError(code: code, message: message, sql: sql)
+        }
+    }
+
+    /// Runs `sql` with `arguments` bound and steps it to completion.
+    func run(_ sql: String, _ arguments: [StoredValue] = []) throws {
+        let statement = try statement(sql)
+        try statement.bind(arguments)
+        while try statement.step() {}
+    }
+
+    /// Runs a query and maps each row.
+    func query<T>(
+        _ sql: String, _ arguments: [StoredValue] = [], _ row: (Statement) throws -> T
+    ) throws -> [T] {
+        let statement = try statement(sql)
+        try statement.bind(arguments)
+        var rows: [T] = []
+        while try statement.step() { rows.append(try row(statement)) }
+        statement.reset()
+        return rows
+    }
+
+    /// The first column of the first row, or `nil` when there is no row.
+    func scalar(_ sql: String, _ arguments: [StoredValue] = []) throws -> StoredValue? {
+        let statement = try statement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        return try statement.step() ? statement.value(at: 0) : nil
+    }
+
+    var lastErrorMessage: String {
+        handle.map { String(cString: sqlite3_errmsg($0)) } ?? "connection closed"
+    }
+
+    var lastErrorCode: Int32 {
+        handle.map { sqlite3_extended_errcode($0) } ?? SQLITE_MISUSE
+    }
+
+    var isInTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
+
+    var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
+
+    func error(sql: String?) -> DatabaseError {
+        DatabaseError(code: lastErrorCode, message: lastErrorMessage, sql: sql)
+    }
+}

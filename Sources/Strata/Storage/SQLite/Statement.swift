@@ -1,0 +1,110 @@
+import CSQLite
+import Foundation
+
+/// A prepared statement owned by a ``Connection``'s cache.
+final class Statement {
+    private(set) var handle: OpaquePointer?
+    let sql: String
+    unowned let connection: Connection
+
+    init(connection: Connection, sql: String) throws {
+        self.connection = connection
+        self.sql = sql
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(
+            connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            throw connection.error(sql: sql)
+        }
+        handle = statement
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Binds `values` to parameters 1...n.
+    func bind(_ values: [StoredValue]) throws {
+        for (index, value) in values.enumerated() {
+            try bind(value, at: Int32(index + 1))
+        }
+    }
+
+    /// Binds one value to the 1-based parameter `index`.
+    func bind(_ value: StoredValue, at index: Int32) throws {
+        let code: Int32
+        switch value {
+        case .null:
+            code = sqlite3_bind_null(handle, index)
+        case .integer(let int):
+            code = sqlite3_bind_int64(handle, index, int)
+        case .real(let double):
+            code = sqlite3_bind_double(handle, index, double)
+        case .text(let string):
+            var string = string
+            code = string.withUTF8 { bytes in
+                guard let base = bytes.baseAddress else {
+                    return sqlite3_bind_text(handle, index, "", 0, strata_sqlite_transient())
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { text in
+                    sqlite3_bind_text64(
+                        handle, index, text, sqlite3_uint64(bytes.count), strata_sqlite_transient(),
+                        UInt8(SQLITE_UTF8))
+                }
+            }
+        case .blob(let data):
+            code = data.withUnsafeBytes { bytes in
+                sqlite3_bind_blob64(
+                    handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                    sqlite3_uint64(bytes.count), strata_sqlite_transient())
+            }
+        }
+        if code != SQLITE_OK { throw connection.error(sql: sql) }
+    }
+
+    /// Steps once: `true` when a row is available, `false` when done.
+    func step() throws -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = connection.error(sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    func columnName(at index: Int32) -> String {
+        String(cString: sqlite3_column_name(handle, index))
+    }
+
+    func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+
+    /// The value of column `index` of the current row, in its storage class.
+    func value(at index: Int32) -> StoredValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard let bytes = sqlite3_column_text(handle, index) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: bytes, count: count),
+                                as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, index) else {
+                return .blob(Data())
+            }
+            return .blob(Data(bytes: bytes, count: count))
+        default:
+            return .null
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// A store in an SQLite file (WAL journal).
+///
+/// ```swift
+/// try stack.addStorageAndWait(SQLiteStore(fileName: "zoo.sqlite"))
+/// try stack.addStorageAndWait(SQLiteStore())   // the default file
+/// ```
+public struct SQLiteStore: StorageInterface {
+    /// The store's file.
+    public let fileURL: URL
+    public var configuration: StoreConfiguration
+
+    /// A store at `fileURL`.
+    public init(
+        fileURL: URL, options: LocalStorageOptions = .none, isReadOnly: Bool = false,
+        synchronous: SynchronousMode = .normal
+    ) {
+        self.fileURL = fileURL
+        self.configuration = StoreConfiguration(
+            location: .file(fileURL), options: options, isReadOnly: isReadOnly,
+            synchronous: synchronous, busyTimeoutMilliseconds: 5_000)
+    }
+
+    /// A store named `fileName` in ``defaultDirectory``.
+    public init(
+        fileName: String, options: LocalStorageOptions = .none, isReadOnly: Bool = false,
+        synchronous: SynchronousMode = .normal
+    ) {
+        self.init(
+            fileURL: Self.defaultDirectory.appendingPathComponent(fileName), options: options,
+            isReadOnly: isReadOnly, synchronous: synchronous)
+    }
+
+    /// The default store, `<program name>.sqlite` in ``defaultDirectory``.
+    public init(options: LocalStorageOptions = .none) {
+        self.init(fileName: "\(Self.programName).sqlite", options: options)
+    }
+
+    /// Where stores named by file name live: on Linux `$XDG_DATA_HOME/<program>`,
+    /// else `~/.local/share/<program>`; on Apple systems Application Support/<program>.
+    public static var defaultDirectory: URL {
+        #if canImport(Darwin)
+        let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+        #else
+        let environment = ProcessInfo.processInfo.environment
+        let base: URL
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            base = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else {
+            base = FileManager.default.homeDirectoryForCurrentUser
+                .appendingPathComponent(".local/share", isDirectory: true)
+        }
+        #endif
+        return base.appendingPathComponent(programName, isDirectory: true)
+    }
+
+    private static var programName: String {
+        let name = ProcessInfo.processInfo.processName
+        return name.isEmpty ? "Strata" : name
+    }
+
+    /// The store's files: the database, its `-wal` and its `-shm`.
+    public var fileURLs: [URL] {
+        [fileURL, URL(fileURLWithPath: fileURL.path + "-wal"), URL(fileURLWithPath: fileURL.path + "-shm")]
+    }
+
+    /// Deletes the store's files. Do this only while no stack has the store open.
+    ///
+    /// - Throws: ``StrataError/storage(path:reason:)`` when a file exists but cannot be removed.
+    public func deleteFiles() throws {
+        for url in fileURLs where FileManager.default.fileExists(atPath: url.path) {
+            do {
+                try FileManager.default.removeItem(at: url)
+            } catch {
+                throw StrataError.storage(path: url.path, reason: "cannot delete: \(error.localizedDescription)")
+            }
+        }
+    }
+}
+
+/// A store in memory, gone when its stack is released. Ideal for tests and previews.
+///
+/// ```swift
+/// try stack.addStorageAndWait(InMemoryStore())
+/// ```
+public struct InMemoryStore: StorageInterface {
+    public var configuration: StoreConfiguration
+
+    /// A new, empty in-memory store.
+    public init() {
+        configuration = StoreConfiguration(
+            location: .memory(name: "strata-\(UUID().uuidString)"), options: .none,
+            isReadOnly: false, synchronous: .normal, busyTimeoutMilliseconds: 5_000)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// A place a ``DataStack`` keeps its objects: ``SQLiteStore`` or ``InMemoryStore``.
+public protocol StorageInterface: Sendable {
+    /// Where and how the store is opened.
+    var configuration: StoreConfiguration { get }
+}
+
+/// How a store is opened. Built by ``SQLiteStore`` and ``InMemoryStore``.
+public struct StoreConfiguration: Sendable {
+    enum Location: Sendable, Equatable {
+        case file(URL)
+        case memory(name: String)
+    }
+
+    let location: Location
+    /// What to do when the store does not match the schema.
+    public var options: LocalStorageOptions
+    /// Whether the store is opened with `SQLITE_OPEN_READONLY`.
+    public var isReadOnly: Bool
+    /// The `synchronous` pragma: `.normal` (the default in WAL mode) or `.full`.
+    public var synchronous: SynchronousMode
+    /// How long a connection waits for a lock held by another process, in milliseconds.
+    public var busyTimeoutMilliseconds: Int32
+
+    /// A path for messages, or `:memory:`.
+    var displayPath: String {
+        switch location {
+        case .file(let url): return url.path
+        case .memory(let name): return ":memory:\(name)"
+        }
+    }
+
+    /// The SQLite file name to open (a URI for in-memory stores).
+    var openPath: String {
+        switch location {
+        case .file(let url): return url.path
+        case .memory(let name): return "file:/\(name)?vfs=memdb"
+        }
+    }
+}
+
+/// Options for opening a local store.
+public struct LocalStorageOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// No special behaviour: a mismatched store throws ``StrataError/schemaMismatch(path:storeVersion:schemaVersion:)``.
+    public static let none: LocalStorageOptions = []
+    /// Deletes the store's data and recreates it when its schema does not match.
+    public static let recreateStoreOnModelMismatch = LocalStorageOptions(rawValue: 1 << 0)
+}
+
+/// SQLite's `synchronous` setting for a store.
+public enum SynchronousMode: String, Sendable, Hashable {
+    /// Durable across application crashes; the last commits may be lost on power failure (WAL).
+    case normal = "NORMAL"
+    /// Durable across power failure too, at the cost of an fsync per commit.
+    case full = "FULL"
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// A value as SQLite stores it: one of its five storage classes.
+///
+/// Every ``FieldStorable`` type converts to and from a `StoredValue`; Strata
+/// binds it as a statement parameter, never as SQL text.
+///
+/// ```swift
+/// let value = try 42.storedValue()   // .integer(42)
+/// ```
+public enum StoredValue: Sendable, Hashable {
+    /// SQL `NULL`.
+    case null
+    /// A 64-bit signed integer.
+    case integer(Int64)
+    /// An IEEE 754 double.
+    case real(Double)
+    /// UTF-8 text.
+    case text(String)
+    /// Raw bytes.
+    case blob(Data)
+
+    /// Whether this is SQL `NULL`.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// Compares values bit for bit, so that `-0.0` differs from `0.0` and a
+    /// NaN equals itself: a change tracker must see every change a reader could.
+    func isIdentical(to other: StoredValue) -> Bool {
+        switch (self, other) {
+        case let (.real(a), .real(b)): return a.bitPattern == b.bitPattern
+        default: return self == other
+        }
+    }
+}
+
+extension StoredValue: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .null: return "NULL"
+        case .integer(let value): return String(value)
+        case .real(let value): return String(value)
+        case .text(let value): return "'\(value.replacingOccurrences(of: "'", with: "''"))'"
+        case .blob(let value): return "x'\(value.map { String(format: "%02x", $0) }.joined())'"
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// Every failure Strata reports, one case per thing a caller can act on.
+///
+/// ```swift
+/// do {
+///     try stack.addStorageAndWait(SQLiteStore(fileName: "zoo.sqlite"))
+/// } catch StrataError.schemaMismatch(let path, let stored, let current) {
+///     print("\(path) holds \(stored), this build expects \(current)")
+/// }
+/// ```
+public enum StrataError: Error, Sendable {
+    /// A file-system or store problem at `path` (cannot create the folder,
+    /// cannot open, cannot copy).
+    case storage(path: String, reason: String)
+    /// The file at `path` is not an SQLite database, or is truncated or corrupt.
+    case notADatabase(path: String, reason: String)
+    /// A write was attempted on a store opened read-only.
+    case readOnlyStore(path: String)
+    /// The stack has no storage yet: call `addStorageAndWait(_:)` first.
+    case storeNotAdded
+    /// The store holds a schema other than the stack's and no migration is possible.
+    case schemaMismatch(path: String, storeVersion: String, schemaVersion: String)
+    /// The schema itself is wrong: `entity` and `field` name the culprit.
+    case invalidSchema(entity: String?, field: String?, reason: String)
+    /// A value cannot be stored (NaN, an unsigned integer past `Int64.max`, a
+    /// value that does not decode).
+    case invalidValue(entity: String, field: String, reason: String)
+    /// A commit would store a second object with the same `.unique` value.
+    case uniqueConstraintViolation(entity: String, fields: [String])
+    /// A `.deny` delete rule refused to delete an object that still has related objects.
+    case deleteDenied(entity: String, relationship: String, relatedCount: Int)
+    /// The object behind an ID no longer exists.
+    case objectNotFound(entity: String, rowID: Int64)
+    /// `perform(synchronous:)` was called from inside a transaction of the same
+    /// stack, which would wait on itself.
+    case nestedTransaction
+    /// SQLite reported an error that no other case describes.
+    case sqlite(code: Int32, message: String, sql: String?)
+    /// The transaction called `cancel()`.
+    case userCancelled
+    /// An error thrown by the caller's own code inside a transaction, unchanged.
+    case userError(any Error)
+}
+
+extension StrataError: CustomDebugStringConvertible, LocalizedError {
+    public var debugDescription: String {
+        switch self {
+        case let .storage(path, reason):
+            return "Storage error at \(path): \(reason)"
+        case let .notADatabase(path, reason):
+            return "The file at \(path) is not a usable SQLite database: \(reason)"
+        case let .readOnlyStore(path):
+            return "The store at \(path) was opened read-only; it cannot be written."
+        case .storeNotAdded:
+            return "The DataStack has no storage; call addStorageAndWait(_:) or addStorage(_:) first."
+        case let .schemaMismatch(path, storeVersion, schemaVersion):
+            return "The store at \(path) holds schema \(storeVersion), but the stack uses "
+                + "\(schemaVersion). Add a migration, or open the store with "
+                + ".recreateStoreOnModelMismatch to discard its data."
+        case let .invalidSchema(entity, field, reason):
+            let place = [entity, field].compactMap { $0 }.joined(separator: ".")
+            return "Invalid schema\(place.isEmpty ? "" : " at \(place)"): \(reason)"
+        case let .invalidValue(entity, field, reason):
+            return "Invalid value for \(entity).\(field): \(reason)"
+        case let .uniqueConstraintViolation(entity, fields):
+            return "Another \(entity) already has the same \(fields.joined(separator: ", "))."
+        case let .deleteDenied(entity, relationship, count):
+            return "Cannot delete the \(entity): its '\(relationship)' relationship still holds "
+                + "\(count) object(s) and its delete rule is .deny."
+        case let .objectNotFound(entity, rowID):
+            return "No \(entity) with row ID \(rowID) exists."
+        case .nestedTransaction:
+            return "perform(synchronous:) was called inside a transaction of the same stack; "
+                + "use the transaction you are in instead."
+        case let .sqlite(code, message, sql):
+            return "SQLite error \(code): \(message)" + (sql.map { " (while running: \($0))" } ?? "")
+        case .userCancelled:
+            return "The transaction was cancelled."
+        case let .userError(error):
+            return "The transaction threw: \(error)"
+        }
+    }
+
+    public var errorDescription: String? { debugDescription }
+}
+
+extension StrataError {
+    /// Wraps any error as a `StrataError`: Strata's own pass through, SQLite
+    /// errors keep their code, anything else is the caller's and becomes `.userError`.
+    static func wrapping(_ error: any Error) -> StrataError {
+        switch error {
+        case let error as StrataError: return error
+        case let error as DatabaseError:
+            return .sqlite(code: error.code, message: error.message, sql: error.sql)
+        default: return .userError(error)
+        }
+    }
+
+    /// The same error with the entity and field names filled in.
+    func located(entity: String, field: String) -> StrataError {
+        if case let .invalidValue(_, _, reason) = self {
+            return .invalidValue(entity: entity, field: field, reason: reason)
+        }
+        return self
+    }
+}

@@ -1,0 +1,150 @@
+/// What every kind of transaction can do: create, edit and delete objects,
+/// and fetch with its own pending changes visible.
+///
+/// A transaction and its objects are not `Sendable`: they stay on the thread
+/// that runs the transaction. Pass ``ObjectID``s out instead.
+public class BaseDataTransaction {
+    let context: ObjectContext
+    /// The name the change set of this transaction's commit carries, if any.
+    public let author: String?
+
+    init(context: ObjectContext, author: String?) {
+        self.context = context
+        self.author = author
+    }
+
+    /// Creates an object with its fields' default values.
+    ///
+    /// ```swift
+    /// let ann = tx.create(Into<Person>())
+    /// ann.name = "Ann"
+    /// ```
+    public func create<Object: ManagedObject>(_ into: Into<Object>) -> Object {
+        let entity = context.entity(Object.self)
+        do {
+            return try context.create(entity) as! Object
+        } catch {
+            // create cannot throw; the failure fails the commit instead.
+            context.deferredError = context.deferredError ?? StrataError.wrapping(error)
+            let object = Object()
+            object.context = context
+            object.entity = entity
+            object.values = entity.defaultValues
+            object.isInserted = true
+            object.isDeleted = true
+            return object
+        }
+    }
+
+    /// This transaction's instance of an object from any context (for example
+    /// the main context), or `nil` when it no longer exists.
+    public func edit<Object: ManagedObject>(_ object: Object?) -> Object? {
+        guard let object, object.entity != nil else { return nil }
+        if object.context === context { return object.isDeleted ? nil : object }
+        return edit(object.objectID)
+    }
+
+    /// The object with `id` in this transaction, or `nil` when it no longer exists.
+    public func edit<Object: ManagedObject>(_ id: ObjectID<Object>) -> Object? {
+        do {
+            return try context.fetchExisting(id)
+        } catch {
+            context.deferredError = context.deferredError ?? StrataError.wrapping(error)
+            return nil
+        }
+    }
+
+    /// Deletes an object (from any context), applying its relationships' delete rules.
+    public func delete<Object: ManagedObject>(_ object: Object?) {
+        guard let mine = edit(object) else { return }
+        do {
+            try context.delete(mine)
+        } catch {
+            context.deferredError = context.deferredError ?? StrataError.wrapping(error)
+        }
+    }
+
+    /// Deletes objects (from any context).
+    public func delete<Objects: Sequence>(_ objects: Objects) where Objects.Element: ManagedObject {
+        for object in objects { delete(object) }
+    }
+
+    /// Deletes the object with `id`, if it exists.
+    public func delete<Object: ManagedObject>(_ id: ObjectID<Object>) {
+        delete(edit(id))
+    }
+
+    /// Deletes every object the query matches, applying delete rules, and returns how many.
+    ///
+    /// - Throws: a ``StrataError`` if the fetch fails.
+    @discardableResult
+    public func deleteAll<Object: ManagedObject>(_ query: From<Object>) throws -> Int {
+        let objects = try context.fetchAll(query)
+        for object in objects { try context.delete(object) }
+        return objects.count
+    }
+
+    /// Whether the transaction has changes it has not committed.
+    public var hasChanges: Bool { context.hasChanges }
+
+    /// Abandons the transaction: throws ``StrataError/userCancelled``, which the
+    /// `perform` call catches, rolls back, and reports.
+    ///
+    /// ```swift
+    /// try stack.perform(synchronous: { tx in
+    ///     if nothingToDo { try tx.cancel() }
+    /// })
+    /// ```
+    public func cancel() throws -> Never {
+        throw StrataError.userCancelled
+    }
+
+    // MARK: Fetching (pending changes included)
+
+    /// Every object the query matches, in its order.
+    public func fetchAll<Object: ManagedObject>(_ query: From<Object>) throws -> [Object] {
+        try context.fetchAll(query)
+    }
+
+    /// The first object the query matches.
+    public func fetchOne<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
+        try context.fetchOne(query)
+    }
+
+    /// How many objects the query matches (limit and offset applied).
+    public func fetchCount<Object: ManagedObject>(_ query: From<Object>) throws -> Int {
+        try context.fetchCount(query)
+    }
+
+    /// The IDs of the objects the query matches, in its order.
+    public func fetchObjectIDs<Object: ManagedObject>(_ query: From<Object>) throws -> [ObjectID<Object>] {
+        try context.fetchObjectIDs(query)
+    }
+
+    /// Whether any object matches the query.
+    public func fetchExists<Object: ManagedObject>(_ query: From<Object>) throws -> Bool {
+        try context.fetchExists(query)
+    }
+
+    /// This transaction's instance of `object`, or `nil` if it no longer exists.
+    public func fetchExisting<Object: ManagedObject>(_ object: Object) throws -> Object? {
+        try context.fetchExisting(object.objectID)
+    }
+
+    /// The object with `id`, or `nil` if it no longer exists.
+    public func fetchExisting<Object: ManagedObject>(_ id: ObjectID<Object>) throws -> Object? {
+        try context.fetchExisting(id)
+    }
+
+    /// The objects with `ids` that still exist, in the same order.
+    public func fetchExisting<Object: ManagedObject, IDs: Sequence>(_ ids: IDs) throws -> [Object]
+    where IDs.Element == ObjectID<Object> {
+        try ids.compactMap { try context.fetchExisting($0) }
+    }
+}
+
+/// The transaction `perform(synchronous:)` gives its closure.
+public final class SynchronousDataTransaction: BaseDataTransaction {}
+
+/// The transaction `perform(asynchronous:completion:)` and `perform(_:)` give their closure.
+public final class AsynchronousDataTransaction: BaseDataTransaction {}

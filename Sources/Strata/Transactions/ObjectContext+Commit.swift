@@ -1,0 +1,125 @@
+/// The commit pipeline: validate, flush, bump the generation, COMMIT.
+extension ObjectContext {
+    /// Commits the open SQLite transaction and returns what it saved, or `nil`
+    /// when nothing changed. On failure everything is rolled back and the error thrown.
+    func commit(author: String?) throws -> ChangeSet? {
+        guard let connection = writer else { return nil }
+        do {
+            try flush()
+            try checkDenyRules()
+            let changes = try collectChanges()
+            guard !changes.isEmpty else {
+                try connection.execute("COMMIT")
+                finishWriting(committed: true)
+                return nil
+            }
+            let stored = try connection.scalar("SELECT value FROM _strata_meta WHERE key = 'generation'")
+            guard case .integer(let previous) = stored ?? .integer(0) else {
+                throw StrataError.storage(path: store.path, reason: "the commit generation is unreadable")
+            }
+            let generation = UInt64(previous) + 1
+            try connection.run(
+                "UPDATE _strata_meta SET value = ? WHERE key = 'generation'", [.integer(Int64(generation))])
+            for (entity, next) in nextRowIDs {
+                try connection.run(
+                    "INSERT INTO _strata_sequence (entity, last) VALUES (?, ?) "
+                        + "ON CONFLICT (entity) DO UPDATE SET last = excluded.last",
+                    [.text(entity), .integer(next - 1)])
+            }
+            try store.commit(generation: generation) { try connection.execute("COMMIT") }
+            finishWriting(committed: true)
+            return ChangeSet(generation: generation, author: author, changes: changes)
+        } catch {
+            rollback()
+            throw StoreErrors.translate(error, path: store.path)
+        }
+    }
+
+    /// Discards every change of the open SQLite transaction and restores the
+    /// objects to their committed values.
+    func rollback() {
+        guard let connection = writer else { return }
+        if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+        finishWriting(committed: false)
+    }
+
+    /// Resets change tracking after COMMIT or ROLLBACK and gives the writer back.
+    private func finishWriting(committed: Bool) {
+        for object in registeredObjects {
+            let inserted = object.isInserted
+            if committed {
+                if object.isDeleted { unregister(object) }
+            } else {
+                if let baseline = object.baseline { object.values = baseline }
+                if inserted {
+                    object.isDeleted = true
+                    unregister(object)
+                } else {
+                    object.isDeleted = false
+                }
+            }
+            object.isInserted = false
+            object.isWritten = true
+            object.baseline = nil
+            object.flushed = nil
+            object.invalidValues = nil
+        }
+        pendingObjects.removeAll()
+        relationshipChanges.removeAll()
+        denyChecks.removeAll()
+        nextRowIDs.removeAll()
+        hasLinkChanges = false
+        deferredError = nil
+        if let writer {
+            self.writer = nil
+            store.endWriting(writer, rollback: false)
+        }
+    }
+
+    /// What the transaction changed, per entity, with the new values.
+    private func collectChanges() throws -> [String: ChangeSet.EntityChanges] {
+        var changes: [String: ChangeSet.EntityChanges] = [:]
+        var updatedKeys: Set<ObjectKey> = []
+        for object in registeredObjects {
+            let entity = object.entity!
+            if object.isInserted {
+                if !object.isDeleted { changes[entity.name, default: .init()].inserted[object.rowID] = object.values }
+            } else if object.isDeleted {
+                changes[entity.name, default: .init()].deleted.insert(object.rowID)
+            } else {
+                var fields = changedFieldNames(object)
+                let key = ObjectKey(entity, object.rowID)
+                fields.formUnion(relationshipChanges[key] ?? [])
+                if !fields.isEmpty {
+                    updatedKeys.insert(key)
+                    changes[entity.name, default: .init()].updated[object.rowID] =
+                        ChangeSet.Update(values: object.values, changedFields: fields)
+                }
+            }
+        }
+        // Objects whose to-many relationships changed without being loaded here.
+        for (key, fields) in relationshipChanges where !updatedKeys.contains(key) {
+            guard let entity = schema.entities.first(where: { ObjectIdentifier($0) == key.entity }),
+                  let object = try existingObject(entity, rowID: key.rowID),
+                  !object.isInserted, !object.isDeleted
+            else { continue }
+            changes[entity.name, default: .init()].updated[key.rowID] =
+                ChangeSet.Update(values: object.values, changedFields: fields)
+        }
+        return changes.filter { !$0.value.isEmpty }
+    }
+
+    private func changedFieldNames(_ object: ManagedObject) -> Set<String> {
+        guard let baseline = object.baseline else { return [] }
+        var names: Set<String> = []
+        for attribute in object.entity!.attributes
+        where !baseline[attribute.slot].isIdentical(to: object.values[attribute.slot]) {
+            switch attribute.kind {
+            case .stored, .coded: names.insert(attribute.name)
+            case .foreignKey(let relationship): names.insert(relationship)
+            case .order: break
+            }
+        }
+        return names
+    }
+}
