@@ -31,7 +31,9 @@ extension DataStack {
     ///
     /// - Throws: the errors of ``perform(synchronous:author:)``.
     @discardableResult
-    public func wipeAllData(author: String? = nil) throws -> Int {
+    public func wipeAllData(
+        author: String? = nil, isolation: isolated (any Actor)? = #isolation
+    ) throws -> Int {
         try perform(synchronous: { tx in
             var count = 0
             for entity in tx.context.schema.entities {
@@ -42,6 +44,6 @@ extension DataStack {
                 count += objects.count
             }
             return count
-        }, author: author)
+        }, author: author, isolation: isolation)
     }
 }

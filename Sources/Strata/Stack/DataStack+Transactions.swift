@@ -19,7 +19,8 @@ extension DataStack {
     ///   error nothing is saved.
     @_disfavoredOverload  // In async code, `perform { }` means the async variant.
     public func perform<Result>(
-        synchronous body: (SynchronousDataTransaction) throws -> Result, author: String? = nil
+        synchronous body: (SynchronousDataTransaction) throws -> Result, author: String? = nil,
+        isolation: isolated (any Actor)? = #isolation
     ) throws -> Result {
         let store = try store()
         if store.gate.isHeldByCurrentThread || DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) {
@@ -32,7 +33,7 @@ extension DataStack {
                 }
             }
         }
-        mergeIfOnMainThread()
+        mergeIfOnMainActor(isolation)
         return result
     }
 
@@ -145,9 +146,9 @@ extension DataStack {
         }
     }
 
-    /// Merges now if called on the main thread (a synchronous transaction from the main actor).
-    func mergeIfOnMainThread() {
-        guard Thread.isMainThread else { return }
+    /// Merges now when called on the main actor (a synchronous commit made there).
+    func mergeIfOnMainActor(_ isolation: isolated (any Actor)? = #isolation) {
+        guard isolation === MainActor.shared else { return }
         MainActor.assumeIsolated { mergePendingChangeSets() }
     }
 

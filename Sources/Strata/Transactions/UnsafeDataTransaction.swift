@@ -27,10 +27,10 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     ///
     /// - Throws: a ``StrataError``; the transaction's changes are rolled back.
     @discardableResult
-    public func commitAndWait() throws -> ChangeSet? {
+    public func commitAndWait(isolation: isolated (any Actor)? = #isolation) throws -> ChangeSet? {
         let changeSet = try context.commit(author: author)
         if let changeSet { stack.deliver(changeSet) }
-        stack.mergeIfOnMainThread()
+        stack.mergeIfOnMainActor(isolation)
         return changeSet
     }
 

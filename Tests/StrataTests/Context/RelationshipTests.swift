@@ -1,0 +1,138 @@
+import Foundation
+import Strata
+import Testing
+
+@MainActor
+@Suite("Relationships and inverses")
+struct RelationshipTests {
+    @Test(arguments: StoreKind.allCases)
+    func settingToOneUpdatesTheInverseToMany(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        try stack.perform(synchronous: { tx in
+            let ann = tx.create(Into<Owner>())
+            ann.name = "Ann"
+            let rex = tx.create(Into<Animal>())
+            rex.name = "Rex"
+            rex.owner = ann
+            #expect(ann.pets.map(\.name) == ["Rex"])
+            let bob = tx.create(Into<Owner>())
+            rex.owner = bob
+            #expect(ann.pets.isEmpty)
+            #expect(bob.pets.map(\.name) == ["Rex"])
+        })
+        let bob = try #require(try stack.fetchOne(From<Owner>().where(\.$name == "")))
+        #expect(bob.pets.map(\.name) == ["Rex"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func settingToManyUpdatesEachMembersToOne(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        try stack.perform(synchronous: { tx in
+            let ann = tx.create(Into<Owner>())
+            let bob = tx.create(Into<Owner>())
+            let pets = (0..<4).map { index -> Animal in
+                let pet = tx.create(Into<Animal>())
+                pet.name = "pet\(index)"
+                return pet
+            }
+            ann.pets = Set(pets)
+            #expect(pets.allSatisfy { $0.owner === ann })
+            bob.pets = [pets[0]]
+            #expect(pets[0].owner === bob)
+            #expect(ann.pets == Set(pets[1...]))
+            ann.pets = []
+            #expect(pets[1...].allSatisfy { $0.owner == nil })
+        })
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func orderedToManyKeepsItsOrderAcrossCommits(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        var generator = SplitMix64(seed: 7)
+        let names = (0..<12).map { "a\($0)" }
+        let order = names.shuffled(using: &generator)
+        try stack.perform(synchronous: { tx in
+            let ann = tx.create(Into<Owner>())
+            var byName: [String: Animal] = [:]
+            for name in names {
+                let animal = tx.create(Into<Animal>())
+                animal.name = name
+                byName[name] = animal
+            }
+            ann.queue = order.map { byName[$0]! }
+            #expect(ann.queue.map(\.name) == order)
+            // Appending through the to-one side puts the object last.
+            let late = tx.create(Into<Animal>())
+            late.name = "late"
+            late.queuedAt = ann
+            #expect(ann.queue.map(\.name) == order + ["late"])
+        })
+        let ann = try #require(try stack.fetchOne(From<Owner>()))
+        #expect(ann.queue.map(\.name) == order + ["late"], "seed 7")
+        try stack.perform(synchronous: { tx in
+            let owner = try #require(tx.edit(ann))
+            owner.queue = owner.queue.reversed()
+        })
+        #expect(ann.queue.map(\.name) == (order + ["late"]).reversed())
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func oneToOneKeepsBothSidesInStep(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        try stack.perform(synchronous: { tx in
+            let ann = tx.create(Into<Owner>())
+            let bob = tx.create(Into<Owner>())
+            let passport = tx.create(Into<Passport>())
+            passport.holder = ann
+            #expect(ann.passport === passport)
+            bob.passport = passport
+            #expect(passport.holder === bob)
+            #expect(ann.passport == nil)
+        })
+        let passport = try #require(try stack.fetchOne(From<Passport>()))
+        #expect(passport.holder?.passport === passport)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func manyToManyIsVisibleFromBothSides(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        try stack.perform(synchronous: { tx in
+            let owners = (0..<3).map { index -> Owner in
+                let owner = tx.create(Into<Owner>())
+                owner.name = "o\(index)"
+                return owner
+            }
+            let chess = tx.create(Into<Club>())
+            chess.title = "chess"
+            let golf = tx.create(Into<Club>())
+            golf.title = "golf"
+            chess.members = Set(owners)
+            owners[0].clubs = [chess, golf]
+            #expect(Set(golf.members.map(\.name)) == ["o0"])
+            #expect(owners[1].clubs.map(\.title) == ["chess"])
+        })
+        let chess = try #require(try stack.fetchOne(From<Club>().where(\.$title == "chess")))
+        #expect(Set(chess.members.map(\.name)) == ["o0", "o1", "o2"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func relationshipChangesAppearInTheChangeSetOnBothSides(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        let (annID, rexID) = try stack.perform(synchronous: { tx in
+            let ann = tx.create(Into<Owner>())
+            let rex = tx.create(Into<Animal>())
+            return (ann.objectID, rex.objectID)
+        })
+        let tx = try stack.beginUnsafe()
+        tx.edit(rexID)?.owner = tx.edit(annID)
+        let changeSet = try #require(try tx.commitAndWait())
+        #expect(changeSet.changedFields(of: rexID.erased) == ["owner"])
+        #expect(changeSet.changedFields(of: annID.erased) == ["pets"])
+    }
+}
