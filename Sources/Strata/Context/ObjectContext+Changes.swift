@@ -78,24 +78,30 @@ extension ObjectContext {
         for object in objects {
             if let (_, error) = object.invalidValues?.values.first { throw error }
         }
+        // Each object is marked written as soon as its statement succeeds, so a
+        // flush that fails part-way can be retried once the caller fixes the value.
+        var done = Set<ObjectIdentifier>()
         do {
             for object in objects where object.isDeleted && object.isWritten {
                 let entity = object.entity!
                 try connection.run(
                     "DELETE FROM \(entity.quotedTable) WHERE _pk = ?", [.integer(object.rowID)])
+                object.flushed = nil
+                done.insert(ObjectIdentifier(object))
             }
             for object in objects where !object.isDeleted && object.isWritten {
                 try writeUpdate(object, connection)
+                object.flushed = nil
+                done.insert(ObjectIdentifier(object))
             }
             for object in objects where !object.isDeleted && !object.isWritten {
                 try writeInsert(object, connection)
+                object.isWritten = true
+                done.insert(ObjectIdentifier(object))
             }
         } catch let error as DatabaseError {
+            pendingObjects = objects.filter { !done.contains(ObjectIdentifier($0)) && !$0.isDeletedUnwritten }
             throw translate(error, objects: objects)
-        }
-        for object in objects {
-            object.flushed = nil
-            if !object.isDeleted { object.isWritten = true }
         }
         pendingObjects.removeAll(keepingCapacity: true)
     }

@@ -36,6 +36,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var isWritten = true
     final var isDeleted = false
 
+    /// Created and deleted in the same transaction: nothing to write.
+    final var isDeletedUnwritten: Bool { isDeleted && !isWritten }
+
     // MARK: Identity
 
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }

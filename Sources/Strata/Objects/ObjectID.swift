@@ -1,6 +1,6 @@
 /// The identity of an object: its entity and row ID. Typed, `Sendable` and
-/// `Hashable`; the same in every context and across runs, and never reused
-/// for another object of the entity.
+/// `Hashable`; the same in every context and across runs. Once committed, an
+/// ID is never given to another object of the entity.
 ///
 /// Pass IDs between threads and contexts, then look the object up:
 ///
@@ -34,7 +34,7 @@ public struct AnyObjectID: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(entityName)#\(rowID)" }
 
-    /// The typed ID, if the entity is `Object`'s.
+    /// The typed ID; the caller knows the entity is `Object`'s.
     public func typed<Object: ManagedObject>(as type: Object.Type) -> ObjectID<Object> {
         ObjectID(entityName: entityName, rowID: rowID)
     }

@@ -48,7 +48,9 @@ extension From {
         case let .or(lhs, rhs):
             return "(\(try compile(lhs, entity, &arguments)) OR \(try compile(rhs, entity, &arguments)))"
         case .not(let inner):
-            return "NOT (\(try compile(inner, entity, &arguments)))"
+            // A comparison with a NULL field is NULL in SQL and false in Swift; make
+            // it false before negating, so that `!` agrees with the in-memory answer.
+            return "NOT coalesce(\(try compile(inner, entity, &arguments)), 0)"
         case .invalid(let error):
             throw error
         }

@@ -191,7 +191,6 @@ struct SchemaBuilder {
             declared.map { (ObjectIdentifier($0.type), $0.name) }, uniquingKeysWith: { a, _ in a })
         let byName = Dictionary(declared.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var links: [Link] = []
-        var declaredInverse: [String: String] = [:]   // "Entity.field" -> inverse name
         for entity in declared {
             for field in entity.fields {
                 guard case let .relationship(targetType, cardinality, inverseKeyPath, rule) = field.kind
@@ -205,7 +204,11 @@ struct SchemaBuilder {
                 var inverse: String?
                 if let inverseKeyPath, let prototype = byName[target]?.prototype {
                     inverse = (prototype[keyPath: inverseKeyPath] as? any FieldWrapper)?.name
-                    if let inverse { declaredInverse["\(entity.name).\(field.name)"] = inverse }
+                    if inverse == nil {
+                        problems.append(.invalidSchema(
+                            entity: entity.name, field: field.name,
+                            reason: "its inverse key path does not name a relationship of \(target)"))
+                    }
                 }
                 links.append(Link(
                     entity: entity.name, name: field.name, target: target,
@@ -217,7 +220,12 @@ struct SchemaBuilder {
             let link = links[index]
             if let inverse = link.inverse {
                 guard let other = links.first(where: { $0.entity == link.target && $0.name == inverse })
-                else { continue }
+                else {
+                    problems.append(.invalidSchema(
+                        entity: link.entity, field: link.name,
+                        reason: "its inverse \(link.target).\(inverse) is not a relationship"))
+                    continue
+                }
                 if other.target != link.entity {
                     problems.append(.invalidSchema(
                         entity: link.entity, field: link.name,

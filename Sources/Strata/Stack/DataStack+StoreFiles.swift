@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 extension DataStack {
@@ -20,10 +21,19 @@ extension DataStack {
                 path: store.configuration.openPath, readOnly: true, create: false,
                 busyTimeout: store.configuration.busyTimeoutMilliseconds)
             defer { connection.close() }
-            try connection.run("VACUUM INTO ?", [.text(url.path)])
+            try connection.run("VACUUM INTO ?", [.text(Self.exportTarget(url, from: store.configuration))])
         } catch {
             throw StrataError.storage(path: url.path, reason: "cannot export the store: \(error)")
         }
+    }
+
+    /// `VACUUM INTO` writes through the source connection's VFS: an in-memory
+    /// store's is `memdb`, where the copy would vanish, so name the default VFS.
+    private static func exportTarget(_ url: URL, from configuration: StoreConfiguration) -> String {
+        guard case .memory = configuration.location, let vfs = sqlite3_vfs_find(nil),
+              let path = url.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
+        else { return url.path }
+        return "file:\(path)?vfs=\(String(cString: vfs.pointee.zName))"
     }
 
     /// Deletes every object of every entity in one transaction, and returns how
@@ -35,15 +45,15 @@ extension DataStack {
         author: String? = nil, isolation: isolated (any Actor)? = #isolation
     ) throws -> Int {
         try perform(synchronous: { tx in
-            var count = 0
-            for entity in tx.context.schema.entities {
-                let objects = try tx.context.fetchObjects(
+            // Fetch everything before deleting anything: a cascade would otherwise
+            // remove rows of later entities before they are fetched and counted.
+            let objects = try tx.context.schema.entities.flatMap { entity in
+                try tx.context.fetchObjects(
                     entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable)",
                     arguments: [])
-                for object in objects { try tx.context.delete(object) }
-                count += objects.count
             }
-            return count
+            for object in objects { try tx.context.delete(object) }
+            return objects.count
         }, author: author, isolation: isolation)
     }
 }

@@ -126,9 +126,7 @@ extension DataStack {
             context.rollback()
             throw StrataError.wrapping(error)
         }
-        if let changeSet = try context.commit(author: author) {
-            deliver(changeSet)
-        }
+        try context.commit(author: author, deliver: deliver)
         return result
     }
 

@@ -42,11 +42,11 @@ public final class DataStack: Sendable {
     ///   mistake, ``StrataError/notADatabase(path:reason:)`` for a file that is not a
     ///   usable database, ``StrataError/schemaMismatch(path:storeVersion:schemaVersion:)``
     ///   when the store holds another schema, ``StrataError/storage(path:reason:)``
-    ///   when the file cannot be created or opened.
+    ///   when the file cannot be created or opened, or when the stack already has a store.
     @MainActor
     public func addStorageAndWait(_ storage: some StorageInterface) throws {
         let (store, reader) = try StoreOpener(configuration: storage.configuration, schema: schema).open()
-        install(store, reader: reader)
+        try install(store, reader: reader)
     }
 
     /// Opens `storage` off the main actor, then makes it the stack's store.
@@ -56,7 +56,7 @@ public final class DataStack: Sendable {
     public func addStorage(_ storage: some StorageInterface) async throws {
         let opener = StoreOpener(configuration: storage.configuration, schema: schema)
         let opened = try await Self.open(opener)
-        install(opened.store, reader: opened.reader.take())
+        try install(opened.store, reader: opened.reader.take())
     }
 
     private struct Opened: Sendable {
@@ -70,8 +70,14 @@ public final class DataStack: Sendable {
     }
 
     @MainActor
-    private func install(_ store: StoreRuntime, reader: Connection) {
-        runtime.withLock { $0 = store }
+    private func install(_ store: StoreRuntime, reader: Connection) throws {
+        try runtime.withLock { current in
+            if let current {
+                throw StrataError.storage(
+                    path: store.path, reason: "the stack already has the store at \(current.path)")
+            }
+            current = store
+        }
         mainContext = MainContext(
             context: ObjectContext(kind: .main, schema: schema, store: store, reader: reader),
             generation: store.committedGeneration)

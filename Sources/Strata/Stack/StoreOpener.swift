@@ -18,8 +18,10 @@ struct StoreOpener {
             let writer = try Connection(
                 path: configuration.openPath, readOnly: configuration.isReadOnly,
                 busyTimeout: configuration.busyTimeoutMilliseconds)
-            try configure(writer)
+            // Check the schema before switching to WAL: the switch rewrites the
+            // header, and a database that is not this store must stay untouched.
             let generation = try prepareSchema(on: writer)
+            try configure(writer)
             let reader = try Connection(
                 path: configuration.openPath, readOnly: true,
                 busyTimeout: configuration.busyTimeoutMilliseconds)

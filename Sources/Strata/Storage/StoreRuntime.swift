@@ -18,6 +18,8 @@ final class StoreRuntime: Sendable {
     /// Takes the writer and begins an immediate (write-locking) SQLite transaction.
     func beginWriting() throws -> Connection {
         if configuration.isReadOnly { throw StrataError.readOnlyStore(path: path) }
+        // A second transaction on the thread that holds the writer would wait for itself.
+        if gate.isHeldByCurrentThread { throw StrataError.nestedTransaction }
         let connection = gate.acquire()
         do {
             try connection.execute("BEGIN IMMEDIATE")

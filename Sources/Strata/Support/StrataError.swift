@@ -30,8 +30,6 @@ public enum StrataError: Error, Sendable {
     case uniqueConstraintViolation(entity: String, fields: [String])
     /// A `.deny` delete rule refused to delete an object that still has related objects.
     case deleteDenied(entity: String, relationship: String, relatedCount: Int)
-    /// The object behind an ID no longer exists.
-    case objectNotFound(entity: String, rowID: Int64)
     /// `perform(synchronous:)` was called from inside a transaction of the same
     /// stack, which would wait on itself.
     case nestedTransaction
@@ -68,8 +66,6 @@ extension StrataError: CustomDebugStringConvertible, LocalizedError {
         case let .deleteDenied(entity, relationship, count):
             return "Cannot delete the \(entity): its '\(relationship)' relationship still holds "
                 + "\(count) object(s) and its delete rule is .deny."
-        case let .objectNotFound(entity, rowID):
-            return "No \(entity) with row ID \(rowID) exists."
         case .nestedTransaction:
             return "perform(synchronous:) was called inside a transaction of the same stack; "
                 + "use the transaction you are in instead."

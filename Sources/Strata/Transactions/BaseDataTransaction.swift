@@ -30,8 +30,10 @@ public class BaseDataTransaction {
             object.context = context
             object.entity = entity
             object.values = entity.defaultValues
+            // A stand-in the caller may fill in without trapping; it is never
+            // written, because the deferred error fails the commit first.
             object.isInserted = true
-            object.isDeleted = true
+            object.isWritten = false
             return object
         }
     }

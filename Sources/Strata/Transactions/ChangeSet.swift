@@ -51,19 +51,19 @@ public struct ChangeSet: Sendable {
         changes[id.entityName]?.updated[id.rowID]?.changedFields ?? []
     }
 
-    /// The typed IDs of `type`'s objects that the commit inserted.
-    public func insertedIDs<Object: ManagedObject>(_ id: Entity<Object>) -> Set<ObjectID<Object>> {
-        Set(insertedIDs(entity: id.entityName).map { $0.typed(as: Object.self) })
+    /// The typed IDs of the entity's objects that the commit inserted.
+    public func insertedIDs<Object: ManagedObject>(_ entity: Entity<Object>) -> Set<ObjectID<Object>> {
+        Set(insertedIDs(entity: entity.entityName).map { $0.typed(as: Object.self) })
     }
 
-    /// The typed IDs of `type`'s objects that the commit updated.
-    public func updatedIDs<Object: ManagedObject>(_ id: Entity<Object>) -> Set<ObjectID<Object>> {
-        Set(updatedIDs(entity: id.entityName).map { $0.typed(as: Object.self) })
+    /// The typed IDs of the entity's objects that the commit updated.
+    public func updatedIDs<Object: ManagedObject>(_ entity: Entity<Object>) -> Set<ObjectID<Object>> {
+        Set(updatedIDs(entity: entity.entityName).map { $0.typed(as: Object.self) })
     }
 
-    /// The typed IDs of `type`'s objects that the commit deleted.
-    public func deletedIDs<Object: ManagedObject>(_ id: Entity<Object>) -> Set<ObjectID<Object>> {
-        Set(deletedIDs(entity: id.entityName).map { $0.typed(as: Object.self) })
+    /// The typed IDs of the entity's objects that the commit deleted.
+    public func deletedIDs<Object: ManagedObject>(_ entity: Entity<Object>) -> Set<ObjectID<Object>> {
+        Set(deletedIDs(entity: entity.entityName).map { $0.typed(as: Object.self) })
     }
 
     private func ids(_ entity: String, _ rowIDs: Set<Int64>?) -> Set<AnyObjectID> {

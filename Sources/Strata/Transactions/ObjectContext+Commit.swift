@@ -2,8 +2,30 @@
 extension ObjectContext {
     /// Commits the open SQLite transaction and returns what it saved, or `nil`
     /// when nothing changed. On failure everything is rolled back and the error thrown.
-    func commit(author: String?) throws -> ChangeSet? {
-        guard let connection = writer else { return nil }
+    ///
+    /// `deliver` receives the change set while the writer is still held, so
+    /// change sets reach the inbox in commit order whichever thread commits.
+    @discardableResult
+    func commit(author: String?, deliver: (ChangeSet) -> Void) throws -> ChangeSet? {
+        if writer == nil, !pendingObjects.isEmpty {
+            // Objects kept from an earlier commit or rollback (an unsafe transaction
+            // goes on) change without any read or create taking the writer first.
+            do {
+                _ = try writeConnection()
+            } catch {
+                rollback()
+                throw StoreErrors.translate(error, path: store.path)
+            }
+        }
+        guard let connection = writer else {
+            // Nothing reached the store, but a failure on the way (the write
+            // lock of a read-only store refused) still fails the commit.
+            if let error = deferredError {
+                deferredError = nil
+                throw error
+            }
+            return nil
+        }
         do {
             try flush()
             try checkDenyRules()
@@ -27,8 +49,10 @@ extension ObjectContext {
                     [.text(entity), .integer(next - 1)])
             }
             try store.commit(generation: generation) { try connection.execute("COMMIT") }
+            let changeSet = ChangeSet(generation: generation, author: author, changes: changes)
+            deliver(changeSet)
             finishWriting(committed: true)
-            return ChangeSet(generation: generation, author: author, changes: changes)
+            return changeSet
         } catch {
             rollback()
             throw StoreErrors.translate(error, path: store.path)
@@ -38,8 +62,8 @@ extension ObjectContext {
     /// Discards every change of the open SQLite transaction and restores the
     /// objects to their committed values.
     func rollback() {
-        guard let connection = writer else { return }
-        if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+        // Without a writer there may still be changed objects to restore.
+        if let connection = writer, connection.isInTransaction { try? connection.execute("ROLLBACK") }
         finishWriting(committed: false)
     }
 

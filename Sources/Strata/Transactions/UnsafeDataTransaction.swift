@@ -5,7 +5,7 @@
 /// SQLite transaction it holds the store's writer, and other transactions wait.
 ///
 /// ```swift
-/// let tx = stack.beginUnsafe()
+/// let tx = try stack.beginUnsafe()
 /// tx.create(Into<Person>()).name = "Ann"
 /// try tx.commitAndWait()
 /// ```
@@ -28,8 +28,7 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     /// - Throws: a ``StrataError``; the transaction's changes are rolled back.
     @discardableResult
     public func commitAndWait(isolation: isolated (any Actor)? = #isolation) throws -> ChangeSet? {
-        let changeSet = try context.commit(author: author)
-        if let changeSet { stack.deliver(changeSet) }
+        let changeSet = try context.commit(author: author, deliver: stack.deliver)
         stack.mergeIfOnMainActor(isolation)
         return changeSet
     }
@@ -39,7 +38,7 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     public func commit(_ completion: @escaping @MainActor @Sendable (StrataError?) -> Void = { _ in }) {
         var failure: StrataError?
         do {
-            if let changeSet = try context.commit(author: author) { stack.deliver(changeSet) }
+            try context.commit(author: author, deliver: stack.deliver)
         } catch {
             failure = StrataError.wrapping(error)
         }
