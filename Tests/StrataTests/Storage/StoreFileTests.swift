@@ -1,0 +1,371 @@
+import CSQLite
+import Foundation
+import Strata
+import Testing
+
+// MARK: Model
+
+private final class Note: ManagedObject {
+    @Field.Stored("title") var title: String = ""
+    @Field.Stored("number") var number: Int = 0
+    @Field.Relationship("tags", inverse: \Tag.$notes) var tags: Set<Tag>
+}
+
+private final class Tag: ManagedObject {
+    @Field.Stored("label") var label: String = ""
+    @Field.Relationship("notes") var notes: Set<Note>
+}
+
+private final class Folder: ManagedObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("items", inverse: \Item.$folder, deleteRule: .cascade) var items: [Item]
+}
+
+private final class Item: ManagedObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("folder") var folder: Folder?
+}
+
+private let noteSchema = Schema("V1", entities: [
+    Entity<Note>("Note"), Entity<Tag>("Tag"), Entity<Folder>("Folder"), Entity<Item>("Item"),
+])
+
+// MARK: Helpers
+
+private func contents(_ url: URL) -> Data? {
+    FileManager.default.contents(atPath: url.path)
+}
+
+private func exists(_ url: URL) -> Bool {
+    FileManager.default.fileExists(atPath: url.path)
+}
+
+/// Writes `count` notes (titles "note 0"...), each with a tag, to a stack.
+@MainActor
+private func writeNotes(_ count: Int, to stack: DataStack) throws {
+    try stack.perform(synchronous: { tx in
+        for index in 0..<count {
+            let note = tx.create(Into<Note>())
+            note.title = "note \(index) " + String(repeating: "·", count: 100)
+            note.number = index
+            let tag = tx.create(Into<Tag>())
+            tag.label = "tag \(index)"
+            note.tags = [tag]
+        }
+    })
+}
+
+@MainActor
+private func noteNumbers(_ stack: DataStack) throws -> [Int] {
+    try stack.fetchAll(From<Note>().orderBy(.ascending(\.$number))).map(\.number)
+}
+
+/// A store file at `storeURL(in: directory)` holding `count` notes, with every
+/// commit checkpointed into the main file: the stack that wrote it is gone,
+/// and closing the last connection folds the WAL into the file.
+@MainActor
+private func makeStoreFile(notes count: Int, in directory: TemporaryDirectory) async throws {
+    weak var released: DataStack?
+    do {
+        let stack = try makeStack(noteSchema, .file, in: directory)
+        try writeNotes(count, to: stack)
+        released = stack
+    }
+    // The tasks that deliver change sets to the main actor hold the stack until they run.
+    for _ in 0..<500 where released != nil {
+        try await Task.sleep(for: .milliseconds(2))
+    }
+    #expect(released == nil, "the stack is released, closing its connections")
+    #expect(!exists(URL(fileURLWithPath: storeURL(in: directory).path + "-wal")),
+            "closing the last connection checkpoints and removes the WAL")
+}
+
+/// The error `addStorageAndWait` throws for `storage`, recorded as an issue if none.
+@MainActor
+private func openingError(
+    _ storage: some StorageInterface, schema: Schema = noteSchema,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> StrataError? {
+    let stack = DataStack(schema)
+    return #expect(throws: StrataError.self, sourceLocation: sourceLocation) {
+        try stack.addStorageAndWait(storage)
+    }
+}
+
+// MARK: Tests
+
+@Suite("Store files")
+@MainActor
+struct StoreFileTests {
+    // MARK: Bad files
+
+    @Test
+    func garbageFileIsNotADatabaseAndStaysUnchanged() throws {
+        var random = SplitMix64.random()
+        for size in [1, 99, 100, 4_096, 65_536 + 17] {
+            let directory = TemporaryDirectory()
+            let url = storeURL(in: directory)
+            let garbage = random.bytes(size)
+            try garbage.write(to: url)
+            let error = openingError(SQLiteStore(fileURL: url))
+            guard case let .notADatabase(path, _)? = error else {
+                Issue.record("size \(size), seed \(random.seed): expected .notADatabase, got \(String(describing: error))")
+                continue
+            }
+            #expect(path == url.path)
+            #expect(contents(url) == garbage, "size \(size), seed \(random.seed): the file is unchanged")
+        }
+    }
+
+    @Test
+    func garbageBehindAnSQLiteHeaderIsNotADatabaseAndStaysUnchanged() throws {
+        var random = SplitMix64.random()
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        var garbage = Data("SQLite format 3\0".utf8)
+        garbage.append(random.bytes(8_192 - garbage.count))
+        try garbage.write(to: url)
+        let error = openingError(SQLiteStore(fileURL: url))
+        if case .notADatabase? = error {} else {
+            Issue.record("seed \(random.seed): expected .notADatabase, got \(String(describing: error))")
+        }
+        #expect(contents(url) == garbage, "seed \(random.seed): the file is unchanged")
+    }
+
+    @Test
+    func truncatedStoreIsNotADatabaseAndStaysUnchanged() async throws {
+        let source = TemporaryDirectory()
+        try await makeStoreFile(notes: 300, in: source)
+        let full = try #require(contents(storeURL(in: source)))
+        #expect(full.count > 8 * 4_096, "the store spans many pages")
+
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        let truncated = full.prefix(full.count / 2)
+        try truncated.write(to: url)
+        let error = openingError(SQLiteStore(fileURL: url))
+        if case let .notADatabase(path, _)? = error {
+            #expect(path == url.path)
+        } else {
+            Issue.record("expected .notADatabase, got \(String(describing: error))")
+        }
+        #expect(contents(url) == truncated, "the file is unchanged")
+    }
+
+    @Test
+    func emptyFileOpensAsANewStore() throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        #expect(FileManager.default.createFile(atPath: url.path, contents: Data()))
+        do {
+            let stack = try makeStack(noteSchema, .file, in: directory)
+            #expect(try stack.fetchCount(From<Note>()) == 0)
+            try writeNotes(3, to: stack)
+            #expect(try noteNumbers(stack) == [0, 1, 2])
+        }
+        let reopened = try makeStack(noteSchema, .file, in: directory)
+        #expect(try noteNumbers(reopened) == [0, 1, 2])
+    }
+
+    @Test
+    func anSQLiteDatabaseThatIsNotAStrataStoreIsRefusedAndStaysUnchanged() throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        var handle: OpaquePointer?
+        #expect(sqlite3_open(url.path, &handle) == SQLITE_OK)
+        #expect(sqlite3_exec(handle, "CREATE TABLE t (x); INSERT INTO t VALUES (42)", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(handle)
+        let before = try #require(contents(url))
+        let error = openingError(SQLiteStore(fileURL: url))
+        if case let .storage(path, _)? = error {
+            #expect(path == url.path)
+        } else {
+            Issue.record("expected .storage, got \(String(describing: error))")
+        }
+        #expect(contents(url) == before)
+    }
+
+    @Test
+    func storeOfAnotherSchemaIsRefusedAndStaysUnchanged() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        try await makeStoreFile(notes: 2, in: directory)
+        let before = try #require(contents(url))
+        let other = Schema("Other", entities: [Entity<Item>("Item"), Entity<Folder>("Folder")])
+        let error = openingError(SQLiteStore(fileURL: url), schema: other)
+        guard case let .schemaMismatch(path, storeVersion, schemaVersion)? = error else {
+            Issue.record("expected .schemaMismatch, got \(String(describing: error))")
+            return
+        }
+        #expect(path == url.path)
+        #expect(storeVersion == "V1")
+        #expect(schemaVersion == "Other")
+        #expect(contents(url) == before)
+    }
+
+    // MARK: Read-only
+
+    @Test
+    func readOnlyStoreFetchesButRefusesTransactions() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        try await makeStoreFile(notes: 5, in: directory)
+        let before = try #require(contents(url))
+
+        let stack = DataStack(noteSchema)
+        try stack.addStorageAndWait(SQLiteStore(fileURL: url, isReadOnly: true))
+        #expect(try noteNumbers(stack) == [0, 1, 2, 3, 4])
+        #expect(try stack.fetchCount(From<Tag>()) == 5)
+
+        let error = #expect(throws: StrataError.self) {
+            try stack.perform(synchronous: { tx in tx.create(Into<Note>()).title = "refused" })
+        }
+        if case let .readOnlyStore(path)? = error {
+            #expect(path == url.path)
+        } else {
+            Issue.record("expected .readOnlyStore, got \(String(describing: error))")
+        }
+        // Creating without setting a field must fail the commit too, not pass silently.
+        let bare = #expect(throws: StrataError.self) {
+            try stack.perform(synchronous: { tx in _ = tx.create(Into<Note>()) })
+        }
+        if case .readOnlyStore? = bare {} else {
+            Issue.record("expected .readOnlyStore, got \(String(describing: bare))")
+        }
+        #expect(throws: StrataError.self) { try stack.wipeAllData() }
+        #expect(try stack.fetchCount(From<Note>()) == 5, "nothing was written")
+        #expect(contents(url) == before, "the file is unchanged")
+    }
+
+    @Test
+    func readOnlyStoreThatDoesNotExistIsNotCreated() throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        let error = openingError(SQLiteStore(fileURL: url, isReadOnly: true))
+        if case .storage? = error {} else {
+            Issue.record("expected .storage, got \(String(describing: error))")
+        }
+        #expect(!exists(url))
+    }
+
+    // MARK: Deleting, exporting, wiping
+
+    @Test
+    func deleteFilesRemovesTheDatabaseAndItsWALAndSharedMemory() async throws {
+        let directory = TemporaryDirectory()
+        let store = SQLiteStore(fileURL: storeURL(in: directory))
+        #expect(store.fileURLs.map(\.lastPathComponent)
+                == ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm"])
+        try store.deleteFiles()  // nothing there yet: not an error
+        try await makeStoreFile(notes: 2, in: directory)
+        // Stand-ins for the files a crashed process leaves behind.
+        for url in store.fileURLs.dropFirst() {
+            #expect(FileManager.default.createFile(atPath: url.path, contents: Data([1, 2, 3])))
+        }
+        #expect(store.fileURLs.allSatisfy(exists))
+        try store.deleteFiles()
+        #expect(!store.fileURLs.contains(where: exists))
+        #expect(exists(directory.url), "only the store's files go, not its folder")
+    }
+
+    @Test
+    func deleteFilesWhileAStackIsClosedLetsANewStoreStartEmpty() async throws {
+        let directory = TemporaryDirectory()
+        try await makeStoreFile(notes: 4, in: directory)
+        try SQLiteStore(fileURL: storeURL(in: directory)).deleteFiles()
+        let stack = try makeStack(noteSchema, .file, in: directory)
+        #expect(try stack.fetchCount(From<Note>()) == 0)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func exportedStoreOpensWithTheSameObjects(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let exportURL = directory.file("export.sqlite")
+        do {
+            let stack = try makeStack(noteSchema, kind, in: directory)
+            try writeNotes(20, to: stack)
+            try stack.exportStore(to: exportURL)
+            // Later commits are not in the copy.
+            try stack.perform(synchronous: { tx in tx.create(Into<Note>()).number = 99 })
+        }
+        #expect(exists(exportURL))
+        let copy = DataStack(noteSchema)
+        try copy.addStorageAndWait(SQLiteStore(fileURL: exportURL))
+        #expect(try noteNumbers(copy) == Array(0..<20))
+        let notes = try copy.fetchAll(From<Note>().orderBy(.ascending(\.$number)))
+        #expect(notes.map { $0.tags.map(\.label) } == (0..<20).map { ["tag \($0)"] })
+    }
+
+    @Test
+    func exportRefusesToOverwriteAFile() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(noteSchema, .file, in: directory)
+        try writeNotes(1, to: stack)
+        let target = directory.file("taken.sqlite")
+        let existing = Data("keep me".utf8)
+        try existing.write(to: target)
+        let error = #expect(throws: StrataError.self) { try stack.exportStore(to: target) }
+        if case let .storage(path, _)? = error {
+            #expect(path == target.path)
+        } else {
+            Issue.record("expected .storage, got \(String(describing: error))")
+        }
+        #expect(contents(target) == existing)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func wipeAllDataEmptiesEveryEntityAndCountsWhatItDeleted(kind: StoreKind) throws {
+        var random = SplitMix64.random()
+        let directory = TemporaryDirectory()
+        let noteCount = Int(random.next() % 30) + 1
+        let folderCount = Int(random.next() % 5) + 1
+        let itemCount = Int(random.next() % 30)
+        do {
+            let stack = try makeStack(noteSchema, kind, in: directory)
+            try writeNotes(noteCount, to: stack)  // as many tags as notes
+            try stack.perform(synchronous: { tx in
+                let folders = (0..<folderCount).map { _ in tx.create(Into<Folder>()) }
+                for index in 0..<itemCount {
+                    tx.create(Into<Item>()).folder = folders[index % folderCount]
+                }
+            })
+            let deleted = try stack.wipeAllData()
+            #expect(deleted == 2 * noteCount + folderCount + itemCount, "seed \(random.seed)")
+            #expect(try stack.fetchCount(From<Note>()) == 0)
+            #expect(try stack.fetchCount(From<Tag>()) == 0)
+            #expect(try stack.fetchCount(From<Folder>()) == 0)
+            #expect(try stack.fetchCount(From<Item>()) == 0)
+            #expect(try stack.wipeAllData() == 0, "wiping an empty store deletes nothing")
+            // The store is still usable.
+            try writeNotes(1, to: stack)
+            #expect(try noteNumbers(stack) == [0])
+        }
+        if kind == .file {
+            let reopened = try makeStack(noteSchema, .file, in: directory)
+            #expect(try noteNumbers(reopened) == [0])
+            #expect(try reopened.fetchCount(From<Item>()) == 0)
+        }
+    }
+
+    // MARK: Default location
+
+    @Test
+    func defaultDirectoryFollowsXDGDataHomeAndTheProgramName() {
+        let directory = SQLiteStore.defaultDirectory.standardizedFileURL
+        let program = ProcessInfo.processInfo.processName
+        #expect(directory.lastPathComponent == (program.isEmpty ? "Strata" : program))
+        #if !canImport(Darwin)
+        let base: URL
+        if let xdg = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            base = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else {
+            base = FileManager.default.homeDirectoryForCurrentUser
+                .appendingPathComponent(".local/share", isDirectory: true)
+        }
+        #expect(directory.deletingLastPathComponent().standardizedFileURL.path == base.standardizedFileURL.path)
+        #endif
+        #expect(SQLiteStore().fileURL.lastPathComponent == "\(directory.lastPathComponent).sqlite")
+        #expect(SQLiteStore().fileURL.deletingLastPathComponent().standardizedFileURL.path == directory.path)
+        #expect(SQLiteStore(fileName: "zoo.sqlite").fileURL.path == directory.appendingPathComponent("zoo.sqlite").path)
+    }
+}
