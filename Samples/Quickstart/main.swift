@@ -45,7 +45,7 @@ for person in adults {
 
 // Writes happen in transactions; main-context objects are read-only.
 let bobID = try stack.fetchOne(From<Person>().where(\.$name == "Bob"))!.objectID
-try await stack.perform { tx in tx.edit(bobID)?.age = 18 }
+try await stack.perform(author: "quickstart") { tx in tx.edit(bobID)?.age = 18 }
 print("Bob turned 18; adults now: \(try stack.fetchCount(From<Person>().where(\.$age >= 18)))")
 
 // A uniqueness violation fails the commit and leaves the store as it was.
