@@ -1,0 +1,79 @@
+import Foundation
+
+/// Runs every scenario, Strata beside raw SQLite, and prints one line each.
+///
+/// ```
+/// swift run -c release StrataBenchmarks              # 100,000 objects
+/// swift run -c release StrataBenchmarks 10000        # another size
+/// swift run -c release StrataBenchmarks 10000 fetch  # scenarios whose key contains "fetch"
+/// ```
+///
+/// Each scenario runs in a child process of its own (`--only <key>`), so one
+/// scenario's leftover heap cannot slow the next one down.
+@main
+struct BenchmarkMain {
+    /// The scenarios, by key, in the order they run.
+    @MainActor
+    static let scenarios: [(key: String, make: @MainActor ([BenchRecord], Workspace) throws -> Scenario)] = [
+        ("insert", Scenario.insertAll),
+        ("fetch", Scenario.fetchAll),
+    ]
+
+    static let settings = RunnerSettings(warmUps: 1, runs: 5)
+
+    @MainActor
+    static func main() async {
+        do {
+            try await run()
+        } catch {
+            FileHandle.standardError.write(Data("StrataBenchmarks: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    /// Parses the arguments, then runs the scenarios in child processes or, with `--only`, one here.
+    @MainActor
+    private static func run() async throws {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        let count = arguments.lazy.compactMap { Int($0) }.first ?? 100_000
+        if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count {
+            try await runInProcess(arguments[index + 1], count: count)
+            return
+        }
+        arguments.removeAll { Int($0) != nil }
+        let filter = arguments.first
+        print("Strata benchmarks: \(count) objects, \(settings.description), one process per scenario")
+        for scenario in scenarios where filter.map(scenario.key.contains) ?? true {
+            try runInChildProcess(scenario.key, count: count)
+        }
+    }
+
+    /// Runs the scenario `key` here and prints its result line.
+    @MainActor
+    private static func runInProcess(_ key: String, count: Int) async throws {
+        guard let scenario = scenarios.first(where: { $0.key == key }) else {
+            throw BenchmarkError(description: "no scenario '\(key)'")
+        }
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let records = BenchRecord.sample(count: count)
+        let result = try await Runner(settings: settings).run(try scenario.make(records, workspace))
+        print(result.line)
+    }
+
+    /// Runs this executable again with `--only key`; its output goes to ours.
+    private static func runInChildProcess(_ key: String, count: Int) throws {
+        guard let executable = Bundle.main.executableURL else {
+            throw BenchmarkError(description: "cannot find the benchmark executable")
+        }
+        fflush(nil)  // Our own lines first: the child writes to the same stdout.
+        let child = Process()
+        child.executableURL = executable
+        child.arguments = ["\(count)", "--only", key]
+        try child.run()
+        child.waitUntilExit()
+        guard child.terminationStatus == 0 else {
+            throw BenchmarkError(description: "scenario '\(key)' failed with status \(child.terminationStatus)")
+        }
+    }
+}
