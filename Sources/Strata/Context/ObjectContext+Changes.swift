@@ -78,53 +78,77 @@ extension ObjectContext {
         for object in objects {
             if let (_, error) = object.invalidValues?.values.first { throw error }
         }
-        // Each object is marked written as soon as its statement succeeds, so a
-        // flush that fails part-way can be retried once the caller fixes the value.
-        var done = Set<ObjectIdentifier>()
+        // Each object is marked as soon as its statement succeeds, so a flush
+        // that fails part-way can be retried once the caller fixes the value.
         do {
             for object in objects where object.isDeleted && object.isWritten {
                 let entity = object.entity!
                 try connection.run(
                     "DELETE FROM \(entity.quotedTable) WHERE _pk = ?", [.integer(object.rowID)])
+                object.isWritten = false
                 object.flushed = nil
-                done.insert(ObjectIdentifier(object))
             }
-            for object in objects where !object.isDeleted && object.isWritten {
-                try writeUpdate(object, connection)
-                object.flushed = nil
-                done.insert(ObjectIdentifier(object))
-            }
-            for object in objects where !object.isDeleted && !object.isWritten {
-                try writeInsert(object, connection)
-                object.isWritten = true
-                done.insert(ObjectIdentifier(object))
-            }
+            try writeUpdates(objects.filter { !$0.isDeleted && $0.isWritten }, connection)
+            try writeInserts(objects, connection)
         } catch let error as DatabaseError {
-            pendingObjects = objects.filter { !done.contains(ObjectIdentifier($0)) && !$0.isDeletedUnwritten }
+            pendingObjects = objects.filter { object in
+                object.isDeleted ? object.isWritten : (!object.isWritten || object.flushed != nil)
+            }
             throw translate(error, objects: objects)
         }
         pendingObjects.removeAll(keepingCapacity: true)
     }
 
-    private func writeInsert(_ object: ManagedObject, _ connection: Connection) throws {
-        let entity = object.entity!
-        let statement = try connection.statement(entity.insertSQL)
-        try statement.bind(.integer(object.rowID), at: 1)
-        for (slot, value) in object.values.enumerated() {
-            try statement.bind(value, at: Int32(slot + 2))
+    /// Inserts the unwritten objects, preparing the statement once per run of one entity.
+    private func writeInserts(_ objects: [ManagedObject], _ connection: Connection) throws {
+        var statement: Statement?
+        var statementEntity: EntityDescription?
+        for object in objects where !object.isDeleted && !object.isWritten {
+            let entity = object.entity!
+            if statementEntity !== entity {
+                statement = try connection.statement(entity.insertSQL)
+                statementEntity = entity
+            }
+            let insert = statement!
+            insert.reset()
+            try insert.bind(.integer(object.rowID), at: 1)
+            for (slot, value) in object.values.enumerated() {
+                try insert.bind(value, at: Int32(slot + 2))
+            }
+            _ = try insert.step()
+            object.isWritten = true
         }
-        _ = try statement.step()
     }
 
-    private func writeUpdate(_ object: ManagedObject, _ connection: Connection) throws {
-        guard let flushed = object.flushed else { return }
-        let entity = object.entity!
-        let changed = object.values.indices.filter { !object.values[$0].isIdentical(to: flushed[$0]) }
-        guard !changed.isEmpty else { return }
-        let assignments = changed.map { "\(SQL.quote(entity.attributes[$0].name)) = ?" }
-        try connection.run(
-            "UPDATE \(entity.quotedTable) SET \(assignments.joined(separator: ", ")) WHERE _pk = ?",
-            changed.map { object.values[$0] } + [.integer(object.rowID)])
+    /// Updates the changed columns of written objects. Unique columns that
+    /// change are first set to NULL on every such object, so that two objects
+    /// can swap unique values (SQLite checks uniqueness after each statement).
+    private func writeUpdates(_ objects: [ManagedObject], _ connection: Connection) throws {
+        var updates: [(object: ManagedObject, changed: [Int])] = []
+        for object in objects {
+            guard let flushed = object.flushed else { continue }
+            let changed = object.values.indices.filter { !object.values[$0].isIdentical(to: flushed[$0]) }
+            if changed.isEmpty { object.flushed = nil } else { updates.append((object, changed)) }
+        }
+        for (object, changed) in updates {
+            let entity = object.entity!
+            let unique = changed.filter { entity.attributes[$0].options.contains(.unique) }
+            guard !unique.isEmpty else { continue }
+            try connection.run(
+                "UPDATE \(entity.quotedTable) SET "
+                    + unique.map { "\(SQL.quote(entity.attributes[$0].name)) = NULL" }
+                        .joined(separator: ", ")
+                    + " WHERE _pk = ?",
+                [.integer(object.rowID)])
+        }
+        for (object, changed) in updates {
+            let entity = object.entity!
+            let assignments = changed.map { "\(SQL.quote(entity.attributes[$0].name)) = ?" }
+            try connection.run(
+                "UPDATE \(entity.quotedTable) SET \(assignments.joined(separator: ", ")) WHERE _pk = ?",
+                changed.map { object.values[$0] } + [.integer(object.rowID)])
+            object.flushed = nil
+        }
     }
 
     /// Turns a constraint failure into the error a caller can act on.

@@ -9,8 +9,7 @@ extension ObjectContext {
         let compiled = try query.compile(in: entity)
         return try fetchObjects(
             entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable)\(compiled.clauses)",
-            arguments: compiled.arguments
-        ).map { $0 as! Object }
+            arguments: compiled.arguments, as: Object.self)
     }
 
     func fetchOne<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
@@ -18,8 +17,8 @@ extension ObjectContext {
         let compiled = try query.compile(in: entity, limit: 1)
         return try fetchObjects(
             entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable)\(compiled.clauses)",
-            arguments: compiled.arguments
-        ).first as? Object
+            arguments: compiled.arguments, as: Object.self
+        ).first
     }
 
     func fetchObjectIDs<Object: ManagedObject>(_ query: From<Object>) throws -> [ObjectID<Object>] {

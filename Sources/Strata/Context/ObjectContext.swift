@@ -3,8 +3,9 @@ import Synchronization
 /// A scope of objects: an identity map (one object per ID), their values and,
 /// in a transaction, their changes.
 ///
-/// The main context reads through the store's reader connection, holds its
-/// objects weakly and is read-only. A transaction's context writes through
+/// The main context reads through the store's reader connection, does not
+/// keep its objects alive (each object removes itself from the map when it is
+/// deinitialized) and is read-only. A transaction's context writes through
 /// the writer connection inside one SQLite transaction, holds its objects
 /// strongly and flushes their changes before every read, so reads are exact.
 final class ObjectContext {
@@ -18,8 +19,10 @@ final class ObjectContext {
 
     private var reader: Connection?
     private var strongObjects: [ObjectKey: ManagedObject] = [:]
-    private var weakObjects: [ObjectKey: WeakObject] = [:]
-    private var weakObjectsPruneThreshold = 1_024
+    /// The main context's map. Unretained: a weak reference would give every
+    /// object a side table and slow each retain; instead `ManagedObject.deinit`
+    /// removes its entry, so every entry here is alive.
+    private var unretainedObjects: [ObjectKey: Unmanaged<ManagedObject>] = [:]
 
     // Transaction state.
     var writer: Connection?
@@ -42,14 +45,16 @@ final class ObjectContext {
 
     // MARK: Connections
 
-    /// The connection reads go through; in a transaction, pending changes are flushed first.
-    func readConnection() throws -> Connection {
+    /// The connection reads go through; in a transaction, pending changes are
+    /// flushed first unless `flushing` is false (a read of one row by its ID:
+    /// unflushed changes live only on registered objects, which it never reads).
+    func readConnection(flushing: Bool = true) throws -> Connection {
         switch kind {
         case .main:
             guard let reader else { throw StrataError.storeNotAdded }
             return reader
         case .transaction:
-            try flush()
+            if flushing { try flush() }
             return try writeConnection()
         }
     }
@@ -68,7 +73,7 @@ final class ObjectContext {
     func registered(_ entity: EntityDescription, _ rowID: Int64) -> ManagedObject? {
         let key = ObjectKey(entity, rowID)
         switch kind {
-        case .main: return weakObjects[key]?.object
+        case .main: return unretainedObjects[key]?.takeUnretainedValue()
         case .transaction: return strongObjects[key]
         }
     }
@@ -79,32 +84,46 @@ final class ObjectContext {
         case .transaction:
             strongObjects[key] = object
         case .main:
-            weakObjects[key] = WeakObject(object: object)
-            if weakObjects.count > weakObjectsPruneThreshold {
-                weakObjects = weakObjects.filter { $0.value.object != nil }
-                weakObjectsPruneThreshold = max(1_024, weakObjects.count * 2)
-            }
+            unretainedObjects[key] = Unmanaged.passUnretained(object)
         }
     }
 
     func unregister(_ object: ManagedObject) {
         let key = ObjectKey(object.entity!, object.rowID)
         strongObjects[key] = nil
-        weakObjects[key] = nil
+        unretainedObjects[key] = nil
+    }
+
+    /// Called by `ManagedObject.deinit`: drops the main context's entry, if it is this object's.
+    func objectWillDeinitialize(_ object: ManagedObject, _ entity: EntityDescription) {
+        guard kind == .main else { return }
+        let key = ObjectKey(entity, object.rowID)
+        guard let entry = unretainedObjects[key],
+              entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque()
+        else { return }
+        unretainedObjects[key] = nil
     }
 
     /// Every object the context holds (live ones only, for the main context).
     var registeredObjects: [ManagedObject] {
         switch kind {
         case .transaction: return Array(strongObjects.values)
-        case .main: return weakObjects.values.compactMap(\.object)
+        case .main: return unretainedObjects.values.map { $0.takeUnretainedValue() }
+        }
+    }
+
+    /// Visits every object the context holds without copying the map.
+    func forEachRegistered(_ body: (ManagedObject) throws -> Void) rethrows {
+        switch kind {
+        case .transaction: for object in strongObjects.values { try body(object) }
+        case .main: for entry in unretainedObjects.values { try body(entry.takeUnretainedValue()) }
         }
     }
 
     /// Forgets every object; used when a transaction ends.
     func removeAllObjects() {
         strongObjects.removeAll()
-        weakObjects.removeAll()
+        unretainedObjects.removeAll()
     }
 
     // MARK: Materializing rows
@@ -142,17 +161,19 @@ final class ObjectContext {
     }
 
     /// Runs a `SELECT` of whole rows of `entity` and materializes the objects.
-    func fetchObjects(
-        _ entity: EntityDescription, sql: String, arguments: [StoredValue]
-    ) throws -> [ManagedObject] {
-        let connection = try readConnection()
+    func fetchObjects<Object: ManagedObject>(
+        _ entity: EntityDescription, sql: String, arguments: [StoredValue],
+        as type: Object.Type = ManagedObject.self, flushing: Bool = true
+    ) throws -> [Object] {
+        let connection = try readConnection(flushing: flushing)
         let statement = try connection.statement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
-        var objects: [ManagedObject] = []
+        var objects: [Object] = []
         guard let (hasRow, generation) = try stepFirst(statement), hasRow else { return [] }
         repeat {
-            objects.append(object(entity, row: statement, generation: generation))
+            // The entity's rows are always of its class, so the cast cannot fail.
+            objects.append(unsafeDowncast(object(entity, row: statement, generation: generation), to: Object.self))
         } while try statement.step()
         return objects
     }
@@ -174,7 +195,7 @@ final class ObjectContext {
         if let object = registered(entity, rowID) { return object.isDeleted ? nil : object }
         return try fetchObjects(
             entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable) WHERE _pk = ?",
-            arguments: [.integer(rowID)]
+            arguments: [.integer(rowID)], flushing: false
         ).first
     }
 }

@@ -8,8 +8,3 @@ struct ObjectKey: Hashable {
         self.rowID = rowID
     }
 }
-
-/// A weak reference, so that the main context does not keep objects alive.
-struct WeakObject {
-    weak var object: ManagedObject?
-}

@@ -17,6 +17,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// objects; your code creates objects with `transaction.create(Into<T>())`.
     public required init() {}
 
+    deinit {
+        if let context, let entity { context.objectWillDeinitialize(self, entity) }
+    }
+
     // MARK: State kept by the owning context
 
     final var context: ObjectContext?
@@ -35,9 +39,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var isInserted = false
     final var isWritten = true
     final var isDeleted = false
-
-    /// Created and deleted in the same transaction: nothing to write.
-    final var isDeletedUnwritten: Bool { isDeleted && !isWritten }
 
     // MARK: Identity
 

@@ -80,6 +80,7 @@ final class EntityDescription: Sendable {
             }
         }
         self.slots = slots
+        self.defaultValues = ContiguousArray(attributes.map(\.defaultValue))
         self.insertSQL = "INSERT INTO \(SQL.quote(name)) (\(selectList)) VALUES "
             + "(\(SQL.placeholders(attributes.count + 1)))"
     }
@@ -91,7 +92,5 @@ final class EntityDescription: Sendable {
     var quotedTable: String { SQL.quote(name) }
 
     /// The default values of a new object, slot by slot.
-    var defaultValues: ContiguousArray<StoredValue> {
-        ContiguousArray(attributes.map(\.defaultValue))
-    }
+    let defaultValues: ContiguousArray<StoredValue>
 }

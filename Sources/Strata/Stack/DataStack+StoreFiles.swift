@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 
 extension DataStack {
@@ -21,19 +20,10 @@ extension DataStack {
                 path: store.configuration.openPath, readOnly: true, create: false,
                 busyTimeout: store.configuration.busyTimeoutMilliseconds)
             defer { connection.close() }
-            try connection.run("VACUUM INTO ?", [.text(Self.exportTarget(url, from: store.configuration))])
+            try connection.run("VACUUM INTO ?", [.text(url.path)])
         } catch {
             throw StrataError.storage(path: url.path, reason: "cannot export the store: \(error)")
         }
-    }
-
-    /// `VACUUM INTO` writes through the source connection's VFS: an in-memory
-    /// store's is `memdb`, where the copy would vanish, so name the default VFS.
-    private static func exportTarget(_ url: URL, from configuration: StoreConfiguration) -> String {
-        guard case .memory = configuration.location, let vfs = sqlite3_vfs_find(nil),
-              let path = url.path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
-        else { return url.path }
-        return "file:\(path)?vfs=\(String(cString: vfs.pointee.zName))"
     }
 
     /// Deletes every object of every entity in one transaction, and returns how

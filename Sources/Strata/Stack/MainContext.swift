@@ -25,13 +25,8 @@ final class MainContext {
                 object.values = update.values
                 object.generation = changeSet.generation
             }
-            for (rowID, values) in changes.inserted {
-                guard let object = context.registered(entity, rowID),
-                      object.generation < changeSet.generation
-                else { continue }
-                object.values = values
-                object.generation = changeSet.generation
-            }
+            // Inserted objects need nothing: any instance here was read after
+            // the commit, from the store, and already has these values.
             for rowID in changes.deleted {
                 guard let object = context.registered(entity, rowID) else { continue }
                 object.isDeleted = true

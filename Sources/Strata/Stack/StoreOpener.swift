@@ -12,12 +12,16 @@ struct StoreOpener {
     func open() throws -> (StoreRuntime, Connection) {
         try schema.validate()
         do {
-            if case .file(let url) = configuration.location {
-                try prepareFile(at: url)
+            // An in-memory store's files live while its connections hold the lease.
+            var lease: MemoryStoreFiles.Lease?
+            switch configuration.location {
+            case .file(let url): try prepareFile(at: url)
+            case .memory(let name): lease = try MemoryStoreFiles.Lease(name: name)
             }
             let writer = try Connection(
                 path: configuration.openPath, readOnly: configuration.isReadOnly,
                 busyTimeout: configuration.busyTimeoutMilliseconds)
+            writer.lease = lease
             // Check the schema before switching to WAL: the switch rewrites the
             // header, and a database that is not this store must stay untouched.
             let generation = try prepareSchema(on: writer)
@@ -25,6 +29,7 @@ struct StoreOpener {
             let reader = try Connection(
                 path: configuration.openPath, readOnly: true,
                 busyTimeout: configuration.busyTimeoutMilliseconds)
+            reader.lease = lease
             return (StoreRuntime(configuration: configuration, writer: writer, generation: generation), reader)
         } catch {
             throw StoreErrors.translate(error, path: path)
@@ -63,13 +68,19 @@ struct StoreOpener {
     }
 
     private func configure(_ connection: Connection) throws {
-        if case .file = configuration.location, !configuration.isReadOnly {
+        if !configuration.isReadOnly {
             let mode = try connection.scalar("PRAGMA journal_mode = WAL")
             if mode != .text("wal") {
                 throw StrataError.storage(path: path, reason: "cannot switch the journal to WAL mode")
             }
         }
-        try connection.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
+        // An in-memory store's data goes with the process anyway: never sync it.
+        let synchronous: String
+        switch configuration.location {
+        case .file: synchronous = configuration.synchronous.rawValue
+        case .memory: synchronous = "OFF"
+        }
+        try connection.execute("PRAGMA synchronous = \(synchronous)")
     }
 
     /// Creates the tables of a new store, or checks an existing store's schema.

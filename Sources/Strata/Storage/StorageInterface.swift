@@ -19,6 +19,7 @@ public struct StoreConfiguration: Sendable {
     /// Whether the store is opened with `SQLITE_OPEN_READONLY`.
     public var isReadOnly: Bool
     /// The `synchronous` pragma: `.normal` (the default in WAL mode) or `.full`.
+    /// An ``InMemoryStore`` never syncs (`synchronous = OFF`), whatever this says.
     public var synchronous: SynchronousMode
     /// How long a connection waits for a lock held by another process, in milliseconds.
     public var busyTimeoutMilliseconds: Int32
@@ -31,11 +32,12 @@ public struct StoreConfiguration: Sendable {
         }
     }
 
-    /// The SQLite file name to open (a URI for in-memory stores).
+    /// The SQLite file to open: for an in-memory store, its file in the RAM
+    /// folder of ``MemoryStoreFiles``, which exists while the store is open.
     var openPath: String {
         switch location {
         case .file(let url): return url.path
-        case .memory(let name): return "file:/\(name)?vfs=memdb"
+        case .memory(let name): return MemoryStoreFiles.databasePath(forStore: name)
         }
     }
 }

@@ -69,15 +69,16 @@ extension ObjectContext {
 
     /// Resets change tracking after COMMIT or ROLLBACK and gives the writer back.
     private func finishWriting(committed: Bool) {
-        for object in registeredObjects {
+        var removed: [ManagedObject] = []
+        forEachRegistered { object in
             let inserted = object.isInserted
             if committed {
-                if object.isDeleted { unregister(object) }
+                if object.isDeleted { removed.append(object) }
             } else {
                 if let baseline = object.baseline { object.values = baseline }
                 if inserted {
                     object.isDeleted = true
-                    unregister(object)
+                    removed.append(object)
                 } else {
                     object.isDeleted = false
                 }
@@ -88,6 +89,7 @@ extension ObjectContext {
             object.flushed = nil
             object.invalidValues = nil
         }
+        for object in removed { unregister(object) }
         pendingObjects.removeAll()
         relationshipChanges.removeAll()
         denyChecks.removeAll()
@@ -102,25 +104,30 @@ extension ObjectContext {
 
     /// What the transaction changed, per entity, with the new values.
     private func collectChanges() throws -> [String: ChangeSet.EntityChanges] {
-        var changes: [String: ChangeSet.EntityChanges] = [:]
+        // Grouped by entity object first: hashing a pointer is cheaper than a name.
+        var byEntity: [ObjectIdentifier: (name: String, changes: ChangeSet.EntityChanges)] = [:]
         var updatedKeys: Set<ObjectKey> = []
-        for object in registeredObjects {
+        forEachRegistered { object in
             let entity = object.entity!
+            let id = ObjectIdentifier(entity)
             if object.isInserted {
-                if !object.isDeleted { changes[entity.name, default: .init()].inserted[object.rowID] = object.values }
+                guard !object.isDeleted else { return }
+                byEntity[id, default: (entity.name, .init())].changes.inserted[object.rowID] = object.values
             } else if object.isDeleted {
-                changes[entity.name, default: .init()].deleted.insert(object.rowID)
-            } else {
+                byEntity[id, default: (entity.name, .init())].changes.deleted.insert(object.rowID)
+            } else if object.baseline != nil || !relationshipChanges.isEmpty {
                 var fields = changedFieldNames(object)
                 let key = ObjectKey(entity, object.rowID)
                 fields.formUnion(relationshipChanges[key] ?? [])
                 if !fields.isEmpty {
                     updatedKeys.insert(key)
-                    changes[entity.name, default: .init()].updated[object.rowID] =
+                    byEntity[id, default: (entity.name, .init())].changes.updated[object.rowID] =
                         ChangeSet.Update(values: object.values, changedFields: fields)
                 }
             }
         }
+        var changes: [String: ChangeSet.EntityChanges] = [:]
+        for (_, entry) in byEntity { changes[entry.name] = entry.changes }
         // Objects whose to-many relationships changed without being loaded here.
         for (key, fields) in relationshipChanges where !updatedKeys.contains(key) {
             guard let entity = schema.entities.first(where: { ObjectIdentifier($0) == key.entity }),

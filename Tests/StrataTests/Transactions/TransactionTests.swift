@@ -427,14 +427,12 @@ struct TransactionTests {
         let stack = try makeStack(TxSchema.schema, kind, in: directory)
         let ids = try seedAnnAndBob(stack)
         // Each value is unique again by the end of the transaction, as Core Data allows.
-        withKnownIssue("updates are flushed one statement at a time; SQLite checks UNIQUE per statement") {
-            try stack.perform(synchronous: { tx in
-                tx.edit(ids.ann)?.email = "bob@example.com"
-                tx.edit(ids.bob)?.email = "ann@example.com"
-            })
-        }
-        let ann = try stack.fetchExisting(ids.ann)
-        #expect(ann?.email == "ann@example.com" || ann?.email == "bob@example.com")
+        try stack.perform(synchronous: { tx in
+            tx.edit(ids.ann)?.email = "bob@example.com"
+            tx.edit(ids.bob)?.email = "ann@example.com"
+        })
+        #expect(try stack.fetchExisting(ids.ann)?.email == "bob@example.com")
+        #expect(try stack.fetchExisting(ids.bob)?.email == "ann@example.com")
     }
 
     // MARK: hasChanges and empty commits

@@ -10,6 +10,8 @@ final class Connection {
     let path: String
     let isReadOnly: Bool
     private var statements: [String: Statement] = [:]
+    /// For an in-memory store: keeps its files until this connection is closed.
+    var lease: MemoryStoreFiles.Lease?
 
     /// Opens (or, when `create` is true, creates) the database at `path`.
     init(path: String, readOnly: Bool, create: Bool = true, busyTimeout: Int32 = 5_000) throws {
@@ -37,11 +39,12 @@ final class Connection {
 
     deinit { close() }
 
-    /// Finalizes every statement and closes the connection.
+    /// Finalizes every statement, closes the connection and drops its lease.
     func close() {
         statements.removeAll()
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
+        lease = nil  // after the close: the last lease deletes the files
     }
 
     /// The cached prepared statement for `sql`, reset and with no bindings.
