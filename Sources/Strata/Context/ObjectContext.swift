@@ -18,11 +18,7 @@ final class ObjectContext {
     var isOpen = true
 
     private var reader: Connection?
-    private var strongObjects: [ObjectKey: ManagedObject] = [:]
-    /// The main context's map. Unretained: a weak reference would give every
-    /// object a side table and slow each retain; instead `ManagedObject.deinit`
-    /// removes its entry, so every entry here is alive.
-    private var unretainedObjects: [ObjectKey: Unmanaged<ManagedObject>] = [:]
+    private var objects: IdentityMap
 
     // Transaction state.
     var writer: Connection?
@@ -36,11 +32,33 @@ final class ObjectContext {
 
     var isReadOnly: Bool { kind == .main }
 
+    /// Per entity, field wrapper key paths already resolved to value slots,
+    /// searched by identity. The key path is kept beside its slot, so its
+    /// identity cannot be reused by another.
+    private var fieldSlots: [[(keyPath: AnyKeyPath, slot: Int)]]
+
+    /// The value slot of the field whose wrapper is at `keyPath` in `object`.
+    func slot(ofFieldAt keyPath: AnyKeyPath, in entity: EntityDescription, of object: ManagedObject) -> Int {
+        for cached in fieldSlots[entity.index] where cached.keyPath === keyPath {
+            return cached.slot
+        }
+        guard let name = (object[keyPath: keyPath] as? any FieldWrapper)?.name,
+              let slot = entity.slot(of: name)
+        else {
+            preconditionFailure("Strata: \(keyPath) does not name a stored field of \(entity.name).")
+        }
+        fieldSlots[entity.index].append((keyPath, slot))
+        return slot
+    }
+
     init(kind: Kind, schema: Schema, store: StoreRuntime, reader: Connection? = nil) {
         self.kind = kind
         self.schema = schema
         self.store = store
         self.reader = reader
+        let count = schema.entities.count
+        self.objects = IdentityMap(entityCount: count, ownership: kind == .main ? .unretained : .strong)
+        self.fieldSlots = Array(repeating: [], count: count)
     }
 
     // MARK: Connections
@@ -71,59 +89,37 @@ final class ObjectContext {
     // MARK: Identity map
 
     func registered(_ entity: EntityDescription, _ rowID: Int64) -> ManagedObject? {
-        let key = ObjectKey(entity, rowID)
-        switch kind {
-        case .main: return unretainedObjects[key]?.takeUnretainedValue()
-        case .transaction: return strongObjects[key]
-        }
+        objects.object(entity, rowID)
     }
 
     func register(_ object: ManagedObject) {
-        let key = ObjectKey(object.entity!, object.rowID)
-        switch kind {
-        case .transaction:
-            strongObjects[key] = object
-        case .main:
-            unretainedObjects[key] = Unmanaged.passUnretained(object)
-        }
+        objects.insert(object, object.entity!)
     }
 
     func unregister(_ object: ManagedObject) {
-        let key = ObjectKey(object.entity!, object.rowID)
-        strongObjects[key] = nil
-        unretainedObjects[key] = nil
+        objects.remove(object, object.entity!)
     }
 
-    /// Called by `ManagedObject.deinit`: drops the main context's entry, if it is this object's.
+    /// Called by `ManagedObject.deinit`: drops the main context's entry for the object.
     func objectWillDeinitialize(_ object: ManagedObject, _ entity: EntityDescription) {
-        guard kind == .main else { return }
-        let key = ObjectKey(entity, object.rowID)
-        guard let entry = unretainedObjects[key],
-              entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque()
-        else { return }
-        unretainedObjects[key] = nil
+        if kind == .main { objects.remove(object, entity) }
     }
 
-    /// Every object the context holds (live ones only, for the main context).
+    /// Every object the context holds.
     var registeredObjects: [ManagedObject] {
-        switch kind {
-        case .transaction: return Array(strongObjects.values)
-        case .main: return unretainedObjects.values.map { $0.takeUnretainedValue() }
-        }
+        var all: [ManagedObject] = []
+        objects.forEach { all.append($0) }
+        return all
     }
 
     /// Visits every object the context holds without copying the map.
     func forEachRegistered(_ body: (ManagedObject) throws -> Void) rethrows {
-        switch kind {
-        case .transaction: for object in strongObjects.values { try body(object) }
-        case .main: for entry in unretainedObjects.values { try body(entry.takeUnretainedValue()) }
-        }
+        try objects.forEach(body)
     }
 
     /// Forgets every object; used when a transaction ends.
     func removeAllObjects() {
-        strongObjects.removeAll()
-        unretainedObjects.removeAll()
+        objects.removeAll()
     }
 
     // MARK: Materializing rows
@@ -169,13 +165,13 @@ final class ObjectContext {
         let statement = try connection.statement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
-        var objects: [Object] = []
+        var fetched: [Object] = []
         guard let (hasRow, generation) = try stepFirst(statement), hasRow else { return [] }
         repeat {
             // The entity's rows are always of its class, so the cast cannot fail.
-            objects.append(unsafeDowncast(object(entity, row: statement, generation: generation), to: Object.self))
+            fetched.append(unsafeDowncast(object(entity, row: statement, generation: generation), to: Object.self))
         } while try statement.step()
-        return objects
+        return fetched
     }
 
     /// Steps a statement once and returns whether it has a row, with the commit

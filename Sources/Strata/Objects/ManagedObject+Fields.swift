@@ -1,5 +1,25 @@
 /// The plumbing between the `@Field` property wrappers and the owning context.
 extension ManagedObject {
+    /// The stored value of the field whose wrapper is at `keyPath`, or `nil`
+    /// when the slow path must decide (a detached object, an invalid pending value).
+    @usableFromInline
+    final func storedValue(forField keyPath: AnyKeyPath) -> StoredValue? {
+        guard invalidValues == nil, let context, let entity else { return nil }
+        return values[context.slot(ofFieldAt: keyPath, in: entity, of: self)]
+    }
+
+    /// Assigns a field's new stored value; `false` when the slow path must
+    /// handle it (a detached object, an invalid pending value).
+    @usableFromInline
+    final func assignStoredValue(_ value: StoredValue, forField keyPath: AnyKeyPath) -> Bool {
+        guard invalidValues == nil, let context, let entity else { return false }
+        let slot = context.slot(ofFieldAt: keyPath, in: entity, of: self)
+        _ = checkedWritableContext(entity.attributes[slot].name)
+        context.assign(value, slot: slot, of: self)
+        return true
+    }
+
+    @usableFromInline
     final func readStored<Value: FieldStorable>(_ field: String, default defaultValue: Value) -> Value {
         guard let slot = slot(of: field) else { return defaultValue }
         if let invalid = invalidValues?[slot], let value = invalid.value as? Value { return value }
@@ -13,6 +33,7 @@ extension ManagedObject {
         }
     }
 
+    @usableFromInline
     final func writeStored<Value: FieldStorable>(_ value: Value, field: String) {
         let slot = writableSlot(of: field)
         do {

@@ -49,6 +49,8 @@ struct RelationshipDescription: Sendable {
 
 /// Everything Strata knows about one entity, derived once per schema.
 final class EntityDescription: Sendable {
+    /// The entity's position in its schema, for per-entity tables in contexts.
+    let index: Int
     let name: String
     let type: ManagedObject.Type
     let attributes: [AttributeDescription]
@@ -62,9 +64,10 @@ final class EntityDescription: Sendable {
     private let slots: [String: Int]
 
     init(
-        name: String, type: ManagedObject.Type, attributes: [AttributeDescription],
+        index: Int, name: String, type: ManagedObject.Type, attributes: [AttributeDescription],
         relationships: [String: RelationshipDescription], fieldNames: [String]
     ) {
+        self.index = index
         self.name = name
         self.type = type
         self.attributes = attributes

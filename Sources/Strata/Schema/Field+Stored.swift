@@ -14,7 +14,7 @@ extension Field {
         public let name: String
         /// The field's options.
         public let options: FieldOptions
-        let defaultValue: Value
+        @usableFromInline let defaultValue: Value
 
         /// Declares a field with a default value.
         public init(wrappedValue: Value, _ name: String, _ options: FieldOptions = []) {
@@ -38,16 +38,28 @@ extension Field {
         /// The field itself, so that `\.$name` can name it in queries.
         public var projectedValue: Self { self }
 
+        // Inlinable, so that each field's accessors are specialized for its type
+        // in the model's module; the fast path finds the value slot by the key
+        // path's identity and never copies the wrapper.
+        @inlinable
         public static subscript<Object: ManagedObject>(
             _enclosingInstance object: Object,
             wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Value {
             get {
+                if let stored = object.storedValue(forField: storageKeyPath),
+                   let value = try? Value(storedValue: stored) {
+                    return value
+                }
                 let field = object[keyPath: storageKeyPath]
                 return object.readStored(field.name, default: field.defaultValue)
             }
             set {
+                if let stored = try? newValue.storedValue(),
+                   object.assignStoredValue(stored, forField: storageKeyPath) {
+                    return
+                }
                 object.writeStored(newValue, field: object[keyPath: storageKeyPath].name)
             }
         }

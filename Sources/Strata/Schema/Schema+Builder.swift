@@ -133,9 +133,10 @@ struct SchemaBuilder {
                 cardinality: link.cardinality, inverse: link.inverse,
                 deleteRule: link.deleteRule, storage: storage)
         }
-        let entities = declared.map { entity in
+        let entities = declared.enumerated().map { index, entity in
             EntityDescription(
-                name: entity.name, type: entity.type, attributes: attributes[entity.name] ?? [],
+                index: index, name: entity.name, type: entity.type,
+                attributes: attributes[entity.name] ?? [],
                 relationships: relationships[entity.name] ?? [:],
                 fieldNames: fieldNames[entity.name] ?? [])
         }

@@ -12,8 +12,8 @@ import Synchronization
 /// (plus `-wal` and `-shm`). The process folder exists only while a store in
 /// it is open, and holds `owner.lock`, `flock`ed for as long as the folder
 /// exists: a folder whose lock can be taken belongs to a process that died
-/// without cleaning up (a crash, `SIGKILL`), and is swept away by the next
-/// process that opens an in-memory store there.
+/// without cleaning up (a crash, `SIGKILL`), and is swept away whenever a
+/// process creates its own folder.
 enum MemoryStoreFiles {
     /// `/dev/shm` on Linux when it exists and is writable, else the temporary directory.
     static let ramDirectory: URL = {
@@ -49,7 +49,6 @@ enum MemoryStoreFiles {
         var leases: [String: Int] = [:]
         /// The descriptor of this process's `owner.lock`, while the folder exists.
         var lockDescriptor: Int32 = -1
-        var hasSwept = false
     }
 
     private static let state = Mutex(State())
@@ -67,11 +66,8 @@ enum MemoryStoreFiles {
             self.name = name
             self.path = MemoryStoreFiles.databasePath(forStore: name)
             try MemoryStoreFiles.state.withLock { state in
-                if !state.hasSwept {
-                    state.hasSwept = true
-                    MemoryStoreFiles.sweepAbandonedFolders()
-                }
                 if state.lockDescriptor < 0 {
+                    MemoryStoreFiles.sweepAbandonedFolders()
                     state.lockDescriptor = try MemoryStoreFiles.createFolder()
                 }
                 let count = state.leases[name, default: 0]

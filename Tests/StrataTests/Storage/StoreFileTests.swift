@@ -80,6 +80,45 @@ private func makeStoreFile(notes count: Int, in directory: TemporaryDirectory) a
             "closing the last connection checkpoints and removes the WAL")
 }
 
+/// Where in-memory stores keep their files: `/dev/shm` on Linux when it is
+/// writable, else the temporary directory.
+private let ramDirectory: URL = {
+    #if os(Linux)
+    if FileManager.default.isWritableFile(atPath: "/dev/shm") {
+        return URL(fileURLWithPath: "/dev/shm", isDirectory: true)
+    }
+    #endif
+    return FileManager.default.temporaryDirectory
+}()
+
+/// The files (database, `-wal`, `-shm`) of the in-memory store whose database
+/// or WAL holds `marker`, found in the `strata-` folders of ``ramDirectory``.
+private func memoryStoreFiles(containing marker: String) -> [URL] {
+    let needle = Data(marker.utf8)
+    let manager = FileManager.default
+    let folders = (try? manager.contentsOfDirectory(atPath: ramDirectory.path)) ?? []
+    for folder in folders where folder.hasPrefix("strata-") {
+        let folderURL = ramDirectory.appendingPathComponent(folder, isDirectory: true)
+        let names = (try? manager.contentsOfDirectory(atPath: folderURL.path)) ?? []
+        for name in names where name.hasSuffix(".sqlite") || name.hasSuffix(".sqlite-wal") {
+            let url = folderURL.appendingPathComponent(name)
+            guard let data = contents(url), data.range(of: needle) != nil else { continue }
+            let database = name.hasSuffix("-wal") ? String(url.path.dropLast(4)) : url.path
+            return [database, database + "-wal", database + "-shm"].map { URL(fileURLWithPath: $0) }
+        }
+    }
+    return []
+}
+
+/// Waits for the tasks that deliver change sets to the main actor, which hold
+/// a stack until they run, to release it.
+@MainActor
+private func waitUntilReleased(_ stack: () -> DataStack?) async throws {
+    for _ in 0..<500 where stack() != nil {
+        try await Task.sleep(for: .milliseconds(2))
+    }
+}
+
 /// The error `addStorageAndWait` throws for `storage`, recorded as an issue if none.
 @MainActor
 private func openingError(
@@ -345,6 +384,69 @@ struct StoreFileTests {
             #expect(try noteNumbers(reopened) == [0])
             #expect(try reopened.fetchCount(From<Item>()) == 0)
         }
+    }
+
+    // MARK: In-memory stores
+
+    @Test
+    func inMemoryStoreLeavesNoFilesOnceItsStackIsReleased() async throws {
+        let marker = "marker \(UUID().uuidString)"
+        weak var released: DataStack?
+        var files: [URL] = []
+        do {
+            let stack = DataStack(noteSchema)
+            try stack.addStorageAndWait(InMemoryStore())
+            try stack.perform(synchronous: { tx in tx.create(Into<Note>()).title = marker })
+            #expect(try stack.fetchOne(From<Note>())?.title == marker)
+            // A transaction holds the writer while the main context reads.
+            let tx = try stack.beginUnsafe()
+            tx.create(Into<Note>()).title = "pending"
+            try tx.flush()
+            #expect(try stack.fetchCount(From<Note>()) == 1)
+            try tx.commitAndWait()
+            files = memoryStoreFiles(containing: marker)
+            #expect(files.count == 3, "the store's data is in a file of the RAM folder")
+            #expect(files.allSatisfy(exists), "its database, WAL and shared memory exist while it is open")
+            released = stack
+        }
+        try await waitUntilReleased { released }
+        #expect(released == nil, "the stack is released, closing its connections")
+        #expect(!files.contains(where: exists), "the store's files are gone: \(files.map(\.path))")
+    }
+
+    @Test
+    func inMemoryStoresAreIndependent() async throws {
+        let first = DataStack(noteSchema)
+        try first.addStorageAndWait(InMemoryStore())
+        var second: DataStack? = DataStack(noteSchema)
+        try second?.addStorageAndWait(InMemoryStore())
+        try writeNotes(3, to: first)
+        try writeNotes(1, to: try #require(second))
+        #expect(try noteNumbers(first) == [0, 1, 2])
+        #expect(try noteNumbers(try #require(second)) == [0])
+
+        // A transaction holding one store's writer does not hold up the other.
+        let tx = try first.beginUnsafe()
+        tx.create(Into<Note>()).number = 3
+        try tx.flush()
+        try second?.perform(synchronous: { tx in tx.create(Into<Note>()).number = 1 })
+        #expect(try noteNumbers(try #require(second)) == [0, 1])
+        #expect(try noteNumbers(first) == [0, 1, 2], "not committed yet")
+        try tx.commitAndWait()
+
+        // Releasing one leaves the other intact and writable.
+        weak let released = second
+        second = nil
+        try await waitUntilReleased { released }
+        #expect(released == nil)
+        #expect(try noteNumbers(first) == [0, 1, 2, 3])
+        try first.perform(synchronous: { tx in tx.create(Into<Note>()).number = 4 })
+        #expect(try noteNumbers(first) == [0, 1, 2, 3, 4])
+
+        // A new in-memory store starts empty.
+        let third = DataStack(noteSchema)
+        try third.addStorageAndWait(InMemoryStore())
+        #expect(try third.fetchCount(From<Note>()) == 0)
     }
 
     // MARK: Default location

@@ -235,9 +235,7 @@ struct TransactionTests {
         temp.name = "Temp"
         tx.delete(ids.bob)
         #expect(try tx.fetchCount(From<TxPerson>()) == 2, "Ann and Temp; Bob deleted")
-        if kind == .file {  // see mainContextReadsWhileATransactionWrites
-            #expect(try stack.fetchCount(From<TxPerson>()) == 2, "the main context sees committed data only")
-        }
+        #expect(try stack.fetchCount(From<TxPerson>()) == 2, "the main context sees committed data only")
 
         tx.rollback()
         #expect(ann.age == 30)
@@ -519,9 +517,7 @@ struct TransactionTests {
         #expect(try tx.fetchOne(From<TxPerson>().where(\.$name == "Dee")) === dee)
         #expect(try tx.fetchExists(From<TxPerson>().where(\.$name == "Dee")))
         #expect(try tx.fetchObjectIDs(From<TxPerson>().where(\.$age < 25)) == [dee.objectID])
-        if kind == .file {  // see mainContextReadsWhileATransactionWrites
-            #expect(try stack.fetchCount(From<TxPerson>()) == 2, "not committed yet")
-        }
+        #expect(try stack.fetchCount(From<TxPerson>()) == 2, "not committed yet")
 
         // An update changes query results before the commit.
         dee.age = 21
@@ -539,9 +535,7 @@ struct TransactionTests {
         #expect(!(try tx.fetchExists(From<TxPerson>().where(\.$name == "Bob"))))
         #expect(try tx.fetchObjectIDs(From<TxPerson>()) == [ids.ann, dee.objectID])
 
-        if kind == .file {
-            #expect(try stack.fetchCount(From<TxPerson>().where(\.$name == "Bob")) == 1, "not committed yet")
-        }
+        #expect(try stack.fetchCount(From<TxPerson>().where(\.$name == "Bob")) == 1, "not committed yet")
         try tx.commitAndWait()
         #expect(try stack.fetchAll(From<TxPerson>()).map(\.name) == ["Ann", "Dee"])
     }
@@ -556,14 +550,7 @@ struct TransactionTests {
         tx.create(Into<TxPerson>()).name = "Pending"  // takes the writer
         try tx.flush()
         // The reader sees committed data only, without waiting for the writer.
-        if kind == .inMemory {
-            withKnownIssue("memdb refuses readers while a writer holds RESERVED: SQLITE_BUSY after 5 s") {
-                let count = try stack.fetchCount(From<TxPerson>())
-                #expect(count == 2)
-            }
-        } else {
-            #expect(try stack.fetchCount(From<TxPerson>()) == 2)
-        }
+        #expect(try stack.fetchCount(From<TxPerson>()) == 2)
         try tx.commitAndWait()
         #expect(try stack.fetchCount(From<TxPerson>()) == 3)
     }
