@@ -17,9 +17,9 @@ extension ObjectContext {
     /// Row IDs are given out by the transaction, which holds the write lock:
     /// the ID is permanent from the moment the object is created, and never reused.
     private func nextRowID(for entity: EntityDescription) throws -> Int64 {
-        let key = entity.name
-        if let next = nextRowIDs[key] {
-            nextRowIDs[key] = next + 1
+        let next = nextRowIDs[entity.index]
+        if next > 0 {
+            nextRowIDs[entity.index] = next + 1
             return next
         }
         let connection = try writeConnection()
@@ -28,7 +28,7 @@ extension ObjectContext {
                 + "coalesce((SELECT max(_pk) FROM \(entity.quotedTable)), 0))",
             [.text(entity.name)])
         guard case .integer(let lastRowID) = last ?? .integer(0) else { return 1 }
-        nextRowIDs[key] = lastRowID + 2
+        nextRowIDs[entity.index] = lastRowID + 2
         return lastRowID + 1
     }
 

@@ -22,7 +22,8 @@ final class ObjectContext {
 
     // Transaction state.
     var writer: Connection?
-    var nextRowIDs: [String: Int64] = [:]
+    /// Per entity index, the next row ID to give out (0: not read yet).
+    var nextRowIDs: [Int64]
     var pendingObjects: [ManagedObject] = []
     var relationshipChanges: [ObjectKey: Set<String>] = [:]
     var denyChecks: [(object: ManagedObject, relationship: RelationshipDescription)] = []
@@ -59,6 +60,7 @@ final class ObjectContext {
         let count = schema.entities.count
         self.objects = IdentityMap(entityCount: count, ownership: kind == .main ? .unretained : .strong)
         self.fieldSlots = Array(repeating: [], count: count)
+        self.nextRowIDs = Array(repeating: 0, count: count)
     }
 
     // MARK: Connections
@@ -165,13 +167,15 @@ final class ObjectContext {
         let statement = try connection.statement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
-        var fetched: [Object] = []
+        var fetched: [ManagedObject] = []
         guard let (hasRow, generation) = try stepFirst(statement), hasRow else { return [] }
         repeat {
-            // The entity's rows are always of its class, so the cast cannot fail.
-            fetched.append(unsafeDowncast(object(entity, row: statement, generation: generation), to: Object.self))
+            fetched.append(object(entity, row: statement, generation: generation))
         } while try statement.step()
-        return fetched
+        // Every row of the entity is an object of its class, `Object`, so the
+        // array can be reinterpreted without a cast per element.
+        precondition(Object.self == ManagedObject.self || Object.self == entity.type)
+        return unsafeBitCast(fetched, to: [Object].self)
     }
 
     /// Steps a statement once and returns whether it has a row, with the commit

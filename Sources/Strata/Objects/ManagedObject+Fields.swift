@@ -14,7 +14,9 @@ extension ManagedObject {
     final func assignStoredValue(_ value: StoredValue, forField keyPath: AnyKeyPath) -> Bool {
         guard invalidValues == nil, let context, let entity else { return false }
         let slot = context.slot(ofFieldAt: keyPath, in: entity, of: self)
-        _ = checkedWritableContext(entity.attributes[slot].name)
+        if context.isReadOnly || !context.isOpen || isDeleted {
+            _ = checkedWritableContext(entity.attributes[slot].name)  // traps with the reason
+        }
         context.assign(value, slot: slot, of: self)
         return true
     }

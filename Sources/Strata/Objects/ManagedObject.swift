@@ -39,6 +39,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var isInserted = false
     final var isWritten = true
     final var isDeleted = false
+    /// The object's slot in the main context's identity map, or -1.
+    final var identitySlot = -1
 
     // MARK: Identity
 

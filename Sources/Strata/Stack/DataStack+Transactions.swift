@@ -117,7 +117,9 @@ extension DataStack {
         let context = ObjectContext(kind: .transaction, schema: schema, store: store)
         defer {
             context.isOpen = false
-            context.removeAllObjects()
+            // Freeing the transaction's objects waits on the queue, off the caller's path.
+            let disposal = ContextDisposal(context)
+            transactionQueue.async { disposal.dispose() }
         }
         let result: Result
         do {
@@ -160,5 +162,23 @@ extension DataStack {
         }
         guard let mainContext else { return }
         for changeSet in pending { mainContext.merge(changeSet) }
+    }
+}
+
+/// Carries a finished transaction's context to a later block on the same
+/// transaction queue, which frees its objects after the caller has moved on.
+///
+/// `@unchecked Sendable`: the context is created, finished and disposed of on
+/// the one serial transaction queue; nothing else touches it in between.
+private final class ContextDisposal: @unchecked Sendable {
+    private var context: ObjectContext?
+
+    init(_ context: ObjectContext) {
+        self.context = context
+    }
+
+    func dispose() {
+        context?.removeAllObjects()
+        context = nil
     }
 }

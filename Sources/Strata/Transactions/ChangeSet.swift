@@ -12,7 +12,7 @@ public struct ChangeSet: Sendable {
     }
 
     struct EntityChanges: Sendable {
-        var inserted: [Int64: ContiguousArray<StoredValue>] = [:]
+        var inserted: [(rowID: Int64, values: ContiguousArray<StoredValue>)] = []
         var updated: [Int64: Update] = [:]
         var deleted: Set<Int64> = []
 
@@ -33,7 +33,7 @@ public struct ChangeSet: Sendable {
 
     /// The IDs of the objects of `entity` the commit inserted.
     public func insertedIDs(entity: String) -> Set<AnyObjectID> {
-        ids(entity, changes[entity].map { Set($0.inserted.keys) })
+        ids(entity, changes[entity].map { Set($0.inserted.map(\.rowID)) })
     }
 
     /// The IDs of the objects of `entity` the commit updated.

@@ -42,11 +42,11 @@ extension ObjectContext {
             let generation = UInt64(previous) + 1
             try connection.run(
                 "UPDATE _strata_meta SET value = ? WHERE key = 'generation'", [.integer(Int64(generation))])
-            for (entity, next) in nextRowIDs {
+            for (entity, next) in zip(schema.entities, nextRowIDs) where next > 0 {
                 try connection.run(
                     "INSERT INTO _strata_sequence (entity, last) VALUES (?, ?) "
                         + "ON CONFLICT (entity) DO UPDATE SET last = excluded.last",
-                    [.text(entity), .integer(next - 1)])
+                    [.text(entity.name), .integer(next - 1)])
             }
             try store.commit(generation: generation) { try connection.execute("COMMIT") }
             let changeSet = ChangeSet(generation: generation, author: author, changes: changes)
@@ -93,7 +93,7 @@ extension ObjectContext {
         pendingObjects.removeAll()
         relationshipChanges.removeAll()
         denyChecks.removeAll()
-        nextRowIDs.removeAll()
+        nextRowIDs = Array(repeating: 0, count: nextRowIDs.count)
         hasLinkChanges = false
         deferredError = nil
         if let writer {
@@ -112,7 +112,7 @@ extension ObjectContext {
             let id = ObjectIdentifier(entity)
             if object.isInserted {
                 guard !object.isDeleted else { return }
-                byEntity[id, default: (entity.name, .init())].changes.inserted[object.rowID] = object.values
+                byEntity[id, default: (entity.name, .init())].changes.inserted.append((object.rowID, object.values))
             } else if object.isDeleted {
                 byEntity[id, default: (entity.name, .init())].changes.deleted.insert(object.rowID)
             } else if object.baseline != nil || !relationshipChanges.isEmpty {
