@@ -3,9 +3,7 @@ extension ObjectContext {
     /// A new object of `entity` with its default values and a fresh row ID.
     func create(_ entity: EntityDescription) throws -> ManagedObject {
         let object = entity.type.init()
-        object.context = self
-        object.entity = entity
-        object.rowID = try nextRowID(for: entity)
+        object.attach(to: self, entity: entity, rowID: try nextRowID(for: entity))
         object.values = entity.defaultValues
         object.isInserted = true
         object.isWritten = false

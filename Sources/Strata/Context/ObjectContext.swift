@@ -33,22 +33,29 @@ final class ObjectContext {
 
     var isReadOnly: Bool { kind == .main }
 
-    /// Per entity, field wrapper key paths already resolved to value slots,
-    /// searched by identity. The key path is kept beside its slot, so its
-    /// identity cannot be reused by another.
-    private var fieldSlots: [[(keyPath: AnyKeyPath, slot: Int)]]
+    /// Per entity, the field wrapper key paths already resolved to value slots,
+    /// by identity. The key paths themselves are kept in `resolvedKeyPaths`, so
+    /// no identifier in the table can be reused by another object.
+    // Unchecked exclusivity: read on every field access, appended to only here.
+    @exclusivity(unchecked) private var fieldSlots: [ContiguousArray<(keyPath: ObjectIdentifier, slot: Int)>]
+    private var resolvedKeyPaths: [AnyKeyPath] = []
 
     /// The value slot of the field whose wrapper is at `keyPath` in `object`.
     func slot(ofFieldAt keyPath: AnyKeyPath, in entity: EntityDescription, of object: ManagedObject) -> Int {
-        for cached in fieldSlots[entity.index] where cached.keyPath === keyPath {
-            return cached.slot
+        let id = ObjectIdentifier(keyPath)
+        let found = fieldSlots.withUnsafeBufferPointer { tables in
+            tables[entity.index].withUnsafeBufferPointer { table in
+                table.first { $0.keyPath == id }?.slot
+            }
         }
+        if let found { return found }
         guard let name = (object[keyPath: keyPath] as? any FieldWrapper)?.name,
               let slot = entity.slot(of: name)
         else {
             preconditionFailure("Strata: \(keyPath) does not name a stored field of \(entity.name).")
         }
-        fieldSlots[entity.index].append((keyPath, slot))
+        resolvedKeyPaths.append(keyPath)
+        fieldSlots[entity.index].append((id, slot))
         return slot
     }
 
@@ -128,11 +135,12 @@ final class ObjectContext {
 
     /// The object for a row whose `_pk` is column 0 and whose attributes follow
     /// in slot order, reusing the registered object when there is one.
-    func object(
-        _ entity: EntityDescription, row statement: Statement, generation: UInt64
+    private func object(
+        _ entity: EntityDescription, row statement: Statement, generation: UInt64,
+        table: inout EntityObjectTable
     ) -> ManagedObject {
         let rowID = statement.int64(at: 0)
-        if let existing = registered(entity, rowID) {
+        if let existing = table.object(rowID) {
             if kind == .main, existing.generation < generation {
                 existing.values = readValues(entity, statement)
                 existing.generation = generation
@@ -140,12 +148,10 @@ final class ObjectContext {
             return existing
         }
         let object = entity.type.init()
-        object.context = self
-        object.entity = entity
-        object.rowID = rowID
+        object.attach(to: self, entity: entity, rowID: rowID)
         object.values = readValues(entity, statement)
         object.generation = generation
-        register(object)
+        table.insert(object)
         return object
     }
 
@@ -169,9 +175,11 @@ final class ObjectContext {
         defer { statement.reset() }
         var fetched: [ManagedObject] = []
         guard let (hasRow, generation) = try stepFirst(statement), hasRow else { return [] }
-        repeat {
-            fetched.append(object(entity, row: statement, generation: generation))
-        } while try statement.step()
+        try objects.withTable(entity) { table in
+            repeat {
+                fetched.append(object(entity, row: statement, generation: generation, table: &table))
+            } while try statement.step()
+        }
         // Every row of the entity is an object of its class, `Object`, so the
         // array can be reinterpreted without a cast per element.
         precondition(Object.self == ManagedObject.self || Object.self == entity.type)

@@ -17,17 +17,33 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// objects; your code creates objects with `transaction.create(Into<T>())`.
     public required init() {}
 
+    /// Makes the object a member of `context`.
+    final func attach(to context: ObjectContext, entity: EntityDescription, rowID: Int64) {
+        contextOwner = context
+        self.context = context
+        self.entity = entity
+        self.rowID = rowID
+    }
+
     deinit {
         if let context, let entity { context.objectWillDeinitialize(self, entity) }
     }
 
     // MARK: State kept by the owning context
+    //
+    // The hot state opts out of dynamic exclusivity checks, which cost more
+    // than a field read itself; only the owning context's code touches it, and
+    // never with overlapping accesses.
 
-    final var context: ObjectContext?
-    final var entity: EntityDescription?
+    /// The owning context, unretained for speed: `contextOwner` keeps it alive.
+    @exclusivity(unchecked) final unowned(unsafe) var context: ObjectContext?
+    /// Keeps the owning context alive as long as the object.
+    private final var contextOwner: ObjectContext?
+    /// Unowned: the schema, which the context (held above) keeps, owns it.
+    final unowned(unsafe) var entity: EntityDescription?
     final var rowID: Int64 = 0
     /// The current values, one per attribute slot of the entity.
-    final var values = ContiguousArray<StoredValue>()
+    @exclusivity(unchecked) final var values = ContiguousArray<StoredValue>()
     /// The commit generation the values were read at (main context).
     final var generation: UInt64 = 0
     /// The values when the enclosing transaction first changed the object.
@@ -35,7 +51,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The values as last written to the transaction's store, while unwritten changes exist.
     final var flushed: ContiguousArray<StoredValue>?
     /// Values assigned that cannot be stored; reported at the next flush.
-    final var invalidValues: [Int: (value: Any, error: StrataError)]?
+    @exclusivity(unchecked) final var invalidValues: [Int: (value: Any, error: StrataError)]?
     final var isInserted = false
     final var isWritten = true
     final var isDeleted = false

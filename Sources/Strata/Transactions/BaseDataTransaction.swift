@@ -27,8 +27,7 @@ public class BaseDataTransaction {
             // create cannot throw; the failure fails the commit instead.
             context.deferredError = context.deferredError ?? StrataError.wrapping(error)
             let object = Object()
-            object.context = context
-            object.entity = entity
+            object.attach(to: context, entity: entity, rowID: 0)
             object.values = entity.defaultValues
             // A stand-in the caller may fill in without trapping; it is never
             // written, because the deferred error fails the commit first.
