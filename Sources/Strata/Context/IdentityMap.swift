@@ -1,119 +1,154 @@
 /// One object per ID within a context: a table per entity, keyed by row ID.
 struct IdentityMap {
-    private var tables: [EntityObjectTable]
+    private let tables: [EntityObjectTable]
 
     init(entityCount: Int, ownership: EntityObjectTable.Ownership) {
-        tables = Array(repeating: EntityObjectTable(ownership: ownership), count: entityCount)
+        tables = (0..<entityCount).map { _ in EntityObjectTable(ownership: ownership) }
     }
+
+    func table(_ entity: EntityDescription) -> EntityObjectTable { tables[entity.index] }
 
     func object(_ entity: EntityDescription, _ rowID: Int64) -> ManagedObject? {
         tables[entity.index].object(rowID)
     }
 
-    mutating func insert(_ object: ManagedObject, _ entity: EntityDescription) {
+    func insert(_ object: ManagedObject, _ entity: EntityDescription) {
         tables[entity.index].insert(object)
     }
 
     /// Removes the entry for the object's ID if it is this very object.
-    mutating func remove(_ object: ManagedObject, _ entity: EntityDescription) {
+    func remove(_ object: ManagedObject, _ entity: EntityDescription) {
         tables[entity.index].remove(object)
-    }
-
-    /// Gives `body` the entity's table for a whole batch, such as a fetch loop:
-    /// one exclusive access instead of one per object.
-    mutating func withTable<Result>(
-        _ entity: EntityDescription, _ body: (inout EntityObjectTable) throws -> Result
-    ) rethrows -> Result {
-        try body(&tables[entity.index])
     }
 
     func forEach(_ body: (ManagedObject) throws -> Void) rethrows {
         for table in tables { try table.forEach(body) }
     }
 
-    mutating func removeAll() {
-        for index in tables.indices { tables[index] = EntityObjectTable(ownership: tables[index].ownership) }
+    func removeAll() {
+        for table in tables { table.removeAll() }
     }
 }
 
 /// The objects of one entity in one context.
 ///
-/// A transaction's table holds its objects strongly. The main context's must
-/// not keep objects alive. Weak references would give every object a side
-/// table and put each later retain on a slow path, so instead each object sits
-/// unretained in a slot of a slab, and `ManagedObject.deinit` empties its slot
-/// (an array write, no hashing). A row ID whose slot was emptied or reused is
-/// recognised as gone on lookup; such stale row IDs are swept out once they
-/// outnumber the live ones.
-struct EntityObjectTable {
+/// Objects sit in the slots of a slab; row IDs map to slots through a direct
+/// array while row IDs are dense (the usual case: SQLite hands them out in
+/// order), and through a dictionary past that. A transaction's table retains
+/// its objects. The main context's must not keep objects alive, and weak
+/// references would give every object a side table and slow each retain, so
+/// there `ManagedObject.deinit` empties the object's slot (an array write).
+/// A row ID whose slot was emptied, or reused by another row, reads as absent.
+///
+/// A class, so that the manual retains of the strong mode are never copied;
+/// its state is only touched from the owning context, never with overlapping
+/// accesses, hence unchecked exclusivity.
+final class EntityObjectTable {
     enum Ownership { case strong, unretained }
 
     let ownership: Ownership
-    private var strong: [Int64: ManagedObject] = [:]
-    private var slots: [Int64: Int] = [:]
-    private var slab: [Unmanaged<ManagedObject>?] = []
-    private var freeSlots: [Int] = []
-    private var liveCount = 0
+    @exclusivity(unchecked) private var slab: [Unmanaged<ManagedObject>?] = []
+    @exclusivity(unchecked) private var freeSlots: [Int] = []
+    /// Slot + 1 per row ID below `direct.count`; 0 for none.
+    @exclusivity(unchecked) private var direct: [Int32] = []
+    @exclusivity(unchecked) private var overflow: [Int64: Int] = [:]
+    @exclusivity(unchecked) private var liveCount = 0
 
     init(ownership: Ownership) {
         self.ownership = ownership
     }
 
+    deinit { removeAll() }
+
+    private func slot(of rowID: Int64) -> Int? {
+        if rowID >= 0, rowID < Int64(direct.count) {
+            let entry = direct[Int(rowID)]
+            return entry == 0 ? nil : Int(entry) - 1
+        }
+        return overflow[rowID]
+    }
+
+    private func setSlot(_ slot: Int, for rowID: Int64) {
+        // Row IDs stay in the direct array while it is at most ~4 entries per live object.
+        let limit = Int64(max(1 << 16, 4 * (liveCount + 1)))
+        if rowID >= 0, rowID < limit, slot < Int(Int32.max) {
+            if rowID >= Int64(direct.count) {
+                let size = min(Int(limit), max(Int(rowID) + 1, direct.count * 2))
+                direct.append(contentsOf: repeatElement(0, count: size - direct.count))
+            }
+            direct[Int(rowID)] = Int32(slot + 1)
+        } else {
+            overflow[rowID] = slot
+        }
+    }
+
     func object(_ rowID: Int64) -> ManagedObject? {
-        if ownership == .strong { return strong[rowID] }
-        guard let slot = slots[rowID], let entry = slab[slot] else { return nil }
+        guard let slot = slot(of: rowID), let entry = slab[slot] else { return nil }
         let object = entry.takeUnretainedValue()
         return object.rowID == rowID ? object : nil
     }
 
-    mutating func insert(_ object: ManagedObject) {
-        if ownership == .strong {
-            strong[object.rowID] = object
-            return
+    func insert(_ object: ManagedObject) {
+        if let previous = self.object(object.rowID) {
+            if previous === object { return }
+            remove(previous)
         }
-        if let previous = self.object(object.rowID) { remove(previous) }
+        insertNew(object)
+    }
+
+    /// Inserts an object whose row ID the caller just looked up and found absent.
+    func insertNew(_ object: ManagedObject) {
+        let reference = Unmanaged.passUnretained(object)
+        if ownership == .strong { _ = reference.retain() }
         let slot: Int
         if let free = freeSlots.popLast() {
             slot = free
-            slab[slot] = Unmanaged.passUnretained(object)
+            slab[slot] = reference
         } else {
             slot = slab.count
-            slab.append(Unmanaged.passUnretained(object))
+            slab.append(reference)
         }
         object.identitySlot = slot
-        slots[object.rowID] = slot
         liveCount += 1
-        if slots.count > 1_024, slots.count > 2 * liveCount { sweep() }
+        setSlot(slot, for: object.rowID)
+        if overflow.count > 1_024, overflow.count > 2 * liveCount { sweepOverflow() }
     }
 
     /// Removes the object's entry if it is this very object.
-    mutating func remove(_ object: ManagedObject) {
-        if ownership == .strong {
-            if strong[object.rowID] === object { strong[object.rowID] = nil }
-            return
-        }
+    func remove(_ object: ManagedObject) {
         let slot = object.identitySlot
         guard slot >= 0, slot < slab.count,
-              slab[slot]?.toOpaque() == Unmanaged.passUnretained(object).toOpaque()
+              let entry = slab[slot], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque()
         else { return }
         slab[slot] = nil
         freeSlots.append(slot)
         object.identitySlot = -1
         liveCount -= 1
+        if ownership == .strong { entry.release() }
     }
 
     func forEach(_ body: (ManagedObject) throws -> Void) rethrows {
-        for object in strong.values { try body(object) }
         for entry in slab { if let entry { try body(entry.takeUnretainedValue()) } }
     }
 
-    /// Drops row IDs whose objects are gone.
-    private mutating func sweep() {
-        var live: [Int64: Int] = [:]
-        live.reserveCapacity(liveCount)
-        for (slot, entry) in slab.enumerated() {
-            if let entry { live[entry.takeUnretainedValue().rowID] = slot }
+    func removeAll() {
+        let entries = slab
+        slab = []
+        freeSlots = []
+        direct = []
+        overflow = [:]
+        liveCount = 0
+        for entry in entries {
+            guard let entry else { continue }
+            entry.takeUnretainedValue().identitySlot = -1
+            if ownership == .strong { entry.release() }
         }
-        slots = live
+    }
+
+    /// Drops overflow row IDs whose objects are gone.
+    private func sweepOverflow() {
+        overflow = overflow.filter { rowID, slot in
+            slab[slot].map { $0.takeUnretainedValue().rowID == rowID } ?? false
+        }
     }
 }

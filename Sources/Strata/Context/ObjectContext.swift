@@ -18,7 +18,7 @@ final class ObjectContext {
     var isOpen = true
 
     private var reader: Connection?
-    private var objects: IdentityMap
+    private let objects: IdentityMap
 
     // Transaction state.
     var writer: Connection?
@@ -137,7 +137,7 @@ final class ObjectContext {
     /// in slot order, reusing the registered object when there is one.
     private func object(
         _ entity: EntityDescription, row statement: Statement, generation: UInt64,
-        table: inout EntityObjectTable
+        table: EntityObjectTable
     ) -> ManagedObject {
         let rowID = statement.int64(at: 0)
         if let existing = table.object(rowID) {
@@ -151,7 +151,7 @@ final class ObjectContext {
         object.attach(to: self, entity: entity, rowID: rowID)
         object.values = readValues(entity, statement)
         object.generation = generation
-        table.insert(object)
+        table.insertNew(object)
         return object
     }
 
@@ -175,11 +175,10 @@ final class ObjectContext {
         defer { statement.reset() }
         var fetched: [ManagedObject] = []
         guard let (hasRow, generation) = try stepFirst(statement), hasRow else { return [] }
-        try objects.withTable(entity) { table in
-            repeat {
-                fetched.append(object(entity, row: statement, generation: generation, table: &table))
-            } while try statement.step()
-        }
+        let table = objects.table(entity)
+        repeat {
+            fetched.append(object(entity, row: statement, generation: generation, table: table))
+        } while try statement.step()
         // Every row of the entity is an object of its class, `Object`, so the
         // array can be reinterpreted without a cast per element.
         precondition(Object.self == ManagedObject.self || Object.self == entity.type)
