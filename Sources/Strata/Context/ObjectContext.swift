@@ -156,12 +156,14 @@ final class ObjectContext {
     }
 
     private func readValues(_ entity: EntityDescription, _ statement: Statement) -> ContiguousArray<StoredValue> {
-        var values = ContiguousArray<StoredValue>()
-        values.reserveCapacity(entity.attributes.count)
-        for slot in 0..<entity.attributes.count {
-            values.append(statement.value(at: Int32(slot + 1)))
+        let count = entity.attributes.count
+        guard count > 0 else { return [] }
+        return ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
+            for slot in 0..<count {
+                (buffer.baseAddress! + slot).initialize(to: statement.value(at: Int32(slot + 1)))
+            }
+            initialized = count
         }
-        return values
     }
 
     /// Runs a `SELECT` of whole rows of `entity` and materializes the objects.

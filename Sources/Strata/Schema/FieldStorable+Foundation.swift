@@ -2,7 +2,9 @@ import Foundation
 
 extension String: FieldStorable {
     public static var storedType: StoredType { .text }
+    @inlinable
     public func storedValue() throws -> StoredValue { .text(self) }
+    @inlinable
     public init(storedValue: StoredValue) throws {
         switch storedValue {
         case .text(let value): self = value
@@ -14,7 +16,9 @@ extension String: FieldStorable {
 
 extension Data: FieldStorable {
     public static var storedType: StoredType { .blob }
+    @inlinable
     public func storedValue() throws -> StoredValue { .blob(self) }
+    @inlinable
     public init(storedValue: StoredValue) throws {
         switch storedValue {
         case .blob(let value): self = value

@@ -2,7 +2,9 @@ import Foundation
 
 extension Bool: FieldStorable {
     public static var storedType: StoredType { .integer }
+    @inlinable
     public func storedValue() throws -> StoredValue { .integer(self ? 1 : 0) }
+    @inlinable
     public init(storedValue: StoredValue) throws {
         switch storedValue {
         case .integer(let value): self = value != 0
@@ -18,6 +20,7 @@ protocol StorableInteger: FixedWidthInteger, FieldStorable {}
 extension StorableInteger {
     public static var storedType: StoredType { .integer }
 
+    @inlinable
     public func storedValue() throws -> StoredValue {
         guard let value = Int64(exactly: self) else {
             throw StrataError.unstorable(
@@ -26,6 +29,7 @@ extension StorableInteger {
         return .integer(value)
     }
 
+    @inlinable
     public init(storedValue: StoredValue) throws {
         switch storedValue {
         case .integer(let value):
@@ -59,6 +63,7 @@ extension Double: FieldStorable {
     public static var storedType: StoredType { .real }
 
     /// SQLite stores NaN as NULL, so a NaN would come back as nothing: it is refused.
+    @inlinable
     public func storedValue() throws -> StoredValue {
         guard !isNaN else {
             throw StrataError.unstorable("NaN cannot be stored: SQLite turns it into NULL")
@@ -66,6 +71,7 @@ extension Double: FieldStorable {
         return .real(self)
     }
 
+    @inlinable
     public init(storedValue: StoredValue) throws {
         switch storedValue {
         case .real(let value): self = value
@@ -78,8 +84,10 @@ extension Double: FieldStorable {
 extension Float: FieldStorable {
     public static var storedType: StoredType { .real }
 
+    @inlinable
     public func storedValue() throws -> StoredValue { try Double(self).storedValue() }
 
+    @inlinable
     public init(storedValue: StoredValue) throws {
         let double = try Double(storedValue: storedValue)
         guard let exact = Float(exactly: double) ?? (double.isInfinite ? Float(double) : nil)

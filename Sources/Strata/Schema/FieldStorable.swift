@@ -38,19 +38,24 @@ extension FieldStorable {
 
 extension StrataError {
     /// A conversion failure, before the entity and field are known.
+    @usableFromInline
     static func conversion(_ value: StoredValue, to type: Any.Type) -> StrataError {
         .invalidValue(entity: "?", field: "?", reason: "\(value) does not convert to \(type)")
     }
 
+    @usableFromInline
     static func unstorable(_ reason: String) -> StrataError {
         .invalidValue(entity: "?", field: "?", reason: reason)
     }
 }
 
 extension Optional: FieldStorable where Wrapped: FieldStorable {
+    @inlinable
     public static var storedType: StoredType { Wrapped.storedType }
+    @inlinable
     public static var isOptional: Bool { true }
 
+    @inlinable
     public func storedValue() throws -> StoredValue {
         switch self {
         case .none: return .null
@@ -58,6 +63,7 @@ extension Optional: FieldStorable where Wrapped: FieldStorable {
         }
     }
 
+    @inlinable
     public init(storedValue: StoredValue) throws {
         if case .null = storedValue {
             self = .none
