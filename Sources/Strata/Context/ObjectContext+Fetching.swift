@@ -6,36 +6,36 @@ extension ObjectContext {
 
     func fetchAll<Object: ManagedObject>(_ query: From<Object>) throws -> [Object] {
         let entity = entity(Object.self)
-        let compiled = try query.compile(in: entity)
+        let compiled = try query.compile(in: entity, schema: schema)
         return try fetchObjects(
-            entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable)\(compiled.clauses)",
+            entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable) AS t0\(compiled.clauses)",
             arguments: compiled.arguments, as: Object.self)
     }
 
     func fetchOne<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
         let entity = entity(Object.self)
-        let compiled = try query.compile(in: entity, limit: 1)
+        let compiled = try query.compile(in: entity, schema: schema, limit: 1)
         return try fetchObjects(
-            entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable)\(compiled.clauses)",
+            entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable) AS t0\(compiled.clauses)",
             arguments: compiled.arguments, as: Object.self
         ).first
     }
 
     func fetchObjectIDs<Object: ManagedObject>(_ query: From<Object>) throws -> [ObjectID<Object>] {
         let entity = entity(Object.self)
-        let compiled = try query.compile(in: entity)
+        let compiled = try query.compile(in: entity, schema: schema)
         let connection = try readConnection()
         return try connection.query(
-            "SELECT _pk FROM \(entity.quotedTable)\(compiled.clauses)", compiled.arguments
+            "SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses)", compiled.arguments
         ) { ObjectID(entityName: entity.name, rowID: $0.int64(at: 0)) }
     }
 
     func fetchCount<Object: ManagedObject>(_ query: From<Object>) throws -> Int {
         let entity = entity(Object.self)
-        let compiled = try query.compile(in: entity)
+        let compiled = try query.compile(in: entity, schema: schema)
         let connection = try readConnection()
         let count = try connection.scalar(
-            "SELECT count(*) FROM (SELECT _pk FROM \(entity.quotedTable)\(compiled.clauses))",
+            "SELECT count(*) FROM (SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses))",
             compiled.arguments)
         guard case .integer(let value) = count else { return 0 }
         return Int(value)
@@ -43,10 +43,10 @@ extension ObjectContext {
 
     func fetchExists<Object: ManagedObject>(_ query: From<Object>) throws -> Bool {
         let entity = entity(Object.self)
-        let compiled = try query.compile(in: entity, limit: 1)
+        let compiled = try query.compile(in: entity, schema: schema, limit: 1)
         let connection = try readConnection()
         return try connection.scalar(
-            "SELECT EXISTS (SELECT _pk FROM \(entity.quotedTable)\(compiled.clauses))",
+            "SELECT EXISTS (SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses))",
             compiled.arguments) == .integer(1)
     }
 

@@ -9,3 +9,24 @@ enum FieldPath {
         return field.name
     }
 }
+
+/// Where a predicate or sort key reads a value: through zero or more to-one
+/// relationships, then a stored field, a to-one relationship's key, or (with
+/// `field` nil) the row ID itself.
+struct ValuePath: Sendable, Hashable, CustomStringConvertible {
+    var relationships: [String]
+    var field: String?
+
+    init(relationships: [String] = [], field: String?) {
+        self.relationships = relationships
+        self.field = field
+    }
+
+    var description: String { (relationships + [field ?? "_pk"]).joined(separator: ".") }
+
+    /// The path continued by `next`, which starts where this one's last
+    /// relationship (its `field`) ends.
+    func appending(_ next: ValuePath) -> ValuePath {
+        ValuePath(relationships: relationships + [field].compactMap { $0 } + next.relationships, field: next.field)
+    }
+}

@@ -2,26 +2,67 @@
 /// the row ID so that the order is total and a position is well defined.
 ///
 /// ```swift
-/// From<Person>().orderBy(.ascending(\.$name), .descending(\.$age))
+/// From<Person>().orderBy(.ascending(\.$name, .caseInsensitive), .descending(\.$age))
+/// From<Pet>().orderBy(.ascending(\.$owner ~ \.$name))
 /// ```
+///
+/// NULLs come first in ascending keys and last in descending ones (SQLite's
+/// default), unless a key says otherwise.
 public struct OrderBy<Object: ManagedObject>: Sendable {
+    /// Where NULL values go.
+    public enum NullPlacement: Sendable {
+        /// First for ascending keys, last for descending ones.
+        case automatic
+        case first
+        case last
+    }
+
     /// One sort key.
     public struct SortKey: Sendable {
-        let field: String
+        let path: ValuePath
         let isAscending: Bool
+        let options: TextOptions
+        let nulls: NullPlacement
 
-        /// Sorts by the field at `keyPath`, smallest first (NULLs first, as SQLite does).
-        public static func ascending<Value: FieldStorable>(
-            _ keyPath: KeyPath<Object, Field.Stored<Value>>
-        ) -> SortKey {
-            SortKey(field: FieldPath.name(keyPath), isAscending: true)
+        var nullsFirst: Bool {
+            switch nulls {
+            case .automatic: return isAscending
+            case .first: return true
+            case .last: return false
+            }
         }
 
-        /// Sorts by the field at `keyPath`, largest first (NULLs last).
-        public static func descending<Value: FieldStorable>(
-            _ keyPath: KeyPath<Object, Field.Stored<Value>>
+        /// Sorts by the field at `keyPath`, smallest first; `options` fold text
+        /// (case- or diacritic-insensitive ordering).
+        public static func ascending<Value: FieldStorable>(
+            _ keyPath: KeyPath<Object, Field.Stored<Value>>, _ options: TextOptions = [],
+            nulls: NullPlacement = .automatic
         ) -> SortKey {
-            SortKey(field: FieldPath.name(keyPath), isAscending: false)
+            SortKey(path: ValuePath(field: FieldPath.name(keyPath)), isAscending: true, options: options, nulls: nulls)
+        }
+
+        /// Sorts by the field at `keyPath`, largest first.
+        public static func descending<Value: FieldStorable>(
+            _ keyPath: KeyPath<Object, Field.Stored<Value>>, _ options: TextOptions = [],
+            nulls: NullPlacement = .automatic
+        ) -> SortKey {
+            SortKey(path: ValuePath(field: FieldPath.name(keyPath)), isAscending: false, options: options, nulls: nulls)
+        }
+
+        /// Sorts by a value reached through to-one relationships, smallest first.
+        public static func ascending<Value>(
+            _ expression: Where<Object>.Expression<Value>, _ options: TextOptions = [],
+            nulls: NullPlacement = .automatic
+        ) -> SortKey {
+            SortKey(path: expression.path, isAscending: true, options: options, nulls: nulls)
+        }
+
+        /// Sorts by a value reached through to-one relationships, largest first.
+        public static func descending<Value>(
+            _ expression: Where<Object>.Expression<Value>, _ options: TextOptions = [],
+            nulls: NullPlacement = .automatic
+        ) -> SortKey {
+            SortKey(path: expression.path, isAscending: false, options: options, nulls: nulls)
         }
     }
 
@@ -36,21 +77,21 @@ public struct OrderBy<Object: ManagedObject>: Sendable {
     public init(_ keys: SortKey...) {
         self.keys = keys
     }
+
+    /// Whether a key reads through a relationship.
+    var readsRelationships: Bool { keys.contains { !$0.path.relationships.isEmpty } }
 }
 
-/// Adjusts a fetch: how many objects at most, and how many to skip first.
-///
-/// ```swift
-/// From<Person>().tweak { $0.fetchLimit = 20; $0.fetchOffset = 40 }
-/// ```
-public struct Tweak: Sendable {
-    /// The most objects to return; `nil` for no limit.
-    public var fetchLimit: Int?
-    /// How many matching objects to skip first.
-    public var fetchOffset: Int = 0
-
-    public init(fetchLimit: Int? = nil, fetchOffset: Int = 0) {
-        self.fetchLimit = fetchLimit
-        self.fetchOffset = fetchOffset
+extension SQLCompiler {
+    /// `ORDER BY` terms for the keys, ending with the row ID.
+    mutating func order<Object>(_ order: OrderBy<Object>?, in entity: EntityDescription, alias: String) -> String {
+        var terms: [String] = []
+        for key in order?.keys ?? [] {
+            var expression = value(key.path, in: entity, alias: alias)
+            if !key.options.isEmpty { expression = "strata_fold(\(expression), \(key.options.rawValue))" }
+            terms.append("\(expression) \(key.isAscending ? "ASC" : "DESC") NULLS \(key.nullsFirst ? "FIRST" : "LAST")")
+        }
+        terms.append("\(alias)._pk ASC")
+        return terms.joined(separator: ", ")
     }
 }

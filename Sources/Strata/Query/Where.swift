@@ -5,34 +5,18 @@
 /// try stack.fetchAll(From<Person>().where(adults))
 /// ```
 ///
-/// Every value is bound as an SQL parameter.
+/// The same predicate compiles to SQL for fetches and evaluates in memory on
+/// objects, with SQLite's semantics in both (see `Docs/Querying.md`). Every
+/// value is bound as an SQL parameter.
 public struct Where<Object: ManagedObject>: Sendable {
-    indirect enum Predicate: Sendable {
-        case constant(Bool)
-        case compare(field: String, ComparisonOperator, StoredValue)
-        case and(Predicate, Predicate)
-        case or(Predicate, Predicate)
-        case not(Predicate)
-        /// A value that could not be stored (NaN, for example); compiling throws.
-        case invalid(StrataError)
-    }
+    let predicate: WherePredicate
 
-    enum ComparisonOperator: String, Sendable {
-        case equal = "="
-        case notEqual = "<>"
-        case less = "<"
-        case lessOrEqual = "<="
-        case greater = ">"
-        case greaterOrEqual = ">="
-    }
-
-    let predicate: Predicate
-
-    init(_ predicate: Predicate) {
+    init(_ predicate: WherePredicate) {
         self.predicate = predicate
     }
 
     /// A predicate that every object satisfies (`true`) or none does (`false`).
+    @_disfavoredOverload  // so that `Where(\.$x == nil)` is a field test, never a Bool
     public init(_ value: Bool) {
         self.predicate = .constant(value)
     }
@@ -42,64 +26,86 @@ public struct Where<Object: ManagedObject>: Sendable {
         self = other
     }
 
-    static func compare<Value: FieldStorable>(
-        _ keyPath: KeyPath<Object, Field.Stored<Value>>, _ op: ComparisonOperator, _ value: Value
+    /// A raw SQL condition over the entity's columns, with `?` placeholders
+    /// bound to `arguments`. For the rare case the typed clauses cannot say;
+    /// it cannot be evaluated in memory, so monitors over it re-fetch.
+    ///
+    /// ```swift
+    /// Where<Person>(sql: "length(name) > ?", arguments: [.integer(3)])
+    /// ```
+    public init(sql: String, arguments: [StoredValue] = []) {
+        self.predicate = .sql(sql, arguments)
+    }
+
+    /// Objects that satisfy every predicate (all objects for an empty list).
+    public static func all(_ predicates: [Where<Object>]) -> Where<Object> {
+        Where(.and(predicates.map(\.predicate)))
+    }
+
+    /// Objects that satisfy at least one predicate (none for an empty list).
+    public static func any(_ predicates: [Where<Object>]) -> Where<Object> {
+        Where(.or(predicates.map(\.predicate)))
+    }
+
+    /// Whether the predicate can be evaluated in memory (it holds no raw SQL).
+    public var isEvaluableInMemory: Bool { predicate.isEvaluableInMemory }
+
+    /// A comparison of the value at `path` with `value`, or an invalid
+    /// predicate naming the field when the value cannot be stored.
+    static func comparing<Value: FieldStorable>(
+        _ path: ValuePath, _ op: WherePredicate.Comparison, _ value: Value
     ) -> Where<Object> {
-        let field = FieldPath.name(keyPath)
+        stored(value, at: path) { .compare(path, op, $0) }
+    }
+
+    /// Builds a predicate from `value`'s stored form, or an invalid predicate.
+    static func stored<Value: FieldStorable>(
+        _ value: Value, at path: ValuePath, _ make: (StoredValue) -> WherePredicate
+    ) -> Where<Object> {
         do {
-            return Where(.compare(field: field, op, try value.storedValue()))
+            return Where(make(try value.storedValue()))
         } catch {
-            let entity = String(describing: Object.self)
-            return Where(.invalid(StrataError.wrapping(error).located(entity: entity, field: field)))
+            let error = StrataError.wrapping(error)
+                .located(entity: String(describing: Object.self), field: path.description)
+            return Where(.invalid(error))
         }
     }
 }
-
-// MARK: Comparisons
-
-/// Objects whose field equals `value` (`nil` matches a NULL field).
-public func == <Object: ManagedObject, Value: FieldStorable>(
-    lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
-) -> Where<Object> { .compare(lhs, .equal, rhs) }
-
-/// Objects whose field differs from `value`; a NULL field differs from every non-nil value.
-public func != <Object: ManagedObject, Value: FieldStorable>(
-    lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
-) -> Where<Object> { .compare(lhs, .notEqual, rhs) }
-
-/// Objects whose field is less than `value`.
-public func < <Object: ManagedObject, Value: FieldStorable>(
-    lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
-) -> Where<Object> { .compare(lhs, .less, rhs) }
-
-/// Objects whose field is at most `value`.
-public func <= <Object: ManagedObject, Value: FieldStorable>(
-    lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
-) -> Where<Object> { .compare(lhs, .lessOrEqual, rhs) }
-
-/// Objects whose field is greater than `value`.
-public func > <Object: ManagedObject, Value: FieldStorable>(
-    lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
-) -> Where<Object> { .compare(lhs, .greater, rhs) }
-
-/// Objects whose field is at least `value`.
-public func >= <Object: ManagedObject, Value: FieldStorable>(
-    lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
-) -> Where<Object> { .compare(lhs, .greaterOrEqual, rhs) }
 
 // MARK: Combinators
 
 /// Objects that satisfy both predicates.
 public func && <Object>(lhs: Where<Object>, rhs: Where<Object>) -> Where<Object> {
-    Where(.and(lhs.predicate, rhs.predicate))
+    Where(.and([lhs.predicate, rhs.predicate]))
 }
 
 /// Objects that satisfy either predicate.
 public func || <Object>(lhs: Where<Object>, rhs: Where<Object>) -> Where<Object> {
-    Where(.or(lhs.predicate, rhs.predicate))
+    Where(.or([lhs.predicate, rhs.predicate]))
 }
 
-/// Objects that do not satisfy the predicate.
+/// Objects that do not satisfy the predicate: exactly the others.
 public prefix func ! <Object>(predicate: Where<Object>) -> Where<Object> {
     Where(.not(predicate.predicate))
+}
+
+infix operator &&? : LogicalConjunctionPrecedence
+infix operator ||? : LogicalDisjunctionPrecedence
+
+/// Both predicates, ignoring a side that is `nil` (`nil` when both are).
+///
+/// ```swift
+/// let filter = nameFilter &&? ageFilter   // either may be absent
+/// ```
+public func &&? <Object>(lhs: Where<Object>?, rhs: Where<Object>?) -> Where<Object>? {
+    guard let lhs else { return rhs }
+    guard let rhs else { return lhs }
+    return lhs && rhs
+}
+
+/// Either predicate, ignoring a side that is `nil` (`nil` when both are).
+public func ||? <Object>(lhs: Where<Object>?, rhs: Where<Object>?) -> Where<Object>? {
+    guard let lhs else { return rhs }
+    guard let rhs else { return lhs }
+    return lhs || rhs
 }

@@ -35,6 +35,7 @@ final class Connection {
         }
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeout)
+        try registerFunctions()
     }
 
     deinit { close() }

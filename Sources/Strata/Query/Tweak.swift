@@ -1,0 +1,16 @@
+/// Adjusts a fetch: how many objects at most, and how many to skip first.
+///
+/// ```swift
+/// From<Person>().tweak { $0.fetchLimit = 20; $0.fetchOffset = 40 }
+/// ```
+public struct Tweak: Sendable {
+    /// The most objects to return; `nil` for no limit.
+    public var fetchLimit: Int?
+    /// How many matching objects to skip first.
+    public var fetchOffset: Int = 0
+
+    public init(fetchLimit: Int? = nil, fetchOffset: Int = 0) {
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
+    }
+}

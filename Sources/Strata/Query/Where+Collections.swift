@@ -1,0 +1,137 @@
+// Membership, ranges and to-many relationships.
+
+extension Where {
+    /// Objects whose field equals one of `values`.
+    ///
+    /// ```swift
+    /// From<Person>().where(Where(\.$name, in: ["Ann", "Bob"]))
+    /// ```
+    public init<Value: FieldStorable, Values: Sequence>(
+        _ keyPath: KeyPath<Object, Field.Stored<Value>>, in values: Values
+    ) where Values.Element == Value {
+        self = Self.membership(ValuePath(field: FieldPath.name(keyPath)), values)
+    }
+
+    /// Objects whose value at the end of the path equals one of `values`.
+    public init<Value: FieldStorable, Values: Sequence>(
+        _ expression: Expression<Value>, in values: Values
+    ) where Values.Element == Value {
+        self = Self.membership(expression.path, values)
+    }
+
+    /// Objects whose field lies in the closed range.
+    ///
+    /// ```swift
+    /// From<Person>().where(Where(\.$age, between: 18...65))
+    /// ```
+    public init<Value: FieldStorable & Comparable>(
+        _ keyPath: KeyPath<Object, Field.Stored<Value>>, between range: ClosedRange<Value>
+    ) {
+        self = Self.range(ValuePath(field: FieldPath.name(keyPath)), range)
+    }
+
+    /// Objects whose value at the end of the path lies in the closed range.
+    public init<Value: FieldStorable & Comparable>(
+        _ expression: Expression<Value>, between range: ClosedRange<Value>
+    ) {
+        self = Self.range(expression.path, range)
+    }
+
+    private static func membership<Value: FieldStorable, Values: Sequence>(
+        _ path: ValuePath, _ values: Values
+    ) -> Where<Object> where Values.Element == Value {
+        do {
+            return Where(.isIn(path, try values.map { try $0.storedValue() }))
+        } catch {
+            return Where(.invalid(StrataError.wrapping(error)
+                .located(entity: String(describing: Object.self), field: path.description)))
+        }
+    }
+
+    private static func range<Value: FieldStorable>(_ path: ValuePath, _ range: ClosedRange<Value>) -> Where<Object> {
+        stored(range.lowerBound, at: path) { lower in
+            (try? range.upperBound.storedValue()).map { .between(path, lower, $0) }
+                ?? .invalid(.invalidValue(
+                    entity: String(describing: Object.self), field: path.description,
+                    reason: "\(range.upperBound) cannot be stored"))
+        }
+    }
+
+    // MARK: To-many relationships
+
+    /// Objects with at least one related object that satisfies `predicate`.
+    ///
+    /// ```swift
+    /// From<Person>().where(.any(\.$pets, \.$name == "Rex"))
+    /// ```
+    public static func any<Related: RelationshipValue>(
+        _ keyPath: KeyPath<Object, Field.Relationship<Related>>, _ predicate: Where<Related.Target>
+    ) -> Where<Object> {
+        members(keyPath, .any, predicate)
+    }
+
+    /// Objects all of whose related objects satisfy `predicate` (true with none).
+    public static func all<Related: RelationshipValue>(
+        _ keyPath: KeyPath<Object, Field.Relationship<Related>>, _ predicate: Where<Related.Target>
+    ) -> Where<Object> {
+        members(keyPath, .all, predicate)
+    }
+
+    /// Objects none of whose related objects satisfies `predicate`.
+    public static func none<Related: RelationshipValue>(
+        _ keyPath: KeyPath<Object, Field.Relationship<Related>>, _ predicate: Where<Related.Target>
+    ) -> Where<Object> {
+        members(keyPath, .none, predicate)
+    }
+
+    /// The number of objects a to-many relationship holds, to compare with an integer.
+    ///
+    /// ```swift
+    /// From<Person>().where(Where<Person>.count(\.$pets) >= 2)
+    /// ```
+    public static func count<Related: RelationshipValue>(
+        _ keyPath: KeyPath<Object, Field.Relationship<Related>>
+    ) -> RelationshipCount {
+        precondition(Related.cardinality != .toOne, "Strata: count() takes a to-many relationship.")
+        return RelationshipCount(relationship: FieldPath.name(keyPath))
+    }
+
+    private static func members<Related: RelationshipValue>(
+        _ keyPath: KeyPath<Object, Field.Relationship<Related>>, _ quantifier: WherePredicate.Quantifier,
+        _ predicate: Where<Related.Target>
+    ) -> Where<Object> {
+        precondition(
+            Related.cardinality != .toOne,
+            "Strata: any/all/none take a to-many relationship; compare a to-one one with == instead.")
+        return Where(.members(
+            owner: ValuePath(field: nil), relationship: FieldPath.name(keyPath), quantifier,
+            predicate.predicate))
+    }
+
+    /// The size of a to-many relationship, from ``count(_:)``.
+    public struct RelationshipCount: Sendable {
+        let relationship: String
+
+        func compared(_ op: WherePredicate.Comparison, _ value: Int) -> Where<Object> {
+            Where(.count(owner: ValuePath(field: nil), relationship: relationship, op, value))
+        }
+
+        public static func == (lhs: Self, rhs: Int) -> Where<Object> { lhs.compared(.equal, rhs) }
+        public static func != (lhs: Self, rhs: Int) -> Where<Object> { lhs.compared(.notEqual, rhs) }
+        public static func < (lhs: Self, rhs: Int) -> Where<Object> { lhs.compared(.less, rhs) }
+        public static func <= (lhs: Self, rhs: Int) -> Where<Object> { lhs.compared(.lessOrEqual, rhs) }
+        public static func > (lhs: Self, rhs: Int) -> Where<Object> { lhs.compared(.greater, rhs) }
+        public static func >= (lhs: Self, rhs: Int) -> Where<Object> { lhs.compared(.greaterOrEqual, rhs) }
+    }
+}
+
+/// Objects whose field equals one of the values: CoreStore's spelling of `in`.
+///
+/// ```swift
+/// From<Person>().where(["Ann", "Bob"] ~= \.$name)
+/// ```
+public func ~= <Object: ManagedObject, Value: FieldStorable, Values: Sequence>(
+    lhs: Values, rhs: KeyPath<Object, Field.Stored<Value>>
+) -> Where<Object> where Values.Element == Value {
+    Where(rhs, in: lhs)
+}

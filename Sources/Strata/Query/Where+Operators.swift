@@ -1,0 +1,133 @@
+// Comparisons of fields, paths and relationships with values.
+//
+// `==` and `!=` accept `nil`; `!=` is true when exactly one side is NULL, as
+// in Swift. `<`, `<=`, `>`, `>=` are never true for a NULL value.
+
+// MARK: Stored fields
+
+/// Objects whose field equals `value` (`nil` matches a NULL field).
+public func == <Object: ManagedObject, Value: FieldStorable>(
+    lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
+) -> Where<Object> { .comparing(ValuePath(field: FieldPath.name(lhs)), .equal, rhs) }
+
+/// Objects whose field differs from `value`; a NULL field differs from every non-nil value.
+public func != <Object: ManagedObject, Value: FieldStorable>(
+    lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
+) -> Where<Object> { .comparing(ValuePath(field: FieldPath.name(lhs)), .notEqual, rhs) }
+
+/// Objects whose field is less than `value`.
+public func < <Object: ManagedObject, Value: FieldStorable>(
+    lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
+) -> Where<Object> { .comparing(ValuePath(field: FieldPath.name(lhs)), .less, rhs) }
+
+/// Objects whose field is at most `value`.
+public func <= <Object: ManagedObject, Value: FieldStorable>(
+    lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
+) -> Where<Object> { .comparing(ValuePath(field: FieldPath.name(lhs)), .lessOrEqual, rhs) }
+
+/// Objects whose field is greater than `value`.
+public func > <Object: ManagedObject, Value: FieldStorable>(
+    lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
+) -> Where<Object> { .comparing(ValuePath(field: FieldPath.name(lhs)), .greater, rhs) }
+
+/// Objects whose field is at least `value`.
+public func >= <Object: ManagedObject, Value: FieldStorable>(
+    lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
+) -> Where<Object> { .comparing(ValuePath(field: FieldPath.name(lhs)), .greaterOrEqual, rhs) }
+
+// MARK: Paths
+
+/// Objects whose value at the end of the path equals `value` (`nil` also
+/// matches a path broken by a nil relationship).
+public func == <Object, Value>(lhs: Where<Object>.Expression<Value>, rhs: Value?) -> Where<Object> {
+    rhs.map { .comparing(lhs.path, .equal, $0) } ?? Where(.compare(lhs.path, .equal, .null))
+}
+
+/// Objects whose value at the end of the path differs from `value`.
+public func != <Object, Value>(lhs: Where<Object>.Expression<Value>, rhs: Value?) -> Where<Object> {
+    rhs.map { .comparing(lhs.path, .notEqual, $0) } ?? Where(.compare(lhs.path, .notEqual, .null))
+}
+
+/// Objects whose value at the end of the path is less than `value`.
+public func < <Object, Value>(lhs: Where<Object>.Expression<Value>, rhs: Value) -> Where<Object> {
+    .comparing(lhs.path, .less, rhs)
+}
+
+/// Objects whose value at the end of the path is at most `value`.
+public func <= <Object, Value>(lhs: Where<Object>.Expression<Value>, rhs: Value) -> Where<Object> {
+    .comparing(lhs.path, .lessOrEqual, rhs)
+}
+
+/// Objects whose value at the end of the path is greater than `value`.
+public func > <Object, Value>(lhs: Where<Object>.Expression<Value>, rhs: Value) -> Where<Object> {
+    .comparing(lhs.path, .greater, rhs)
+}
+
+/// Objects whose value at the end of the path is at least `value`.
+public func >= <Object, Value>(lhs: Where<Object>.Expression<Value>, rhs: Value) -> Where<Object> {
+    .comparing(lhs.path, .greaterOrEqual, rhs)
+}
+
+// MARK: Relationships
+
+/// Objects whose to-one relationship points to `object` (`nil`: points nowhere).
+///
+/// ```swift
+/// From<Pet>().where(\.$owner == ann)
+/// ```
+public func == <Object: ManagedObject, Target: ManagedObject>(
+    lhs: KeyPath<Object, Field.Relationship<Target?>>, rhs: Target?
+) -> Where<Object> {
+    Where(.compare(ValuePath(field: FieldPath.name(lhs)), .equal, rowIDValue(of: rhs)))
+}
+
+/// Objects whose to-one relationship does not point to `object`.
+public func != <Object: ManagedObject, Target: ManagedObject>(
+    lhs: KeyPath<Object, Field.Relationship<Target?>>, rhs: Target?
+) -> Where<Object> {
+    Where(.compare(ValuePath(field: FieldPath.name(lhs)), .notEqual, rowIDValue(of: rhs)))
+}
+
+/// Objects whose to-one relationship points to the object with `id`.
+public func == <Object: ManagedObject, Target: ManagedObject>(
+    lhs: KeyPath<Object, Field.Relationship<Target?>>, rhs: ObjectID<Target>
+) -> Where<Object> {
+    Where(.compare(ValuePath(field: FieldPath.name(lhs)), .equal, .integer(rhs.rowID)))
+}
+
+/// Objects whose to-one relationship does not point to the object with `id`.
+public func != <Object: ManagedObject, Target: ManagedObject>(
+    lhs: KeyPath<Object, Field.Relationship<Target?>>, rhs: ObjectID<Target>
+) -> Where<Object> {
+    Where(.compare(ValuePath(field: FieldPath.name(lhs)), .notEqual, .integer(rhs.rowID)))
+}
+
+/// Objects whose relation ends at `object` (`nil`: ends nowhere).
+public func == <Object, Target>(lhs: Where<Object>.Relation<Target>, rhs: Target?) -> Where<Object> {
+    Where(.compare(lhs.path, .equal, rowIDValue(of: rhs)))
+}
+
+/// Objects whose relation does not end at `object`.
+public func != <Object, Target>(lhs: Where<Object>.Relation<Target>, rhs: Target?) -> Where<Object> {
+    Where(.compare(lhs.path, .notEqual, rowIDValue(of: rhs)))
+}
+
+/// Objects whose relation ends at the object with `id`.
+public func == <Object, Target>(lhs: Where<Object>.Relation<Target>, rhs: ObjectID<Target>) -> Where<Object> {
+    Where(.compare(lhs.path, .equal, .integer(rhs.rowID)))
+}
+
+/// Objects whose relation does not end at the object with `id`.
+public func != <Object, Target>(lhs: Where<Object>.Relation<Target>, rhs: ObjectID<Target>) -> Where<Object> {
+    Where(.compare(lhs.path, .notEqual, .integer(rhs.rowID)))
+}
+
+private func rowIDValue(of object: ManagedObject?) -> StoredValue {
+    guard let object else { return .null }
+    guard object.entity != nil else {
+        preconditionFailure(
+            "Strata: a query compared a relationship with an object created with \(type(of: object))(); "
+                + "only objects of a context have an identity.")
+    }
+    return .integer(object.rowID)
+}

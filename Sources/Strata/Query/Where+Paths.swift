@@ -1,0 +1,50 @@
+infix operator ~ : AdditionPrecedence
+
+extension Where {
+    /// A typed path from `Object` through to-one relationships to a stored
+    /// value, built with `~`. A nil link makes the value NULL.
+    ///
+    /// ```swift
+    /// From<Pet>().where(\.$owner ~ \.$name == "Ann")
+    /// ```
+    public struct Expression<Value: FieldStorable>: Sendable {
+        let path: ValuePath
+    }
+
+    /// A typed path from `Object` through to-one relationships to a related
+    /// object, built with `~`; compare it with an object, an ID or `nil`, or
+    /// continue it with `~`.
+    public struct Relation<Target: ManagedObject>: Sendable {
+        let path: ValuePath
+    }
+}
+
+/// The stored value `field` of the object a to-one relationship points to.
+public func ~ <Object, Target, Value>(
+    lhs: KeyPath<Object, Field.Relationship<Target?>>, rhs: KeyPath<Target, Field.Stored<Value>>
+) -> Where<Object>.Expression<Value> {
+    Where<Object>.Expression(
+        path: ValuePath(field: FieldPath.name(lhs)).appending(ValuePath(field: FieldPath.name(rhs))))
+}
+
+/// The object a to-one relationship of a related object points to.
+public func ~ <Object, Target, Next>(
+    lhs: KeyPath<Object, Field.Relationship<Target?>>, rhs: KeyPath<Target, Field.Relationship<Next?>>
+) -> Where<Object>.Relation<Next> {
+    Where<Object>.Relation(
+        path: ValuePath(field: FieldPath.name(lhs)).appending(ValuePath(field: FieldPath.name(rhs))))
+}
+
+/// A stored value further along a relation.
+public func ~ <Object, Target, Value>(
+    lhs: Where<Object>.Relation<Target>, rhs: KeyPath<Target, Field.Stored<Value>>
+) -> Where<Object>.Expression<Value> {
+    Where<Object>.Expression(path: lhs.path.appending(ValuePath(field: FieldPath.name(rhs))))
+}
+
+/// A to-one relationship further along a relation.
+public func ~ <Object, Target, Next>(
+    lhs: Where<Object>.Relation<Target>, rhs: KeyPath<Target, Field.Relationship<Next?>>
+) -> Where<Object>.Relation<Next> {
+    Where<Object>.Relation(path: lhs.path.appending(ValuePath(field: FieldPath.name(rhs))))
+}
