@@ -17,6 +17,7 @@ struct BenchmarkMain {
     static let scenarios: [(key: String, make: @MainActor ([BenchRecord], Workspace) throws -> Scenario)] = [
         ("insert", Scenario.insertAll),
         ("fetch", Scenario.fetchAll),
+        ("fetchOne", Scenario.fetchOneByUnique),
     ]
 
     static let settings = RunnerSettings(warmUps: 1, runs: 5)

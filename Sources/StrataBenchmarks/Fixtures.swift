@@ -9,8 +9,8 @@ enum Fixtures {
     // MARK: Strata
 
     /// A stack on a new SQLite store at `url` (WAL, synchronous NORMAL: Strata's defaults).
-    static func strataStack(at url: URL) throws -> DataStack {
-        let stack = DataStack(benchSchema)
+    static func strataStack(at url: URL, schema: Schema = benchSchema) throws -> DataStack {
+        let stack = DataStack(schema)
         try stack.addStorageAndWait(SQLiteStore(fileURL: url))
         return stack
     }

@@ -17,7 +17,7 @@ extension ObjectContext {
         let compiled = try query.compile(in: entity, schema: schema, limit: 1)
         return try fetchObjects(
             entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable) AS t0\(compiled.clauses)",
-            arguments: compiled.arguments, as: Object.self
+            arguments: compiled.arguments, as: Object.self, maxRows: 1
         ).first
     }
 

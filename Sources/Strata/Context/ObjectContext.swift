@@ -169,7 +169,7 @@ final class ObjectContext {
     /// Runs a `SELECT` of whole rows of `entity` and materializes the objects.
     func fetchObjects<Object: ManagedObject>(
         _ entity: EntityDescription, sql: String, arguments: [StoredValue],
-        as type: Object.Type = ManagedObject.self, flushing: Bool = true
+        as type: Object.Type = ManagedObject.self, flushing: Bool = true, maxRows: Int = .max
     ) throws -> [Object] {
         let connection = try readConnection(flushing: flushing)
         let statement = try connection.statement(sql)
@@ -180,7 +180,7 @@ final class ObjectContext {
         let table = objects.table(entity)
         repeat {
             fetched.append(object(entity, row: statement, generation: generation, table: table))
-        } while try statement.step()
+        } while try fetched.count < maxRows && statement.step()
         // Every row of the entity is an object of its class, `Object`, so the
         // array can be reinterpreted without a cast per element.
         precondition(Object.self == ManagedObject.self || Object.self == entity.type)
@@ -204,7 +204,7 @@ final class ObjectContext {
         if let object = registered(entity, rowID) { return object.isDeleted ? nil : object }
         return try fetchObjects(
             entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable) WHERE _pk = ?",
-            arguments: [.integer(rowID)], flushing: false
+            arguments: [.integer(rowID)], flushing: false, maxRows: 1
         ).first
     }
 }

@@ -1,12 +1,31 @@
+import Synchronization
+
 /// Resolves key paths like `\.$age` to the field names they declare.
 enum FieldPath {
-    /// The name of the field at `keyPath`, read from a fresh prototype object.
+    /// Names already resolved, by key path identity. Each key path is kept
+    /// beside its name, so no identity in the table can be reused.
+    private static let resolved = Mutex<[ObjectIdentifier: Resolved]>([:])
+
+    /// `@unchecked Sendable`: a key path object is immutable once created.
+    private struct Resolved: @unchecked Sendable {
+        let keyPath: AnyKeyPath
+        let name: String
+    }
+
+    /// The name of the field at `keyPath`, read once from a prototype object.
     static func name<Object: ManagedObject, Wrapper>(_ keyPath: KeyPath<Object, Wrapper>) -> String {
+        let id = ObjectIdentifier(keyPath)
+        if let name = resolved.withLock({ $0[id].flatMap { $0.keyPath === keyPath ? $0.name : nil } }) {
+            return name
+        }
         let prototype = Object()
         guard let field = prototype[keyPath: keyPath] as? any FieldWrapper else {
             preconditionFailure("Strata: \(keyPath) does not name a @Field of \(Object.self).")
         }
-        return field.name
+        let name = field.name
+        let entry = Resolved(keyPath: keyPath, name: name)
+        resolved.withLock { $0[id] = entry }
+        return name
     }
 }
 

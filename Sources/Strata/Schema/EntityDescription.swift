@@ -69,6 +69,7 @@ final class EntityDescription: Sendable {
     ) {
         self.index = index
         self.name = name
+        self.quotedTable = SQL.quote(name)
         self.type = type
         self.attributes = attributes
         self.relationships = relationships
@@ -92,7 +93,7 @@ final class EntityDescription: Sendable {
     func slot(of field: String) -> Int? { slots[field] }
 
     /// The table name, quoted.
-    var quotedTable: String { SQL.quote(name) }
+    let quotedTable: String
 
     /// The default values of a new object, slot by slot.
     let defaultValues: ContiguousArray<StoredValue>

@@ -4,7 +4,9 @@
 enum SQL {
     /// Quotes an identifier for SQLite.
     static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Schema identifiers never hold a quote; the escape is for anything else.
+        guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+        return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// `?, ?, ?` for `count` parameters.

@@ -1,0 +1,48 @@
+/// The query operations the stack and transactions share. In a transaction
+/// the read connection flushes pending changes first, so queries see them.
+extension ObjectContext {
+    /// The rows `query` returns, each a value a term, in term order.
+    private func queryRows<Object: ManagedObject, Result>(
+        _ query: QueryChain<Object, Result>, limit: Int? = nil
+    ) throws -> (names: [String], rows: [[StoredValue]]) {
+        let compiled = try query.compile(in: entity(Object.self), schema: schema, limit: limit)
+        let connection = try readConnection()
+        let count = Int32(compiled.names.count)
+        let rows = try connection.query(compiled.sql, compiled.arguments) { statement in
+            (0..<count).map { statement.value(at: $0) }
+        }
+        return (compiled.names, rows)
+    }
+
+    func queryValue<Object: ManagedObject, Result: FieldStorable>(
+        _ query: QueryChain<Object, Result>
+    ) throws -> Result? {
+        guard let value = try queryRows(query, limit: 1).rows.first?.first, !value.isNull else {
+            return nil
+        }
+        return try? Result(storedValue: value)
+    }
+
+    func queryAttributes<Object: ManagedObject, Result>(
+        _ query: QueryChain<Object, Result>
+    ) throws -> [[String: StoredValue]] {
+        let (names, rows) = try queryRows(query)
+        return rows.map { row in
+            var attributes: [String: StoredValue] = [:]
+            for (name, value) in zip(names, row) where !value.isNull {
+                attributes[name] = value
+            }
+            return attributes
+        }
+    }
+
+    func fetchUnique<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
+        let entity = entity(Object.self)
+        // Two rows are enough to tell one match from several.
+        let compiled = try query.compile(in: entity, schema: schema, limit: 2)
+        let objects = try fetchObjects(
+            entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable) AS t0\(compiled.clauses)",
+            arguments: compiled.arguments, as: Object.self)
+        return objects.count == 1 ? objects[0] : nil
+    }
+}

@@ -1,0 +1,140 @@
+/// A query: a fetch (``From`` with its predicate, order and tweak), what to
+/// select, and optionally the fields to group by. The one value
+/// `queryValue` and `queryAttributes` take.
+///
+/// ```swift
+/// let agesByCity = try stack.queryAttributes(
+///     From<Person>()
+///         .where(\.$age >= 18)
+///         .select(.attribute(\.$city), .average(\.$age, as: "age"))
+///         .groupBy(\.$city)
+///         .orderBy(.ascending(\.$city)))
+/// // SELECT t0."city" AS "city", avg(t0."age") AS "age" FROM "Person" AS t0
+/// //   WHERE t0."age" >= ? GROUP BY t0."city" ORDER BY t0."city" ASC NULLS FIRST
+/// ```
+///
+/// Limit and offset apply to the rows the query returns: groups when grouped,
+/// objects for a selection of attributes, and the single row of an ungrouped
+/// aggregate (an offset past it leaves no row).
+public struct QueryChain<Object: ManagedObject, Result>: Sendable {
+    var from: From<Object>
+    let select: Select<Object, Result>
+    var groupBy: GroupBy<Object>?
+
+    init(from: From<Object>, select: Select<Object, Result>) {
+        self.from = from
+        self.select = select
+    }
+
+    /// Adds a predicate; several `where` calls combine with `&&`.
+    public func `where`(_ clause: Where<Object>) -> QueryChain {
+        var copy = self
+        copy.from = from.where(clause)
+        return copy
+    }
+
+    /// Sets the order of the rows. In a grouped query, sort by group keys.
+    public func orderBy(_ keys: OrderBy<Object>.SortKey...) -> QueryChain {
+        orderBy(OrderBy(keys))
+    }
+
+    /// Sets the order of the rows. In a grouped query, sort by group keys.
+    public func orderBy(_ order: OrderBy<Object>) -> QueryChain {
+        var copy = self
+        copy.from = from.orderBy(order)
+        return copy
+    }
+
+    /// Adjusts the limit and offset, which count returned rows.
+    public func tweak(_ adjust: (inout Tweak) -> Void) -> QueryChain {
+        var copy = self
+        copy.from = from.tweak(adjust)
+        return copy
+    }
+
+    /// Groups the matching objects by the values at `keyPaths`: one row a
+    /// distinct combination, with aggregates computed per group.
+    ///
+    /// ```swift
+    /// From<Person>().select(.attribute(\.$city), .attribute(\.$age), .count())
+    ///     .groupBy(\.$city, \.$age)
+    /// ```
+    public func groupBy<each Value>(
+        _ keyPaths: repeat KeyPath<Object, Field.Stored<each Value>>
+    ) -> QueryChain {
+        groupBy(GroupBy(repeat each keyPaths))
+    }
+
+    /// Groups the matching objects by values reached through to-one
+    /// relationships (`\.$owner ~ \.$name`).
+    public func groupBy<each Value>(
+        _ expressions: repeat Where<Object>.Expression<each Value>
+    ) -> QueryChain {
+        groupBy(GroupBy(repeat each expressions))
+    }
+
+    /// Groups the matching objects; replaces an earlier grouping.
+    public func groupBy(_ groupBy: GroupBy<Object>) -> QueryChain {
+        var copy = self
+        copy.groupBy = groupBy
+        return copy
+    }
+}
+
+/// The fields a query groups by, as SQL `GROUP BY`: each distinct combination
+/// of their values (NULL counting as one value) makes one row.
+///
+/// ```swift
+/// From<Person>().select(.attribute(\.$city), .count()).groupBy(GroupBy(\.$city))
+/// ```
+public struct GroupBy<Object: ManagedObject>: Sendable {
+    let paths: [ValuePath]
+
+    /// Groups by the fields at `keyPaths`, in order.
+    public init<each Value>(_ keyPaths: repeat KeyPath<Object, Field.Stored<each Value>>) {
+        var paths: [ValuePath] = []
+        for keyPath in repeat each keyPaths {
+            paths.append(ValuePath(field: FieldPath.name(keyPath)))
+        }
+        self.paths = paths
+    }
+
+    /// Groups by values reached through to-one relationships (`\.$owner ~ \.$name`).
+    public init<each Value>(_ expressions: repeat Where<Object>.Expression<each Value>) {
+        var paths: [ValuePath] = []
+        for expression in repeat each expressions {
+            paths.append(expression.path)
+        }
+        self.paths = paths
+    }
+}
+
+extension From {
+    /// A query of this fetch that returns `terms`; `queryValue` reads the
+    /// first term of the first row as `Result`.
+    ///
+    /// ```swift
+    /// let oldest = try stack.queryValue(From<Person>().select(Int.self, .maximum(\.$age)))
+    /// ```
+    public func select<Result>(_ type: Result.Type, _ terms: SelectTerm<Object>...) -> QueryChain<Object, Result> {
+        QueryChain(from: self, select: Select(terms))
+    }
+
+    /// A query of this fetch that returns rows of named values, for `queryAttributes`.
+    ///
+    /// ```swift
+    /// let rows = try stack.queryAttributes(From<Person>().select(.attribute(\.$name), .attribute(\.$age)))
+    /// ```
+    public func select(_ terms: SelectTerm<Object>...) -> QueryChain<Object, [String: StoredValue]> {
+        QueryChain(from: self, select: Select(terms))
+    }
+
+    /// A query of this fetch that returns `select`.
+    ///
+    /// ```swift
+    /// From<Person>().where(\.$age >= 18).select(Select<Person, Int>(.sum(\.$age)))
+    /// ```
+    public func select<Result>(_ select: Select<Object, Result>) -> QueryChain<Object, Result> {
+        QueryChain(from: self, select: select)
+    }
+}

@@ -1,0 +1,181 @@
+/// What a query returns: one or more terms, each a field's value or an
+/// aggregate over the matching objects, typed by `Result` for ``DataStack/queryValue(_:)``.
+///
+/// ```swift
+/// let total = try stack.queryValue(
+///     From<Person>().where(\.$age >= 18).select(Select<Person, Int>(.sum(\.$age))))
+/// // SELECT sum(t0."age") AS "sum(age)" FROM "Person" AS t0 WHERE t0."age" >= ?
+/// ```
+///
+/// `Result` only matters to `queryValue`, which converts the first column of
+/// the first row to it; `queryAttributes` returns every term by name whatever
+/// `Result` is.
+public struct Select<Object: ManagedObject, Result>: Sendable {
+    let terms: [SelectTerm<Object>]
+
+    /// A selection of `terms`, in order. At least one term; names must differ.
+    ///
+    /// ```swift
+    /// Select<Person, Double>(.average(\.$age))
+    /// Select<Person, [String: StoredValue]>(.attribute(\.$city), .count(as: "people"))
+    /// ```
+    public init(_ terms: SelectTerm<Object>...) {
+        self.init(terms)
+    }
+
+    /// A selection of `terms`, in order. At least one term; names must differ.
+    public init(_ terms: [SelectTerm<Object>]) {
+        precondition(!terms.isEmpty, "Strata: a Select needs at least one term.")
+        let names = terms.map(\.name)
+        precondition(
+            Set(names).count == names.count,
+            "Strata: Select terms need distinct names; rename one with `as:` (\(names)).")
+        self.terms = terms
+    }
+
+    /// Whether a term aggregates rows (so that without `GroupBy` there is one row).
+    var aggregates: Bool { terms.contains { $0.function.isAggregate } }
+}
+
+/// One column of a ``Select``: a field's value, or an aggregate of it.
+///
+/// Each term has a name, the key of its value in `queryAttributes` rows. By
+/// default it is the field's name for `.attribute`, and CoreStore's spelling
+/// for aggregates: `count(age)`, `sum(age)`, `average(age)`, `min(age)`,
+/// `max(age)`, and `count` for a count of objects. Pass `as:` to choose another.
+///
+/// Aggregates follow SQLite: NULL values are skipped; over no rows `count`
+/// is 0 while `sum`, `average`, `minimum` and `maximum` are NULL (so
+/// `queryValue` returns `nil`; `sum` is SQL `sum`, not `total`, for that
+/// reason). `sum` of integers is an integer and throws on Int64 overflow;
+/// `average` is always a real number.
+public struct SelectTerm<Object: ManagedObject>: Sendable {
+    enum Function: String, Sendable {
+        case value = ""
+        case count, sum
+        case average = "avg"
+        case minimum = "min"
+        case maximum = "max"
+
+        var isAggregate: Bool { self != .value }
+    }
+
+    let function: Function
+    /// The value the term reads; `nil` for a count of objects.
+    let path: ValuePath?
+    let name: String
+
+    private static func term(
+        _ function: Function, _ path: ValuePath, _ alias: String?, _ defaultPrefix: String
+    ) -> SelectTerm {
+        let name = alias ?? (defaultPrefix.isEmpty ? path.description : "\(defaultPrefix)(\(path))")
+        return SelectTerm(function: function, path: path, name: name)
+    }
+
+    // MARK: Field values
+
+    /// The field's value, named after the field unless `as` names it.
+    ///
+    /// ```swift
+    /// From<Person>().select(String.self, .attribute(\.$name)).orderBy(.ascending(\.$name))
+    /// ```
+    public static func attribute<Value>(
+        _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
+    ) -> SelectTerm {
+        term(.value, ValuePath(field: FieldPath.name(keyPath)), alias, "")
+    }
+
+    /// A value reached through to-one relationships (`\.$owner ~ \.$name`),
+    /// named by its path (`owner.name`) unless `as` names it.
+    public static func attribute<Value>(
+        _ expression: Where<Object>.Expression<Value>, as alias: String? = nil
+    ) -> SelectTerm {
+        term(.value, expression.path, alias, "")
+    }
+
+    // MARK: Aggregates
+
+    /// How many objects match (`count(*)`), named `count` unless `as` names it.
+    ///
+    /// ```swift
+    /// try stack.queryValue(From<Person>().select(Int.self, .count()))
+    /// ```
+    public static func count(as alias: String? = nil) -> SelectTerm {
+        SelectTerm(function: .count, path: nil, name: alias ?? "count")
+    }
+
+    /// How many matching objects have a non-NULL value at `keyPath`.
+    public static func count<Value>(
+        _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
+    ) -> SelectTerm {
+        term(.count, ValuePath(field: FieldPath.name(keyPath)), alias, "count")
+    }
+
+    /// How many matching objects have a non-NULL value along `expression`.
+    public static func count<Value>(
+        _ expression: Where<Object>.Expression<Value>, as alias: String? = nil
+    ) -> SelectTerm {
+        term(.count, expression.path, alias, "count")
+    }
+
+    /// The sum of the values (SQL `sum`): NULL, so `nil`, when no value is there.
+    ///
+    /// ```swift
+    /// try stack.queryValue(From<Person>().select(Int.self, .sum(\.$age)))
+    /// ```
+    public static func sum<Value>(
+        _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
+    ) -> SelectTerm {
+        term(.sum, ValuePath(field: FieldPath.name(keyPath)), alias, "sum")
+    }
+
+    /// The sum of the values along `expression`.
+    public static func sum<Value>(
+        _ expression: Where<Object>.Expression<Value>, as alias: String? = nil
+    ) -> SelectTerm {
+        term(.sum, expression.path, alias, "sum")
+    }
+
+    /// The mean of the values (SQL `avg`), always a real number; ask for
+    /// `Double` (an `Int` result is `nil` unless the mean is whole).
+    public static func average<Value>(
+        _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
+    ) -> SelectTerm {
+        term(.average, ValuePath(field: FieldPath.name(keyPath)), alias, "average")
+    }
+
+    /// The mean of the values along `expression`.
+    public static func average<Value>(
+        _ expression: Where<Object>.Expression<Value>, as alias: String? = nil
+    ) -> SelectTerm {
+        term(.average, expression.path, alias, "average")
+    }
+
+    /// The smallest value (SQL `min`), in SQLite's order; NULLs are skipped.
+    public static func minimum<Value>(
+        _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
+    ) -> SelectTerm {
+        term(.minimum, ValuePath(field: FieldPath.name(keyPath)), alias, "min")
+    }
+
+    /// The smallest value along `expression`.
+    public static func minimum<Value>(
+        _ expression: Where<Object>.Expression<Value>, as alias: String? = nil
+    ) -> SelectTerm {
+        term(.minimum, expression.path, alias, "min")
+    }
+
+    /// The largest value (SQL `max`), in SQLite's order; NULLs are skipped.
+    public static func maximum<Value>(
+        _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
+    ) -> SelectTerm {
+        term(.maximum, ValuePath(field: FieldPath.name(keyPath)), alias, "max")
+    }
+
+    /// The largest value along `expression`.
+    public static func maximum<Value>(
+        _ expression: Where<Object>.Expression<Value>, as alias: String? = nil
+    ) -> SelectTerm {
+        term(.maximum, expression.path, alias, "max")
+    }
+}
