@@ -41,7 +41,8 @@ extension ObjectContext {
         // Two rows are enough to tell one match from several.
         let compiled = try query.compile(in: entity, schema: schema, limit: 2)
         let objects = try fetchObjects(
-            entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable) AS t0\(compiled.clauses)",
+            entity,
+            sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable) AS t0\(compiled.clauses)",
             arguments: compiled.arguments, as: Object.self)
         return objects.count == 1 ? objects[0] : nil
     }

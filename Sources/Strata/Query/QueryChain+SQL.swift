@@ -26,23 +26,27 @@ extension QueryChain {
         }
         var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(entity.quotedTable) AS \(alias)"
         if let predicate = from.predicate {
-            sql += " WHERE " + (try compiler.predicate(predicate.predicate, in: entity, alias: alias))
+            sql +=
+                " WHERE " + (try compiler.predicate(predicate.predicate, in: entity, alias: alias))
         }
         let groupKeys = (groupBy?.paths ?? []).map { compiler.value($0, in: entity, alias: alias) }
         if !groupKeys.isEmpty {
             sql += " GROUP BY " + groupKeys.joined(separator: ", ")
             let sortTerms = compiler.sortTerms(from.order, in: entity, alias: alias)
-            sql += " ORDER BY " + (sortTerms + groupKeys.map { "\($0) ASC" }).joined(separator: ", ")
+            sql +=
+                " ORDER BY " + (sortTerms + groupKeys.map { "\($0) ASC" }).joined(separator: ", ")
         } else if !select.aggregates {
             sql += " ORDER BY " + compiler.order(from.order, in: entity, alias: alias)
         }
         let options = from.options
         let limit = overrideLimit.map { min($0, options.fetchLimit ?? $0) } ?? options.fetchLimit
         if limit != nil || options.fetchOffset > 0 {
-            sql += " LIMIT \(compiler.bind(.integer(Int64(max(limit ?? -1, -1))))) "
+            sql +=
+                " LIMIT \(compiler.bind(.integer(Int64(max(limit ?? -1, -1))))) "
                 + "OFFSET \(compiler.bind(.integer(Int64(max(options.fetchOffset, 0)))))"
         }
-        return CompiledQuery(sql: sql, arguments: compiler.arguments, names: select.terms.map(\.name))
+        return CompiledQuery(
+            sql: sql, arguments: compiler.arguments, names: select.terms.map(\.name))
     }
 }
 
@@ -64,7 +68,9 @@ extension SQLCompiler {
         var terms: [String] = []
         for key in order?.keys ?? [] {
             var expression = value(key.path, in: entity, alias: alias)
-            if !key.options.isEmpty { expression = "strata_fold(\(expression), \(key.options.rawValue))" }
+            if !key.options.isEmpty {
+                expression = "strata_fold(\(expression), \(key.options.rawValue))"
+            }
             let direction = key.isAscending ? "ASC" : "DESC"
             terms.append("\(expression) \(direction) NULLS \(key.nullsFirst ? "FIRST" : "LAST")")
         }

@@ -10,7 +10,8 @@
 ///         .groupBy(\.$city)
 ///         .orderBy(.ascending(\.$city)))
 /// // SELECT t0."city" AS "city", avg(t0."age") AS "age" FROM "Person" AS t0
-/// //   WHERE t0."age" >= ? GROUP BY t0."city" ORDER BY t0."city" ASC NULLS FIRST
+/// //   WHERE t0."age" >= ? GROUP BY t0."city"
+/// //   ORDER BY t0."city" ASC NULLS FIRST, t0."city" ASC
 /// ```
 ///
 /// Limit and offset apply to the rows the query returns: groups when grouped,
@@ -116,16 +117,21 @@ extension From {
     /// ```swift
     /// let oldest = try stack.queryValue(From<Person>().select(Int.self, .maximum(\.$age)))
     /// ```
-    public func select<Result>(_ type: Result.Type, _ terms: SelectTerm<Object>...) -> QueryChain<Object, Result> {
+    public func select<Result>(
+        _ type: Result.Type, _ terms: SelectTerm<Object>...
+    ) -> QueryChain<Object, Result> {
         QueryChain(from: self, select: Select(terms))
     }
 
     /// A query of this fetch that returns rows of named values, for `queryAttributes`.
     ///
     /// ```swift
-    /// let rows = try stack.queryAttributes(From<Person>().select(.attribute(\.$name), .attribute(\.$age)))
+    /// let rows = try stack.queryAttributes(
+    ///     From<Person>().select(.attribute(\.$name), .attribute(\.$age)))
     /// ```
-    public func select(_ terms: SelectTerm<Object>...) -> QueryChain<Object, [String: StoredValue]> {
+    public func select(
+        _ terms: SelectTerm<Object>...
+    ) -> QueryChain<Object, [String: StoredValue]> {
         QueryChain(from: self, select: Select(terms))
     }
 

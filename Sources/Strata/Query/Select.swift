@@ -4,7 +4,7 @@
 /// ```swift
 /// let total = try stack.queryValue(
 ///     From<Person>().where(\.$age >= 18).select(Select<Person, Int>(.sum(\.$age))))
-/// // SELECT sum(t0."age") AS "sum(age)" FROM "Person" AS t0 WHERE t0."age" >= ?
+/// // SELECT sum(t0."age") AS "sum(age)" FROM "Person" AS t0 WHERE t0."age" >= ? LIMIT ? OFFSET ?
 /// ```
 ///
 /// `Result` only matters to `queryValue`, which converts the first column of

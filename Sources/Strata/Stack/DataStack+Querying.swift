@@ -24,7 +24,8 @@ extension DataStack {
     /// ```swift
     /// let rows = try stack.queryAttributes(
     ///     From<Person>().select(.attribute(\.$city), .count(as: "people")).groupBy(\.$city))
-    /// // [["city": .text("Oslo"), "people": .integer(2)], ["people": .integer(1)]]
+    /// // [["people": .integer(1)], ["city": .text("Oslo"), "people": .integer(2)]]
+    /// // (groups in key order, NULL first; the NULL city is left out of its row)
     /// ```
     ///
     /// - Throws: ``StrataError/storeNotAdded`` before a store is added, or an SQLite error.
