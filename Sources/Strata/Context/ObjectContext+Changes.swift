@@ -35,7 +35,7 @@ extension ObjectContext {
         if object.invalidValues?[slot] != nil {
             object.invalidValues?[slot] = nil
             if object.invalidValues?.isEmpty == true { object.invalidValues = nil }
-        } else if object.values[slot].isIdentical(to: value) {
+        } else if object.value(at: slot).isIdentical(to: value) {
             return
         }
         willChange(object)

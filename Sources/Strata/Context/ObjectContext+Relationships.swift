@@ -14,7 +14,7 @@ extension ObjectContext {
         let target = targetEntity(of: relationship)
         switch relationship.storage {
         case .foreignKey(let slot):
-            guard case .integer(let rowID) = object.values[slot] else { return [] }
+            guard case .integer(let rowID) = object.value(at: slot) else { return [] }
             return try existingObject(target, rowID: rowID).map { [$0] } ?? []
         case let .inverseForeignKey(targetSlot, orderSlot):
             let column = SQL.quote(target.attributes[targetSlot].name)
@@ -85,7 +85,7 @@ extension ObjectContext {
         _ object: ManagedObject, slot: Int, _ relationship: RelationshipDescription,
         to target: ManagedObject?
     ) throws {
-        let oldValue = object.values[slot]
+        let oldValue = object.value(at: slot)
         let newValue: StoredValue = target.map { .integer($0.rowID) } ?? .null
         guard !oldValue.isIdentical(to: newValue) else { return }
         let targetEntity = targetEntity(of: relationship)
@@ -98,7 +98,7 @@ extension ObjectContext {
                     assign(.null, slot: inverseSlot, of: oldPartner)
                 }
                 if let target {
-                    if case .integer(let rowID) = target.values[inverseSlot],
+                    if case .integer(let rowID) = target.value(at: inverseSlot),
                        let previous = try existingObject(object.entity!, rowID: rowID),
                        previous !== object {
                         assign(.null, slot: slot, of: previous)
@@ -153,7 +153,7 @@ extension ObjectContext {
         }
         let currentSet = Set(current)
         for member in wanted where !currentSet.contains(member) {
-            if case .integer(let previousOwner) = member.values[targetSlot] {
+            if case .integer(let previousOwner) = member.value(at: targetSlot) {
                 noteRelationshipChange(owner.entity!, previousOwner, relationship.name)
             }
             assign(.integer(owner.rowID), slot: targetSlot, of: member)

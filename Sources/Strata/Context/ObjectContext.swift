@@ -137,7 +137,7 @@ final class ObjectContext {
     /// in slot order, reusing the registered object when there is one.
     private func object(
         _ entity: EntityDescription, row statement: Statement, generation: UInt64,
-        table: EntityObjectTable
+        table: EntityObjectTable, batch: RowBatch
     ) -> ManagedObject {
         let rowID = statement.int64(at: 0)
         if let existing = table.object(rowID) {
@@ -149,7 +149,7 @@ final class ObjectContext {
         }
         let object = entity.type.init()
         object.attach(to: self, entity: entity, rowID: rowID)
-        object.values = readValues(entity, statement)
+        object.setRow(in: batch, at: batch.append(statement))
         object.generation = generation
         table.insertNew(object)
         return object
@@ -178,8 +178,10 @@ final class ObjectContext {
         var fetched: [ManagedObject] = []
         guard let (hasRow, generation) = try stepFirst(statement), hasRow else { return [] }
         let table = objects.table(entity)
+        var batch = RowBatch(columns: entity.attributes.count)
         repeat {
-            fetched.append(object(entity, row: statement, generation: generation, table: table))
+            if !batch.hasRoom { batch = RowBatch(columns: entity.attributes.count) }
+            fetched.append(object(entity, row: statement, generation: generation, table: table, batch: batch))
         } while try fetched.count < maxRows && statement.step()
         // Every row of the entity is an object of its class, `Object`, so the
         // array can be reinterpreted without a cast per element.

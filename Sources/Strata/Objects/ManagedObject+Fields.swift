@@ -5,7 +5,7 @@ extension ManagedObject {
     @usableFromInline
     final func storedValue(forField keyPath: AnyKeyPath) -> StoredValue? {
         guard invalidValues == nil, let context, let entity else { return nil }
-        return values[context.slot(ofFieldAt: keyPath, in: entity, of: self)]
+        return value(at: context.slot(ofFieldAt: keyPath, in: entity, of: self))
     }
 
     /// Assigns a field's new stored value; `false` when the slow path must
@@ -26,10 +26,10 @@ extension ManagedObject {
         guard let slot = slot(of: field) else { return defaultValue }
         if let invalid = invalidValues?[slot], let value = invalid.value as? Value { return value }
         do {
-            return try Value(storedValue: values[slot])
+            return try Value(storedValue: value(at: slot))
         } catch {
             StrataLog.warning(
-                "\(entity?.name ?? "?").\(field) holds \(values[slot]), which is not a \(Value.self); "
+                "\(entity?.name ?? "?").\(field) holds \(value(at: slot)), which is not a \(Value.self); "
                     + "reading the field's default instead")
             return defaultValue
         }
@@ -49,7 +49,7 @@ extension ManagedObject {
         guard let slot = slot(of: field) else { return defaultValue }
         if let invalid = invalidValues?[slot], let value = invalid.value as? Value { return value }
         do {
-            return try CodedValue.decode(Value.self, from: values[slot])
+            return try CodedValue.decode(Value.self, from: value(at: slot))
         } catch {
             StrataLog.warning(
                 "\(entity?.name ?? "?").\(field) holds JSON that does not decode as \(Value.self); "

@@ -42,8 +42,44 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Unowned: the schema, which the context (held above) keeps, owns it.
     final unowned(unsafe) var entity: EntityDescription?
     final var rowID: Int64 = 0
-    /// The current values, one per attribute slot of the entity.
-    @exclusivity(unchecked) final var values = ContiguousArray<StoredValue>()
+    /// The object's own values, once it has any (see ``values``).
+    @exclusivity(unchecked) private final var ownValues = ContiguousArray<StoredValue>()
+    /// The rows of the fetch that read this object, while it has no values of
+    /// its own: a fetch reads every row into one shared buffer instead of an
+    /// array per object.
+    @exclusivity(unchecked) private final var batch: RowBatch?
+    @exclusivity(unchecked) private final var batchStart = 0
+
+    /// The current values, one per attribute slot of the entity. Setting or
+    /// mutating them gives the object its own copy.
+    final var values: ContiguousArray<StoredValue> {
+        get { batch.map { $0.row(from: batchStart) } ?? ownValues }
+        set {
+            ownValues = newValue
+            batch = nil
+        }
+        _modify {
+            if let batch {
+                ownValues = batch.row(from: batchStart)
+                self.batch = nil
+            }
+            yield &ownValues
+        }
+    }
+
+    /// The value in one slot, without copying the row.
+    @inline(__always)
+    final func value(at slot: Int) -> StoredValue {
+        if let batch { return batch.storage[batchStart + slot] }
+        return ownValues[slot]
+    }
+
+    /// Points the object at its row in a fetch's shared buffer.
+    final func setRow(in batch: RowBatch, at start: Int) {
+        self.batch = batch
+        batchStart = start
+        ownValues = []
+    }
     /// The commit generation the values were read at (main context).
     final var generation: UInt64 = 0
     /// The values when the enclosing transaction first changed the object.
@@ -66,7 +102,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     open var description: String {
         guard let entity else { return "\(type(of: self)) (detached)" }
-        let fields = entity.attributes.map { "\($0.name): \(values[$0.slot])" }
+        let fields = entity.attributes.map { "\($0.name): \(value(at: $0.slot))" }
         return "\(entity.name)#\(rowID) { \(fields.joined(separator: ", ")) }"
     }
 

@@ -14,12 +14,12 @@ struct MemoryEvaluator {
         }
         guard let field = path.field else { return .integer(current.rowID) }
         guard let slot = current.entity?.slot(of: field) else { return .null }
-        return current.values[slot]
+        return current.value(at: slot)
     }
 
     private func related(_ object: ManagedObject, _ name: String) -> ManagedObject? {
         guard let entity = object.entity, let slot = entity.slot(of: name),
-              case .integer(let rowID) = object.values[slot],
+              case .integer(let rowID) = object.value(at: slot),
               let relationship = entity.relationships[name],
               let target = context.schema.entity(named: relationship.target)
         else { return nil }

@@ -144,7 +144,7 @@ extension ObjectContext {
         guard let baseline = object.baseline else { return [] }
         var names: Set<String> = []
         for attribute in object.entity!.attributes
-        where !baseline[attribute.slot].isIdentical(to: object.values[attribute.slot]) {
+        where !baseline[attribute.slot].isIdentical(to: object.value(at: attribute.slot)) {
             switch attribute.kind {
             case .stored, .coded: names.insert(attribute.name)
             case .foreignKey(let relationship): names.insert(relationship)
