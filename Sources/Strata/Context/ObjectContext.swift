@@ -28,6 +28,8 @@ final class ObjectContext {
     var relationshipChanges: [ObjectKey: Set<String>] = [:]
     var denyChecks: [(object: ManagedObject, relationship: RelationshipDescription)] = []
     var hasLinkChanges = false
+    /// The commit generation the last fetch's rows reflect (main context).
+    private(set) var lastReadGeneration: UInt64 = 0
     /// A failure in a setter, which cannot throw; the next flush throws it.
     var deferredError: StrataError?
 
@@ -155,6 +157,20 @@ final class ObjectContext {
         return object
     }
 
+    /// The registered object for a row, or a new one with `values`, registered.
+    func object(
+        _ entity: EntityDescription, rowID: Int64, values: ContiguousArray<StoredValue>, generation: UInt64
+    ) -> ManagedObject {
+        let table = objects.table(entity)
+        if let existing = table.object(rowID) { return existing }
+        let object = entity.type.init()
+        object.attach(to: self, entity: entity, rowID: rowID)
+        object.values = values
+        object.generation = generation
+        table.insertNew(object)
+        return object
+    }
+
     private func readValues(_ entity: EntityDescription, _ statement: Statement) -> ContiguousArray<StoredValue> {
         let count = entity.attributes.count
         guard count > 0 else { return [] }
@@ -176,7 +192,9 @@ final class ObjectContext {
         try statement.bind(arguments)
         defer { statement.reset() }
         var fetched: [ManagedObject] = []
-        guard let (hasRow, generation) = try stepFirst(statement), hasRow else { return [] }
+        guard let (hasRow, generation) = try stepFirst(statement) else { return [] }
+        lastReadGeneration = generation
+        guard hasRow else { return [] }
         let table = objects.table(entity)
         var batch = RowBatch(columns: entity.attributes.count)
         repeat {

@@ -74,14 +74,26 @@ public struct Where<Object: ManagedObject>: Sendable {
 
 // MARK: Combinators
 
+// `&&` and `||` extend a list rather than nest, so that a chain built with
+// `reduce(||)` stays one flat list: thousands of nested terms would exceed
+// SQLite's expression depth limit (1,000) and the stack when compiled.
+
 /// Objects that satisfy both predicates.
 public func && <Object>(lhs: Where<Object>, rhs: Where<Object>) -> Where<Object> {
-    Where(.and([lhs.predicate, rhs.predicate]))
+    func terms(_ predicate: WherePredicate) -> [WherePredicate] {
+        if case .and(let terms) = predicate, !terms.isEmpty { return terms }
+        return [predicate]
+    }
+    return Where(.and(terms(lhs.predicate) + terms(rhs.predicate)))
 }
 
 /// Objects that satisfy either predicate.
 public func || <Object>(lhs: Where<Object>, rhs: Where<Object>) -> Where<Object> {
-    Where(.or([lhs.predicate, rhs.predicate]))
+    func terms(_ predicate: WherePredicate) -> [WherePredicate] {
+        if case .or(let terms) = predicate, !terms.isEmpty { return terms }
+        return [predicate]
+    }
+    return Where(.or(terms(lhs.predicate) + terms(rhs.predicate)))
 }
 
 /// Objects that do not satisfy the predicate: exactly the others.

@@ -5,7 +5,8 @@ public struct TextOptions: OptionSet, Sendable, Hashable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
-    /// `"Ann"` matches `"ann"` (Unicode default case folding, locale-independent).
+    /// `"Ann"` matches `"ann"` (`String.lowercased()`: Unicode's default,
+    /// locale-independent lower-case mapping; `"ß"` stays `"ß"`).
     public static let caseInsensitive = TextOptions(rawValue: 1 << 0)
     /// `"é"` matches `"e"` (canonical decomposition, combining marks removed).
     public static let diacriticInsensitive = TextOptions(rawValue: 1 << 1)
@@ -50,12 +51,14 @@ enum TextMatching {
         case .hasPrefix: return text.utf8.starts(with: pattern.utf8)
         case .hasSuffix: return text.utf8.reversed().starts(with: pattern.utf8.reversed())
         case .contains: return pattern.isEmpty || text.utf8.firstRange(of: pattern.utf8) != nil
-        case .like: return like(Array(text), Array(pattern))
+        case .like: return like(Array(text.unicodeScalars), Array(pattern.unicodeScalars))
         }
     }
 
-    /// Wildcard matching over characters, with backtracking on the last `*`.
-    private static func like(_ text: [Character], _ pattern: [Character]) -> Bool {
+    /// Wildcard matching over Unicode scalars (like the other operations, which
+    /// compare code units: canonically equivalent spellings differ unless
+    /// `.diacriticInsensitive` normalizes them), backtracking on the last `*`.
+    private static func like(_ text: [Unicode.Scalar], _ pattern: [Unicode.Scalar]) -> Bool {
         var t = 0, p = 0
         var star: Int?, resume = 0
         while t < text.count {

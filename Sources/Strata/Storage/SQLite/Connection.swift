@@ -55,6 +55,8 @@ final class Connection {
             return cached
         }
         let statement = try Statement(connection: self, sql: sql)
+        // Bounded: queries with IN lists of every length would otherwise grow it forever.
+        if statements.count >= 512 { statements.removeAll() }
         statements[sql] = statement
         return statement
     }
