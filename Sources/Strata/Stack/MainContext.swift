@@ -5,6 +5,8 @@ final class MainContext {
     let context: ObjectContext
     /// The generation of the last change set merged.
     private(set) var generation: UInt64
+    /// The monitors and publishers that follow merged change sets.
+    let observation = ObservationCenter()
 
     init(context: ObjectContext, generation: UInt64) {
         self.context = context
@@ -34,5 +36,14 @@ final class MainContext {
                 context.unregister(object)
             }
         }
+        observation.didMerge(changeSet)
+    }
+
+    /// The main context's object for a row a change set carries, taking the
+    /// change set's values when the context does not hold it yet (no I/O).
+    func object(
+        _ entity: EntityDescription, rowID: Int64, values: ContiguousArray<StoredValue>, generation: UInt64
+    ) -> ManagedObject {
+        context.object(entity, rowID: rowID, values: values, generation: generation)
     }
 }

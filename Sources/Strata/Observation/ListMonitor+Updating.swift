@@ -1,0 +1,228 @@
+import Foundation
+
+/// Following merged change sets: in memory when the monitor can decide,
+/// otherwise by re-fetching and diffing.
+extension ListMonitor {
+    func didMerge(_ changeSet: ChangeSet) {
+        guard changeSet.generation > generation else { return }
+        defer { generation = max(generation, changeSet.generation) }
+        let mine = changeSet.changes[entity.name]
+        let readsRelationships = (query.predicate?.predicate.readsRelationships ?? false)
+            || specs.contains { !$0.path.relationships.isEmpty }
+        let othersChanged = changeSet.changes.keys.contains { $0 != entity.name }
+        guard mine != nil || (readsRelationships && othersChanged) else { return }
+        let changeCount = mine.map { $0.inserted.count + $0.updated.count + $0.deleted.count } ?? 0
+        let mustRefetch = !(query.predicate?.isEvaluableInMemory ?? true)
+            || (readsRelationships && othersChanged)
+            || query.options.fetchLimit != nil || query.options.fetchOffset > 0
+            || changeCount > max(32, members.count / 4)
+        if mustRefetch {
+            refetchAndDiff(updated: Set(mine?.updated.keys.map { $0 } ?? []))
+        } else if let mine {
+            update(with: mine, generation: changeSet.generation)
+        }
+    }
+
+    // MARK: In memory, O(k log n)
+
+    private func update(with changes: ChangeSet.EntityChanges, generation: UInt64) {
+        let predicate = query.predicate
+        let evaluator = MemoryEvaluator(context: main.context)
+        func matches(_ object: ManagedObject) -> Bool {
+            guard let predicate else { return true }
+            return evaluator.evaluate(predicate.predicate, on: object) ?? false
+        }
+
+        var leaving: [(rowID: Int64, keys: [StoredValue])] = []   // deleted or no longer matching
+        var moving: [Int64: Member] = [:]                         // still matching, sort or section key changed
+        var entering: [Member] = []                               // newly matching
+        var updatedInPlace: [Int64] = []
+        for rowID in changes.deleted {
+            if let keys = keysByRowID[rowID] { leaving.append((rowID, keys)) }
+        }
+        for (rowID, update) in changes.updated {
+            let object = main.object(entity, rowID: rowID, values: update.values, generation: generation)
+            let isMember = keysByRowID[rowID] != nil
+            guard matches(object) else {
+                if let keys = keysByRowID[rowID] { leaving.append((rowID, keys)) }
+                continue
+            }
+            let fresh = member(object as! Object)
+            if !isMember {
+                entering.append(fresh)
+            } else if let keys = keysByRowID[rowID], !sameKeys(keys, fresh.keys) || sectionName(of: rowID, keys) != fresh.section {
+                moving[rowID] = fresh
+            } else {
+                updatedInPlace.append(rowID)
+            }
+        }
+        for (rowID, values) in changes.inserted where keysByRowID[rowID] == nil {
+            let object = main.object(entity, rowID: rowID, values: values, generation: generation)
+            if matches(object) { entering.append(member(object as! Object)) }
+        }
+        guard !leaving.isEmpty || !moving.isEmpty || !entering.isEmpty || !updatedInPlace.isEmpty else { return }
+
+        // Old index paths, against the list as it was.
+        var result = ListChanges()
+        let oldSections = sections
+        var deletedObjects: [(Object, IndexPath)] = []
+        var movedFrom: [Int64: IndexPath] = [:]
+        for (rowID, keys) in leaving {
+            guard let position = find(rowID: rowID, keys: keys) else { continue }
+            deletedObjects.append((members[position].object, indexPath(ofPosition: position)))
+        }
+        for rowID in moving.keys {
+            guard let keys = keysByRowID[rowID], let position = find(rowID: rowID, keys: keys) else { continue }
+            movedFrom[rowID] = indexPath(ofPosition: position)
+        }
+        var updatedObjects: [(Object, IndexPath)] = []
+        for rowID in updatedInPlace {
+            guard let keys = keysByRowID[rowID], let position = find(rowID: rowID, keys: keys) else { continue }
+            updatedObjects.append((members[position].object, indexPath(ofPosition: position)))
+        }
+
+        // Remove what leaves or moves, then insert what enters or moves.
+        var removedSectionIDs: [Int] = []
+        let removals = leaving.map(\.rowID) + Array(moving.keys)
+        var removalPositions = removals.compactMap { rowID in keysByRowID[rowID].flatMap { find(rowID: rowID, keys: $0) } }
+        removalPositions.sort(by: >)
+        for position in removalPositions {
+            let (sectionIndex, _) = sectionAndItem(ofPosition: position)
+            sections[sectionIndex].count -= 1
+            if sections[sectionIndex].count == 0 {
+                removedSectionIDs.append(sections[sectionIndex].id)
+                sections.remove(at: sectionIndex)
+            }
+            keysByRowID[members[position].object.rowID] = nil
+            members.remove(at: position)
+        }
+        var insertedSectionIDs: [Int] = []
+        var needsFullSectioning = false
+        for incoming in entering + Array(moving.values) {
+            let position = insertionPoint(keys: incoming.keys, rowID: incoming.object.rowID)
+            let before = position > 0 ? members[position - 1].section : nil
+            let after = position < members.count ? members[position].section : nil
+            if before == incoming.section {
+                sections[sectionAndItem(ofPosition: position - 1).section].count += 1
+            } else if after == incoming.section {
+                sections[sectionAndItem(ofPosition: position).section].count += 1
+            } else if before != nil, before == after {
+                needsFullSectioning = true  // a non-monotone section name would split a section
+            } else {
+                let index = position < members.count ? sectionAndItem(ofPosition: position).section : sections.count
+                sections.insert(Section(id: nextSectionID, name: incoming.section, count: 1), at: index)
+                insertedSectionIDs.append(nextSectionID)
+                nextSectionID += 1
+            }
+            members.insert(incoming, at: position)
+            keysByRowID[incoming.object.rowID] = incoming.keys
+        }
+        if needsFullSectioning {
+            // A SectionBy whose names are not monotone in its key split a
+            // section: the sections are rebuilt and observers told so as a refetch.
+            let boxes = liveObservers
+            for box in boxes { box.willRefetch(self) }
+            rebuildSections()
+            for box in boxes { box.didRefetch(self) }
+            return
+        }
+
+        // New index paths, against the list as it is now.
+        let oldSectionIndex = Dictionary(uniqueKeysWithValues: oldSections.enumerated().map { ($1.id, $0) })
+        let newSectionIndex = Dictionary(uniqueKeysWithValues: sections.enumerated().map { ($1.id, $0) })
+        result.deletedSections = removedSectionIDs.compactMap { oldSectionIndex[$0] }.sorted()
+        result.insertedSections = insertedSectionIDs.compactMap { newSectionIndex[$0] }.sorted()
+        let insertedObjects = entering.map { member -> (Object, IndexPath) in
+            (member.object, indexPath(ofPosition: find(rowID: member.object.rowID, keys: member.keys)!))
+        }
+        let movedObjects = moving.map { rowID, member -> (Object, IndexPath, IndexPath) in
+            (member.object, movedFrom[rowID]!, indexPath(ofPosition: find(rowID: rowID, keys: member.keys)!))
+        }
+        notify(
+            deleted: deletedObjects, inserted: insertedObjects, moved: movedObjects, updated: updatedObjects,
+            deletedSections: result.deletedSections.map { (oldSections[$0], $0) },
+            insertedSections: result.insertedSections)
+    }
+
+    private func sameKeys(_ a: [StoredValue], _ b: [StoredValue]) -> Bool {
+        zip(a, b).allSatisfy { $0.isIdentical(to: $1) }
+    }
+
+    private func sectionName(of rowID: Int64, _ keys: [StoredValue]) -> String? {
+        find(rowID: rowID, keys: keys).map { members[$0].section }
+    }
+
+    func sectionAndItem(ofPosition position: Int) -> (section: Int, item: Int) {
+        let path = indexPath(ofPosition: position)
+        return (path.section, path.item)
+    }
+
+    // MARK: Notifying
+
+    private func notify(
+        deleted: [(Object, IndexPath)], inserted: [(Object, IndexPath)],
+        moved: [(Object, IndexPath, IndexPath)], updated: [(Object, IndexPath)],
+        deletedSections: [(Section, Int)], insertedSections: [Int]
+    ) {
+        let boxes = liveObservers
+        guard !boxes.isEmpty else { return }
+        for box in boxes { box.willChange(self) }
+        for box in boxes {
+            for (object, path) in deleted.sorted(by: { $0.1 > $1.1 }) { box.didDeleteObject?(self, object, path) }
+            for (section, index) in deletedSections.sorted(by: { $0.1 > $1.1 }) {
+                box.didDeleteSection?(self, ListSectionInfo(name: section.name, objects: []), index)
+            }
+            for index in insertedSections.sorted() { box.didInsertSection?(self, sectionInfo(at: index), index) }
+            for (object, path) in inserted.sorted(by: { $0.1 < $1.1 }) { box.didInsertObject?(self, object, path) }
+            for (object, from, to) in moved { box.didMoveObject?(self, object, from, to) }
+            for (object, path) in updated { box.didUpdateObject?(self, object, path) }
+        }
+        for box in boxes { box.didChange(self) }
+    }
+
+    // MARK: By re-fetching
+
+    /// The visible list as section identifiers and row IDs, for diffing.
+    func sectionedRowIDs() -> SectionedList<Int64> {
+        var occurrences: [String: Int] = [:]
+        var start = 0
+        return SectionedList(sections: sections.map { section in
+            let seen = occurrences[section.name, default: 0]
+            occurrences[section.name] = seen + 1
+            let items = members[start..<(start + section.count)].map { $0.object.rowID }
+            start += section.count
+            // Names may repeat when a section name is not monotone in its key.
+            let identifier = seen == 0 ? section.name : "\(section.name)\u{0}\(seen)"
+            return SectionedList<Int64>.Section(identifier: identifier, items: items)
+        })
+    }
+
+    private func refetchAndDiff(updated: Set<Int64>) {
+        let oldList = sectionedRowIDs()
+        let oldMembers = members
+        let oldSections = sections
+        do {
+            try load()
+        } catch {
+            StrataLog.warning("A ListMonitor of \(entity.name) could not re-fetch: \(error)")
+            return
+        }
+        emit(ListDiff.changes(from: oldList, to: sectionedRowIDs(), updated: updated),
+             oldMembers: oldMembers, oldSections: oldSections)
+    }
+
+    private func emit(_ changes: ListChanges, oldMembers: [Member], oldSections: [Section]) {
+        guard !changes.isEmpty else { return }
+        func oldObject(at path: IndexPath) -> Object {
+            let start = oldSections[..<path.section].reduce(0) { $0 + $1.count }
+            return oldMembers[start + path.item].object
+        }
+        notify(
+            deleted: changes.deletes.map { (oldObject(at: $0), $0) },
+            inserted: changes.inserts.map { (self[$0], $0) },
+            moved: changes.moves.map { (self[$0.to], $0.from, $0.to) },
+            updated: changes.updates.map { (oldObject(at: $0), $0) },
+            deletedSections: changes.deletedSections.map { (oldSections[$0], $0) },
+            insertedSections: changes.insertedSections)
+    }
+}

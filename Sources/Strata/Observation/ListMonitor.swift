@@ -1,0 +1,191 @@
+import Foundation
+
+/// A live, sorted and optionally sectioned list of the objects a query
+/// matches, kept current after every commit.
+///
+/// ```swift
+/// let monitor = try stack.monitorList(
+///     From<Person>().where(\.$age >= 18).orderBy(.ascending(\.$name)))
+/// monitor.addObserver(self)
+/// print(monitor.numberOfObjects(), monitor[0].name)
+/// ```
+///
+/// After each commit the monitor updates itself from the saved change set:
+/// it decides membership by evaluating the `Where` in memory and positions by
+/// binary search on the sort keys, so a commit of k changes costs O(k log n),
+/// not a re-fetch. It re-fetches (and diffs) only when it cannot decide in
+/// memory: a raw-SQL `Where`, a `Where` or sort key reading through a
+/// relationship whose other side changed, a fetch limit or offset (which
+/// objects enter at the window's edges depends on objects outside it), or a
+/// change set larger than a quarter of the list.
+@MainActor
+public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
+    struct Member {
+        let object: Object
+        var keys: [StoredValue]
+        var section: String
+    }
+
+    struct SortSpec {
+        let path: ValuePath
+        let ascending: Bool
+        let options: TextOptions
+        let nullsFirst: Bool
+    }
+
+    struct Section {
+        let id: Int
+        let name: String
+        var count: Int
+    }
+
+    let main: MainContext
+    let entity: EntityDescription
+    /// The query the monitor shows.
+    public private(set) var query: From<Object>
+    /// How the list is sectioned, if it is.
+    public private(set) var sectionBy: SectionBy<Object>?
+    /// The generation of the last change set the list reflects.
+    var generation: UInt64 = 0
+    var specs: [SortSpec] = []
+    var members: [Member] = []
+    var keysByRowID: [Int64: [StoredValue]] = [:]
+    var sections: [Section] = []
+    var nextSectionID = 0
+    var observers: [ListObserverBox<Object>] = []
+
+    init(main: MainContext, query: From<Object>, sectionBy: SectionBy<Object>?) throws {
+        self.main = main
+        self.entity = main.context.schema.entity(of: Object.self)
+        self.query = query
+        self.sectionBy = sectionBy
+        try load()
+        main.observation.add(self, stage: .monitors)
+    }
+
+    isolated deinit {
+        main.observation.remove(self)
+    }
+
+    // MARK: Reading the list
+
+    /// How many sections the list has (1 for an unsectioned non-empty list).
+    public func numberOfSections() -> Int { sections.count }
+
+    /// How many objects the list holds.
+    public func numberOfObjects() -> Int { members.count }
+
+    /// How many objects section `section` holds.
+    public func numberOfObjects(in section: Int) -> Int { sections[section].count }
+
+    /// Whether the list holds any object.
+    public func hasObjects() -> Bool { !members.isEmpty }
+
+    /// The object at `index` in the whole list.
+    public subscript(index: Int) -> Object { members[index].object }
+
+    /// The object at `indexPath` (section, item).
+    public subscript(indexPath: IndexPath) -> Object {
+        members[position(of: indexPath)].object
+    }
+
+    /// The object at `itemIndex` in section `sectionIndex`.
+    public subscript(sectionIndex: Int, itemIndex: Int) -> Object {
+        self[IndexPath(item: itemIndex, section: sectionIndex)]
+    }
+
+    /// The section's name, index title and objects.
+    public func sectionInfo(at section: Int) -> ListSectionInfo<Object> {
+        let start = sections[..<section].reduce(0) { $0 + $1.count }
+        let objects = members[start..<(start + sections[section].count)].map(\.object)
+        return ListSectionInfo(name: sections[section].name, objects: objects)
+    }
+
+    /// The names of the sections, in order.
+    public func sectionNames() -> [String] { sections.map(\.name) }
+
+    /// Every object, in list order.
+    public func objectsInAllSections() -> [Object] { members.map(\.object) }
+
+    /// The objects of section `section`.
+    public func objects(in section: Int) -> [Object] { sectionInfo(at: section).objects }
+
+    /// Where `object` (of any context) is in the list, or `nil`.
+    public func indexPath(of object: Object) -> IndexPath? {
+        guard object.entity != nil, let keys = keysByRowID[object.rowID],
+              let position = find(rowID: object.rowID, keys: keys)
+        else { return nil }
+        return indexPath(ofPosition: position)
+    }
+
+    // MARK: Observers
+
+    /// Adds an observer of the list as a whole; held weakly.
+    public func addObserver<Observer: ListObserver>(_ observer: Observer) where Observer.ListEntityType == Object {
+        addBox(ListObserverBox(observer))
+    }
+
+    /// Adds an observer of objects; held weakly.
+    public func addObserver<Observer: ListObjectObserver>(_ observer: Observer)
+    where Observer.ListEntityType == Object {
+        addBox(ListObserverBox(observer))
+    }
+
+    /// Adds an observer of objects and sections; held weakly.
+    public func addObserver<Observer: ListSectionObserver>(_ observer: Observer)
+    where Observer.ListEntityType == Object {
+        addBox(ListObserverBox(observer))
+    }
+
+    /// Removes an observer.
+    public func removeObserver(_ observer: AnyObject) {
+        observers.removeAll { $0.observer == nil || $0.observer === observer }
+    }
+
+    private func addBox(_ box: ListObserverBox<Object>) {
+        observers.removeAll { $0.observer == nil || $0.observer === box.observer }
+        observers.append(box)
+    }
+
+    var liveObservers: [ListObserverBox<Object>] {
+        observers.removeAll { $0.observer == nil }
+        return observers
+    }
+
+    // MARK: Refetching
+
+    /// Replaces the query (and sectioning): observers get `listMonitorWillRefetch`
+    /// now and `listMonitorDidRefetch` once the new list is in place, with no
+    /// per-object events in between.
+    ///
+    /// - Throws: a ``StrataError`` if the fetch fails; the old list stays.
+    public func refetch(_ query: From<Object>, sectionBy: SectionBy<Object>? = nil) throws {
+        let boxes = liveObservers
+        for box in boxes { box.willRefetch(self) }
+        let previous = (self.query, self.sectionBy)
+        self.query = query
+        self.sectionBy = sectionBy
+        do {
+            try load()
+        } catch {
+            (self.query, self.sectionBy) = previous
+            throw error
+        }
+        for box in boxes { box.didRefetch(self) }
+    }
+
+    // MARK: Positions
+
+    func position(of indexPath: IndexPath) -> Int {
+        sections[..<indexPath.section].reduce(0) { $0 + $1.count } + indexPath.item
+    }
+
+    func indexPath(ofPosition position: Int) -> IndexPath {
+        var start = 0
+        for (index, section) in sections.enumerated() {
+            if position < start + section.count { return IndexPath(item: position - start, section: index) }
+            start += section.count
+        }
+        return IndexPath(item: position - start, section: max(sections.count - 1, 0))
+    }
+}

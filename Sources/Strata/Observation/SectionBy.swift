@@ -1,0 +1,48 @@
+/// Groups a monitored list into sections by a field, with a closure that
+/// names each section from the field's value.
+///
+/// ```swift
+/// stack.monitorSectionedList(
+///     From<Person>().orderBy(.ascending(\.$name)),
+///     sectionBy: SectionBy(\.$age) { age in "\(age / 10 * 10)s" })
+/// ```
+///
+/// Objects are ordered by the section field first (ascending), then by the
+/// list's own order, so that each section is one run of the list. Sections
+/// whose names come out equal for different values are one section only if
+/// their values are adjacent in that order.
+public struct SectionBy<Object: ManagedObject>: Sendable {
+    let path: ValuePath
+    let name: @Sendable (StoredValue) -> String
+
+    /// Sections by the field at `keyPath`, named by `sectionName`
+    /// (by default the value's description; `nil` values are named "").
+    public init<Value: FieldStorable>(
+        _ keyPath: KeyPath<Object, Field.Stored<Value>>,
+        _ sectionName: @escaping @Sendable (Value) -> String = { "\($0)" }
+    ) {
+        self.path = ValuePath(field: FieldPath.name(keyPath))
+        self.name = { stored in (try? Value(storedValue: stored)).map(sectionName) ?? "" }
+    }
+
+    /// Sections by a value reached through to-one relationships.
+    public init<Value: FieldStorable>(
+        _ expression: Where<Object>.Expression<Value>,
+        _ sectionName: @escaping @Sendable (Value) -> String = { "\($0)" }
+    ) {
+        self.path = expression.path
+        self.name = { stored in (try? Value(storedValue: stored)).map(sectionName) ?? "" }
+    }
+}
+
+/// One section of a monitored list.
+public struct ListSectionInfo<Object: ManagedObject> {
+    /// The section's name (the SectionBy closure's result).
+    public let name: String
+    /// The first character of the name, upper-cased, for a section index.
+    public var indexTitle: String { name.first.map { String($0).uppercased() } ?? "" }
+    /// The section's objects, in order.
+    public let objects: [Object]
+    /// How many objects the section holds.
+    public var numberOfObjects: Int { objects.count }
+}

@@ -1,0 +1,189 @@
+import Foundation
+@testable import Strata
+import Testing
+
+final class MonItem: ManagedObject {
+    @Field.Stored("group") var group: Int = 0
+    @Field.Stored("rank") var rank: Int = 0
+    @Field.Stored("label") var label: String? = nil
+    @Field.Stored("flag") var flag: Bool = false
+}
+
+let monitorSchema = Schema("M1", entities: [Entity<MonItem>("MonItem")])
+
+/// Records a monitor's callbacks as one batch of ``ListChanges``.
+@MainActor
+final class RecordingObserver: ListSectionObserver {
+    typealias ListEntityType = MonItem
+    var changes = ListChanges()
+    var updated: Set<Int64> = []
+    var willChangeCount = 0
+    var didChangeCount = 0
+    var events: [String] = []
+
+    func listMonitorWillChange(_ monitor: ListMonitor<MonItem>) {
+        willChangeCount += 1
+        events.append("willChange")
+    }
+    func listMonitorDidChange(_ monitor: ListMonitor<MonItem>) {
+        didChangeCount += 1
+        events.append("didChange")
+    }
+    func listMonitor(_ monitor: ListMonitor<MonItem>, didInsertObject object: MonItem, toIndexPath indexPath: IndexPath) {
+        changes.inserts.append(indexPath)
+        events.append("insert \(indexPath.section).\(indexPath.item)")
+    }
+    func listMonitor(_ monitor: ListMonitor<MonItem>, didDeleteObject object: MonItem, fromIndexPath indexPath: IndexPath) {
+        changes.deletes.append(indexPath)
+        events.append("delete \(indexPath.section).\(indexPath.item)")
+    }
+    func listMonitor(_ monitor: ListMonitor<MonItem>, didUpdateObject object: MonItem, atIndexPath indexPath: IndexPath) {
+        changes.updates.append(indexPath)
+        events.append("update \(indexPath.section).\(indexPath.item)")
+    }
+    func listMonitor(_ monitor: ListMonitor<MonItem>, didMoveObject object: MonItem, fromIndexPath: IndexPath, toIndexPath: IndexPath) {
+        changes.moves.append(ListChanges.Move(from: fromIndexPath, to: toIndexPath))
+        events.append("move \(fromIndexPath.section).\(fromIndexPath.item)->\(toIndexPath.section).\(toIndexPath.item)")
+    }
+    func listMonitor(_ monitor: ListMonitor<MonItem>, didInsertSection sectionInfo: ListSectionInfo<MonItem>, toSectionIndex sectionIndex: Int) {
+        changes.insertedSections.append(sectionIndex)
+        events.append("insertSection \(sectionIndex)")
+    }
+    func listMonitor(_ monitor: ListMonitor<MonItem>, didDeleteSection sectionInfo: ListSectionInfo<MonItem>, fromSectionIndex sectionIndex: Int) {
+        changes.deletedSections.append(sectionIndex)
+        events.append("deleteSection \(sectionIndex)")
+    }
+
+    func reset() {
+        changes = ListChanges()
+        events = []
+    }
+}
+
+@MainActor
+@Suite("ListMonitor: applying the emitted changes gives a fresh fetch")
+struct ListMonitorModelTests {
+    struct Shape: CustomStringConvertible {
+        var predicate: Where<MonItem>?
+        var predicateText: String
+        var order: [OrderBy<MonItem>.SortKey]
+        var orderText: String
+        var sectioned: Bool
+        var description: String { "where \(predicateText), order \(orderText), sectioned \(sectioned)" }
+    }
+
+    static func randomShape(_ random: inout SplitMix64) -> Shape {
+        let predicates: [(Where<MonItem>?, String)] = [
+            (nil, "none"), (Where(\.$flag == true), "flag"), (Where(\.$rank > 40), "rank > 40"),
+            (Where(\.$label != nil), "label != nil"), (Where(\.$rank < 70) && \.$flag == false, "rank < 70 && !flag"),
+            (Where(\.$label, .hasPrefix("b", .caseInsensitive)), "label hasPrefix b"),
+        ]
+        let orders: [([OrderBy<MonItem>.SortKey], String)] = [
+            ([], "rowID"), ([.ascending(\.$rank)], "rank asc"), ([.descending(\.$rank)], "rank desc"),
+            ([.ascending(\.$label, .caseInsensitive), .descending(\.$rank)], "label ci, rank desc"),
+        ]
+        let predicate = predicates[Int(random.next() % UInt64(predicates.count))]
+        let order = orders[Int(random.next() % UInt64(orders.count))]
+        return Shape(predicate: predicate.0, predicateText: predicate.1, order: order.0, orderText: order.1,
+                     sectioned: random.next() % 2 == 0)
+    }
+
+    static let labels: [String?] = [nil, "alpha", "Beta", "beta", "gamma", "Émile", "b", ""]
+
+    static func randomize(_ item: MonItem, _ random: inout SplitMix64) {
+        switch random.next() % 4 {
+        case 0: item.rank = Int(random.next() % 100)
+        case 1: item.group = Int(random.next() % 5)
+        case 2: item.flag.toggle()
+        default: item.label = labels[Int(random.next() % UInt64(labels.count))]
+        }
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8])
+    func randomCommitsKeepEveryMonitorExact(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        try stack.perform(synchronous: { tx in
+            for _ in 0..<60 {
+                let item = tx.create(Into<MonItem>())
+                item.rank = Int(random.next() % 100)
+                item.group = Int(random.next() % 5)
+                item.flag = random.next() % 2 == 0
+                item.label = Self.labels[Int(random.next() % UInt64(Self.labels.count))]
+            }
+        })
+        let shapes = (0..<4).map { _ in Self.randomShape(&random) }
+        var monitors: [(ListMonitor<MonItem>, RecordingObserver, Shape)] = []
+        for shape in shapes {
+            var query = From<MonItem>().orderBy(OrderBy(shape.order))
+            if let predicate = shape.predicate { query = query.where(predicate) }
+            let monitor = shape.sectioned
+                ? try stack.monitorSectionedList(query.sectionBy(\.$group) { "g\($0)" })
+                : try stack.monitorList(query)
+            let observer = RecordingObserver()
+            monitor.addObserver(observer)
+            monitors.append((monitor, observer, shape))
+        }
+        for commit in 0..<60 {
+            let before = monitors.map { $0.0.sectionedRowIDs() }
+            for (_, observer, _) in monitors { observer.reset() }
+            try stack.perform(synchronous: { tx in
+                let items = try tx.fetchAll(From<MonItem>())
+                let operations = Int(random.next() % (commit % 10 == 0 ? 40 : 4)) + 1
+                for _ in 0..<operations {
+                    switch random.next() % 6 {
+                    case 0:
+                        let item = tx.create(Into<MonItem>())
+                        item.rank = Int(random.next() % 100)
+                        item.group = Int(random.next() % 5)
+                    case 1:
+                        if let victim = items.randomElement(using: &random), !victim.isDeletedObject { tx.delete(victim) }
+                    default:
+                        if let item = items.randomElement(using: &random), !item.isDeletedObject {
+                            Self.randomize(item, &random)
+                        }
+                    }
+                }
+            })
+            for (index, (monitor, observer, shape)) in monitors.enumerated() {
+                let context = "seed \(seed), commit \(commit), monitor \(index): \(shape)"
+                let now = monitor.sectionedRowIDs()
+                // Applying the emitted batch to the previous list gives the new one.
+                let applied = try? observer.changes.apply(to: before[index], insertingFrom: now)
+                #expect(applied == now, "\(context)\nevents: \(observer.events)")
+                #expect(observer.willChangeCount == observer.didChangeCount, "\(context)")
+                // The new one is what a fresh fetch returns.
+                var query = From<MonItem>().orderBy(monitor.orderForFetch)
+                if let predicate = shape.predicate { query = query.where(predicate) }
+                let fresh = try stack.fetchAll(query)
+                #expect(monitor.objectsInAllSections().map(\.rowID) == fresh.map(\.rowID), "\(context)")
+                if shape.sectioned {
+                    let names = fresh.map { "g\($0.group)" }
+                    var runs: [String] = []
+                    for name in names where runs.last != name { runs.append(name) }
+                    #expect(monitor.sectionNames() == runs, "\(context)")
+                }
+            }
+        }
+    }
+
+    @Test
+    func aCommitThatChangesNothingShownSendsNothing() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .inMemory, in: directory)
+        try stack.perform(synchronous: { tx in
+            tx.create(Into<MonItem>()).flag = true
+            tx.create(Into<MonItem>()).flag = false
+        })
+        let monitor = try stack.monitorList(From<MonItem>().where(\.$flag == true))
+        let observer = RecordingObserver()
+        monitor.addObserver(observer)
+        try stack.perform(synchronous: { tx in
+            let hidden = try #require(try tx.fetchOne(From<MonItem>().where(\.$flag == false)))
+            hidden.rank = 5
+        })
+        #expect(observer.events.isEmpty)
+        #expect(monitor.numberOfObjects() == 1)
+    }
+}
