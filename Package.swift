@@ -23,6 +23,11 @@ let package = Package(
             dependencies: ["Strata"],
             path: "Samples/Quickstart"
         ),
+        .executableTarget(
+            name: "LiveList",
+            dependencies: ["Strata"],
+            path: "Samples/LiveList"
+        ),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]

@@ -44,14 +44,20 @@ struct BenchmarkMain {
         arguments.removeAll { Int($0) != nil }
         let filter = arguments.first
         print("Strata benchmarks: \(count) objects, \(settings.description), one process per scenario")
-        for scenario in scenarios where filter.map(scenario.key.contains) ?? true {
-            try runInChildProcess(scenario.key, count: count)
+        for key in scenarios.map(\.key) + ["monitor"] where filter.map(key.contains) ?? true {
+            try runInChildProcess(key, count: count)
         }
     }
 
     /// Runs the scenario `key` here and prints its result line.
     @MainActor
     private static func runInProcess(_ key: String, count: Int) async throws {
+        if key == "monitor" {
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            try MonitorBenchmark.run(count: count, in: workspace, settings: settings)
+            return
+        }
         guard let scenario = scenarios.first(where: { $0.key == key }) else {
             throw BenchmarkError(description: "no scenario '\(key)'")
         }

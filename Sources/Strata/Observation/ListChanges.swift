@@ -16,7 +16,7 @@ import Foundation
 /// ListChanges(moves: [.init(from: IndexPath(item: 1, section: 0),
 ///                           to: IndexPath(item: 1, section: 1))])
 /// ```
-struct ListChanges: Sendable, Equatable {
+package struct ListChanges: Sendable, Equatable {
     /// One surviving object that changed position: from its old index path to its new one.
     struct Move: Sendable, Hashable {
         /// The object's index path in the old list.
@@ -45,7 +45,7 @@ struct ListChanges: Sendable, Equatable {
     var updates: [IndexPath] = []
 
     /// Whether there is nothing to report.
-    var isEmpty: Bool {
+    package var isEmpty: Bool {
         deletedSections.isEmpty && insertedSections.isEmpty && deletes.isEmpty
             && inserts.isEmpty && moves.isEmpty && updates.isEmpty
     }
@@ -229,7 +229,7 @@ extension ListChanges {
 
 extension ListChanges: CustomStringConvertible {
     /// The non-empty categories, one per line, for test failure messages.
-    var description: String {
+    package var description: String {
         func line(_ name: String, _ values: [some CustomStringConvertible]) -> String? {
             values.isEmpty ? nil : "\(name): \(values.map(\.description).joined(separator: " "))"
         }

@@ -2,20 +2,26 @@ import Foundation
 
 /// A list of distinct IDs in sections with distinct identifiers: what a list monitor shows,
 /// reduced to what a diff needs.
-struct SectionedList<ID: Hashable>: Equatable {
+package struct SectionedList<ID: Hashable>: Equatable {
     /// One section: its identifier (the section name) and the IDs it holds, in order.
-    struct Section: Equatable {
+    package struct Section: Equatable {
         /// The section's identifier, unique within the list.
-        var identifier: String
+        package var identifier: String
         /// The IDs in the section, in display order.
-        var items: [ID]
+        package var items: [ID]
+
+        /// A section `identifier` holding `items`.
+        package init(identifier: String, items: [ID]) {
+            self.identifier = identifier
+            self.items = items
+        }
     }
 
     /// The sections, in display order.
-    var sections: [Section]
+    package var sections: [Section]
 
     /// A list of `sections`.
-    init(sections: [Section] = []) {
+    package init(sections: [Section] = []) {
         self.sections = sections
     }
 
@@ -44,7 +50,7 @@ extension SectionedList.Section: Sendable where ID: Sendable {}
 
 extension SectionedList: CustomStringConvertible {
     /// The sections as `[a: 1 2 | b: 3]`, for test failure messages.
-    var description: String {
+    package var description: String {
         let sections = sections.map { section in
             ([section.identifier + ":"] + section.items.map { "\($0)" }).joined(separator: " ")
         }
@@ -60,7 +66,7 @@ extension SectionedList: CustomStringConvertible {
 /// (the usual case): one hashing pass over each list, then a longest increasing subsequence
 /// (patience sorting, O(s log s)) over the s survivors of each section, skipped when they are
 /// already in order.
-enum ListDiff {
+package enum ListDiff {
     /// The changes from `old` to `new`, reporting `updated` IDs that survive unmoved as updates.
     ///
     /// - Sections whose identifier is only in `old` are deleted, only in `new` inserted. Shared
@@ -73,7 +79,7 @@ enum ListDiff {
     /// - IDs in `updated` that are deleted, inserted or moved add nothing.
     ///
     /// Each list must hold distinct IDs and distinct section identifiers; a repeat traps.
-    static func changes<ID: Hashable>(
+    package static func changes<ID: Hashable>(
         from old: SectionedList<ID>, to new: SectionedList<ID>, updated: Set<ID>
     ) -> ListChanges {
         var changes = ListChanges()

@@ -16,14 +16,16 @@ extension ListMonitor {
         let objects = try main.context.fetchAll(fetchQuery)
         generation = max(main.context.lastReadGeneration, main.generation)
         specs = orderForFetch.keys.map {
-            SortSpec(path: $0.path, ascending: $0.isAscending, options: $0.options, nullsFirst: $0.nullsFirst)
+            ListSortKey(path: $0.path, ascending: $0.isAscending, options: $0.options, nullsFirst: $0.nullsFirst)
         }
-        members = objects.map(member)
-        keysByRowID = Dictionary(uniqueKeysWithValues: members.map { ($0.object.rowID, $0.keys) })
-        rebuildSections()
+        let loaded = objects.map(member)
+        members = ContiguousArray(loaded.map(\.object))
+        memberKeys = ContiguousArray(loaded.map(\.keys))
+        keysByRowID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.object.rowID, $0.keys) })
+        rebuildSections(names: loaded.map(\.section))
     }
 
-    func member(_ object: Object) -> Member {
+    func member(_ object: ManagedObject) -> ListMember {
         let evaluator = MemoryEvaluator(context: main.context)
         let keys = specs.map { spec -> StoredValue in
             let value = evaluator.value(spec.path, of: object)
@@ -33,19 +35,26 @@ extension ListMonitor {
             return value
         }
         let section = sectionBy.map { $0.name(evaluator.value($0.path, of: object)) } ?? ""
-        return Member(object: object, keys: keys, section: section)
+        return ListMember(object: object, keys: keys, section: section)
     }
 
-    func rebuildSections() {
+    /// Rebuilds the sections from each member's section name, in list order.
+    func rebuildSections(names: [String]) {
         sections = []
-        for member in members {
-            if let last = sections.last, last.name == member.section {
+        for name in names {
+            if let last = sections.last, last.name == name {
                 sections[sections.count - 1].count += 1
             } else {
-                sections.append(Section(id: nextSectionID, name: member.section, count: 1))
+                sections.append(ListSection(id: nextSectionID, name: name, count: 1))
                 nextSectionID += 1
             }
         }
+    }
+
+    /// The section name of an object, as the SectionBy computes it.
+    func sectionName(of object: ManagedObject) -> String {
+        guard let sectionBy else { return "" }
+        return sectionBy.name(MemoryEvaluator(context: main.context).value(sectionBy.path, of: object))
     }
 
     /// Whether a member with `keys` and `rowID` sorts before the one with `otherKeys`, `otherRowID`.
@@ -61,19 +70,28 @@ extension ListMonitor {
 
     /// The position where a member with these keys is, or would be inserted.
     func insertionPoint(keys: [StoredValue], rowID: Int64) -> Int {
-        var low = 0, high = members.count
-        while low < high {
-            let middle = (low + high) / 2
-            let other = members[middle]
-            if precedes(other.keys, other.object.rowID, keys, rowID) { low = middle + 1 } else { high = middle }
+        // Through buffer pointers: comparing in place, without retaining each
+        // member's key array, is most of the cost of a binary search here.
+        members.withUnsafeBufferPointer { objects in
+            memberKeys.withUnsafeBufferPointer { allKeys in
+                var low = 0, high = objects.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if precedes(allKeys[middle], objects[middle].rowID, keys, rowID) {
+                        low = middle + 1
+                    } else {
+                        high = middle
+                    }
+                }
+                return low
+            }
         }
-        return low
     }
 
     /// The position of the member with `rowID`, found by its keys.
     func find(rowID: Int64, keys: [StoredValue]) -> Int? {
         let position = insertionPoint(keys: keys, rowID: rowID)
-        guard position < members.count, members[position].object.rowID == rowID else { return nil }
+        guard position < members.count, members[position].rowID == rowID else { return nil }
         return position
     }
 }

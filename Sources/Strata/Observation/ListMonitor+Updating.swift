@@ -34,8 +34,8 @@ extension ListMonitor {
         }
 
         var leaving: [(rowID: Int64, keys: [StoredValue])] = []   // deleted or no longer matching
-        var moving: [Int64: Member] = [:]                         // still matching, sort or section key changed
-        var entering: [Member] = []                               // newly matching
+        var moving: [Int64: ListMember] = [:]                         // still matching, sort or section key changed
+        var entering: [ListMember] = []                               // newly matching
         var updatedInPlace: [Int64] = []
         for rowID in changes.deleted {
             if let keys = keysByRowID[rowID] { leaving.append((rowID, keys)) }
@@ -47,7 +47,7 @@ extension ListMonitor {
                 if let keys = keysByRowID[rowID] { leaving.append((rowID, keys)) }
                 continue
             }
-            let fresh = member(object as! Object)
+            let fresh = member(object)
             if !isMember {
                 entering.append(fresh)
             } else if let keys = keysByRowID[rowID], !sameKeys(keys, fresh.keys) || sectionName(of: rowID, keys) != fresh.section {
@@ -58,30 +58,32 @@ extension ListMonitor {
         }
         for (rowID, values) in changes.inserted where keysByRowID[rowID] == nil {
             let object = main.object(entity, rowID: rowID, values: values, generation: generation)
-            if matches(object) { entering.append(member(object as! Object)) }
+            if matches(object) { entering.append(member(object)) }
         }
         guard !leaving.isEmpty || !moving.isEmpty || !entering.isEmpty || !updatedInPlace.isEmpty else { return }
 
         // Old index paths, against the list as it was.
         var result = ListChanges()
         let oldSections = sections
-        var deletedObjects: [(Object, IndexPath)] = []
+        var deletedObjects: [(ManagedObject, IndexPath)] = []
         var movedFrom: [Int64: IndexPath] = [:]
         for (rowID, keys) in leaving {
             guard let position = find(rowID: rowID, keys: keys) else { continue }
-            deletedObjects.append((members[position].object, indexPath(ofPosition: position)))
+            deletedObjects.append((members[position], indexPath(ofPosition: position)))
         }
         for rowID in moving.keys {
             guard let keys = keysByRowID[rowID], let position = find(rowID: rowID, keys: keys) else { continue }
             movedFrom[rowID] = indexPath(ofPosition: position)
         }
-        var updatedObjects: [(Object, IndexPath)] = []
+        var updatedObjects: [(ManagedObject, IndexPath)] = []
         for rowID in updatedInPlace {
             guard let keys = keysByRowID[rowID], let position = find(rowID: rowID, keys: keys) else { continue }
-            updatedObjects.append((members[position].object, indexPath(ofPosition: position)))
+            updatedObjects.append((members[position], indexPath(ofPosition: position)))
         }
 
-        // Remove what leaves or moves, then insert what enters or moves.
+        // Remove what leaves or moves, then insert what enters or moves. The
+        // sections follow one member at a time; the arrays move once per batch
+        // when it is large (one O(n) pass instead of a memmove per member).
         var removedSectionIDs: [Int] = []
         let removals = leaving.map(\.rowID) + Array(moving.keys)
         var removalPositions = removals.compactMap { rowID in keysByRowID[rowID].flatMap { find(rowID: rowID, keys: $0) } }
@@ -93,15 +95,30 @@ extension ListMonitor {
                 removedSectionIDs.append(sections[sectionIndex].id)
                 sections.remove(at: sectionIndex)
             }
-            keysByRowID[members[position].object.rowID] = nil
-            members.remove(at: position)
+            keysByRowID[members[position].rowID] = nil
+        }
+        var incoming = entering + Array(moving.values)
+        let isLargeBatch = removalPositions.count + incoming.count > 256
+        if isLargeBatch {
+            compact(removingAscending: removalPositions.reversed())
+        } else {
+            for position in removalPositions {
+                members.remove(at: position)
+                memberKeys.remove(at: position)
+            }
+        }
+        incoming.sort { precedes($0.keys, $0.object.rowID, $1.keys, $1.object.rowID) }
+        // Final positions: where each would go among the remaining members,
+        // plus the incoming members that sort before it.
+        let placed = incoming.enumerated().map { offset, member in
+            (position: insertionPoint(keys: member.keys, rowID: member.object.rowID) + offset, member: member)
         }
         var insertedSectionIDs: [Int] = []
         var needsFullSectioning = false
-        for incoming in entering + Array(moving.values) {
-            let position = insertionPoint(keys: incoming.keys, rowID: incoming.object.rowID)
-            let before = position > 0 ? members[position - 1].section : nil
-            let after = position < members.count ? members[position].section : nil
+        var total = members.count
+        for (position, incoming) in placed {
+            let before = position > 0 ? sections[sectionAndItem(ofPosition: position - 1).section].name : nil
+            let after = position < total ? sections[sectionAndItem(ofPosition: position).section].name : nil
             if before == incoming.section {
                 sections[sectionAndItem(ofPosition: position - 1).section].count += 1
             } else if after == incoming.section {
@@ -109,20 +126,28 @@ extension ListMonitor {
             } else if before != nil, before == after {
                 needsFullSectioning = true  // a non-monotone section name would split a section
             } else {
-                let index = position < members.count ? sectionAndItem(ofPosition: position).section : sections.count
-                sections.insert(Section(id: nextSectionID, name: incoming.section, count: 1), at: index)
+                let index = position < total ? sectionAndItem(ofPosition: position).section : sections.count
+                sections.insert(ListSection(id: nextSectionID, name: incoming.section, count: 1), at: index)
                 insertedSectionIDs.append(nextSectionID)
                 nextSectionID += 1
             }
-            members.insert(incoming, at: position)
+            total += 1
             keysByRowID[incoming.object.rowID] = incoming.keys
+        }
+        if isLargeBatch {
+            merge(placed)
+        } else {
+            for (position, incoming) in placed {
+                members.insert(incoming.object, at: position)
+                memberKeys.insert(incoming.keys, at: position)
+            }
         }
         if needsFullSectioning {
             // A SectionBy whose names are not monotone in its key split a
             // section: the sections are rebuilt and observers told so as a refetch.
             let boxes = liveObservers
             for box in boxes { box.willRefetch(self) }
-            rebuildSections()
+            rebuildSections(names: members.map(sectionName))
             for box in boxes { box.didRefetch(self) }
             return
         }
@@ -132,10 +157,10 @@ extension ListMonitor {
         let newSectionIndex = Dictionary(uniqueKeysWithValues: sections.enumerated().map { ($1.id, $0) })
         result.deletedSections = removedSectionIDs.compactMap { oldSectionIndex[$0] }.sorted()
         result.insertedSections = insertedSectionIDs.compactMap { newSectionIndex[$0] }.sorted()
-        let insertedObjects = entering.map { member -> (Object, IndexPath) in
+        let insertedObjects = entering.map { member -> (ManagedObject, IndexPath) in
             (member.object, indexPath(ofPosition: find(rowID: member.object.rowID, keys: member.keys)!))
         }
-        let movedObjects = moving.map { rowID, member -> (Object, IndexPath, IndexPath) in
+        let movedObjects = moving.map { rowID, member -> (ManagedObject, IndexPath, IndexPath) in
             (member.object, movedFrom[rowID]!, indexPath(ofPosition: find(rowID: rowID, keys: member.keys)!))
         }
         notify(
@@ -144,12 +169,67 @@ extension ListMonitor {
             insertedSections: result.insertedSections)
     }
 
+    /// Removes the members at `positions` (ascending) in one pass, moving
+    /// elements bitwise through buffer pointers (no retains).
+    private func compact(removingAscending positions: [Int]) {
+        let kept = members.withUnsafeMutableBufferPointer { objects in
+            memberKeys.withUnsafeMutableBufferPointer { keys in
+                var write = 0
+                var next = 0
+                for read in 0..<objects.count {
+                    if next < positions.count, positions[next] == read {
+                        next += 1
+                        continue
+                    }
+                    if write != read {
+                        objects.swapAt(write, read)
+                        keys.swapAt(write, read)
+                    }
+                    write += 1
+                }
+                return write
+            }
+        }
+        members.removeLast(members.count - kept)
+        memberKeys.removeLast(memberKeys.count - kept)
+    }
+
+    /// Inserts members at their final positions (ascending) in one pass from the end.
+    private func merge(_ placed: [(position: Int, member: ListMember)]) {
+        guard let first = placed.first else { return }
+        let oldCount = members.count
+        members.append(contentsOf: repeatElement(first.member.object, count: placed.count))
+        memberKeys.append(contentsOf: repeatElement([], count: placed.count))
+        members.withUnsafeMutableBufferPointer { objects in
+            memberKeys.withUnsafeMutableBufferPointer { keys in
+                var read = oldCount - 1
+                var write = objects.count - 1
+                for (position, member) in placed.reversed() {
+                    while write > position {
+                        objects.swapAt(write, read)
+                        keys.swapAt(write, read)
+                        read -= 1
+                        write -= 1
+                    }
+                    objects[write] = member.object
+                    keys[write] = member.keys
+                    write -= 1
+                }
+            }
+        }
+    }
+
+    /// A member as the monitor's type; every member is an object of its entity.
+    private func typed(_ object: ManagedObject) -> Object {
+        unsafeDowncast(object, to: Object.self)
+    }
+
     private func sameKeys(_ a: [StoredValue], _ b: [StoredValue]) -> Bool {
         zip(a, b).allSatisfy { $0.isIdentical(to: $1) }
     }
 
     private func sectionName(of rowID: Int64, _ keys: [StoredValue]) -> String? {
-        find(rowID: rowID, keys: keys).map { members[$0].section }
+        find(rowID: rowID, keys: keys).map { sections[sectionAndItem(ofPosition: $0).section].name }
     }
 
     func sectionAndItem(ofPosition position: Int) -> (section: Int, item: Int) {
@@ -160,22 +240,22 @@ extension ListMonitor {
     // MARK: Notifying
 
     private func notify(
-        deleted: [(Object, IndexPath)], inserted: [(Object, IndexPath)],
-        moved: [(Object, IndexPath, IndexPath)], updated: [(Object, IndexPath)],
-        deletedSections: [(Section, Int)], insertedSections: [Int]
+        deleted: [(ManagedObject, IndexPath)], inserted: [(ManagedObject, IndexPath)],
+        moved: [(ManagedObject, IndexPath, IndexPath)], updated: [(ManagedObject, IndexPath)],
+        deletedSections: [(ListSection, Int)], insertedSections: [Int]
     ) {
         let boxes = liveObservers
         guard !boxes.isEmpty else { return }
         for box in boxes { box.willChange(self) }
         for box in boxes {
-            for (object, path) in deleted.sorted(by: { $0.1 > $1.1 }) { box.didDeleteObject?(self, object, path) }
+            for (object, path) in deleted.sorted(by: { $0.1 > $1.1 }) { box.didDeleteObject?(self, typed(object), path) }
             for (section, index) in deletedSections.sorted(by: { $0.1 > $1.1 }) {
                 box.didDeleteSection?(self, ListSectionInfo(name: section.name, objects: []), index)
             }
             for index in insertedSections.sorted() { box.didInsertSection?(self, sectionInfo(at: index), index) }
-            for (object, path) in inserted.sorted(by: { $0.1 < $1.1 }) { box.didInsertObject?(self, object, path) }
-            for (object, from, to) in moved { box.didMoveObject?(self, object, from, to) }
-            for (object, path) in updated { box.didUpdateObject?(self, object, path) }
+            for (object, path) in inserted.sorted(by: { $0.1 < $1.1 }) { box.didInsertObject?(self, typed(object), path) }
+            for (object, from, to) in moved { box.didMoveObject?(self, typed(object), from, to) }
+            for (object, path) in updated { box.didUpdateObject?(self, typed(object), path) }
         }
         for box in boxes { box.didChange(self) }
     }
@@ -189,7 +269,7 @@ extension ListMonitor {
         return SectionedList(sections: sections.map { section in
             let seen = occurrences[section.name, default: 0]
             occurrences[section.name] = seen + 1
-            let items = members[start..<(start + section.count)].map { $0.object.rowID }
+            let items = members[start..<(start + section.count)].map(\.rowID)
             start += section.count
             // Names may repeat when a section name is not monotone in its key.
             let identifier = seen == 0 ? section.name : "\(section.name)\u{0}\(seen)"
@@ -211,16 +291,16 @@ extension ListMonitor {
              oldMembers: oldMembers, oldSections: oldSections)
     }
 
-    private func emit(_ changes: ListChanges, oldMembers: [Member], oldSections: [Section]) {
+    private func emit(_ changes: ListChanges, oldMembers: ContiguousArray<ManagedObject>, oldSections: [ListSection]) {
         guard !changes.isEmpty else { return }
-        func oldObject(at path: IndexPath) -> Object {
+        func oldObject(at path: IndexPath) -> ManagedObject {
             let start = oldSections[..<path.section].reduce(0) { $0 + $1.count }
-            return oldMembers[start + path.item].object
+            return oldMembers[start + path.item]
         }
         notify(
             deleted: changes.deletes.map { (oldObject(at: $0), $0) },
-            inserted: changes.inserts.map { (self[$0], $0) },
-            moved: changes.moves.map { (self[$0.to], $0.from, $0.to) },
+            inserted: changes.inserts.map { (self[$0] as ManagedObject, $0) },
+            moved: changes.moves.map { (self[$0.to] as ManagedObject, $0.from, $0.to) },
             updated: changes.updates.map { (oldObject(at: $0), $0) },
             deletedSections: changes.deletedSections.map { (oldSections[$0], $0) },
             insertedSections: changes.insertedSections)

@@ -20,25 +20,6 @@ import Foundation
 /// change set larger than a quarter of the list.
 @MainActor
 public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
-    struct Member {
-        let object: Object
-        var keys: [StoredValue]
-        var section: String
-    }
-
-    struct SortSpec {
-        let path: ValuePath
-        let ascending: Bool
-        let options: TextOptions
-        let nullsFirst: Bool
-    }
-
-    struct Section {
-        let id: Int
-        let name: String
-        var count: Int
-    }
-
     let main: MainContext
     let entity: EntityDescription
     /// The query the monitor shows.
@@ -47,10 +28,13 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     public private(set) var sectionBy: SectionBy<Object>?
     /// The generation of the last change set the list reflects.
     var generation: UInt64 = 0
-    var specs: [SortSpec] = []
-    var members: [Member] = []
+    var specs: [ListSortKey] = []
+    /// The list, in order, with each member's sort keys beside it (parallel
+    /// arrays of references, so inserting or removing moves 16 bytes per member).
+    var members: ContiguousArray<ManagedObject> = []
+    var memberKeys: ContiguousArray<[StoredValue]> = []
     var keysByRowID: [Int64: [StoredValue]] = [:]
-    var sections: [Section] = []
+    var sections: [ListSection] = []
     var nextSectionID = 0
     var observers: [ListObserverBox<Object>] = []
 
@@ -82,11 +66,11 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     public func hasObjects() -> Bool { !members.isEmpty }
 
     /// The object at `index` in the whole list.
-    public subscript(index: Int) -> Object { members[index].object }
+    public subscript(index: Int) -> Object { unsafeDowncast(members[index], to: Object.self) }
 
     /// The object at `indexPath` (section, item).
     public subscript(indexPath: IndexPath) -> Object {
-        members[position(of: indexPath)].object
+        unsafeDowncast(members[position(of: indexPath)], to: Object.self)
     }
 
     /// The object at `itemIndex` in section `sectionIndex`.
@@ -97,7 +81,7 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// The section's name, index title and objects.
     public func sectionInfo(at section: Int) -> ListSectionInfo<Object> {
         let start = sections[..<section].reduce(0) { $0 + $1.count }
-        let objects = members[start..<(start + sections[section].count)].map(\.object)
+        let objects = members[start..<(start + sections[section].count)].map { unsafeDowncast($0, to: Object.self) }
         return ListSectionInfo(name: sections[section].name, objects: objects)
     }
 
@@ -105,7 +89,7 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     public func sectionNames() -> [String] { sections.map(\.name) }
 
     /// Every object, in list order.
-    public func objectsInAllSections() -> [Object] { members.map(\.object) }
+    public func objectsInAllSections() -> [Object] { members.map { unsafeDowncast($0, to: Object.self) } }
 
     /// The objects of section `section`.
     public func objects(in section: Int) -> [Object] { sectionInfo(at: section).objects }
@@ -188,4 +172,28 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
         }
         return IndexPath(item: position - start, section: max(sections.count - 1, 0))
     }
+}
+
+/// One member of a monitored list while it is being placed: the object, its
+/// sort keys (folded as the order says) and its section name.
+struct ListMember {
+    let object: ManagedObject
+    var keys: [StoredValue]
+    var section: String
+}
+
+/// One sort key of a monitored list, resolved for in-memory comparison.
+struct ListSortKey {
+    let path: ValuePath
+    let ascending: Bool
+    let options: TextOptions
+    let nullsFirst: Bool
+}
+
+/// One section of a monitored list: a run of members with the same name.
+/// The ID tells sections apart across changes even when names repeat.
+struct ListSection {
+    let id: Int
+    let name: String
+    var count: Int
 }

@@ -15,12 +15,25 @@ extension Field {
         /// The field's options.
         public let options: FieldOptions
         @usableFromInline let defaultValue: Value
+        /// The object whose field this is, in a projected value (`object.$age`);
+        /// `nil` in the wrapper an object stores and in key-path prototypes.
+        /// Strong, not weak: a projected value is a short-lived value, and a
+        /// weak reference would give every object it is read from a side table.
+        let enclosingObject: ManagedObject?
 
         /// Declares a field with a default value.
         public init(wrappedValue: Value, _ name: String, _ options: FieldOptions = []) {
             self.name = name
             self.options = options
             self.defaultValue = wrappedValue
+            self.enclosingObject = nil
+        }
+
+        private init(_ field: Self, enclosingObject: ManagedObject) {
+            self.name = field.name
+            self.options = field.options
+            self.defaultValue = field.defaultValue
+            self.enclosingObject = enclosingObject
         }
 
         /// Declares an optional field whose default is `nil`.
@@ -37,6 +50,17 @@ extension Field {
 
         /// The field itself, so that `\.$name` can name it in queries.
         public var projectedValue: Self { self }
+
+        /// `object.$age`: the field, carrying the object it was read from, so
+        /// that ``observe(_:)`` knows whose field to follow. The type stays
+        /// `Field.Stored<Value>`, so `\.$age` key paths still name the field.
+        public static subscript<Object: ManagedObject>(
+            _enclosingInstance object: Object,
+            projected projectedKeyPath: KeyPath<Object, Self>,
+            storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+        ) -> Self {
+            Self(object[keyPath: storageKeyPath], enclosingObject: object)
+        }
 
         // Inlinable, so that each field's accessors are specialized for its type
         // in the model's module; the fast path finds the value slot by the key

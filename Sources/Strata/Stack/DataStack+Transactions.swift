@@ -154,14 +154,22 @@ extension DataStack {
 
     /// Merges every waiting change set into the main context, in commit order.
     @MainActor
-    func mergePendingChangeSets() {
-        let pending = inbox.withLock { changeSets in
-            let taken = changeSets
-            changeSets.removeAll()
-            return taken
+    package func mergePendingChangeSets() {
+        // A commit made from inside an observer callback must not be merged in
+        // the middle of the pass that is notifying: the pass in progress takes
+        // it after the change set it is on, so every observer sees commit order.
+        guard let mainContext, !mainContext.isMerging else { return }
+        mainContext.isMerging = true
+        defer { mainContext.isMerging = false }
+        while true {
+            let pending = inbox.withLock { changeSets in
+                let taken = changeSets
+                changeSets.removeAll()
+                return taken
+            }
+            if pending.isEmpty { return }
+            for changeSet in pending { mainContext.merge(changeSet) }
         }
-        guard let mainContext else { return }
-        for changeSet in pending { mainContext.merge(changeSet) }
     }
 }
 

@@ -5,12 +5,15 @@ final class MainContext {
     let context: ObjectContext
     /// The generation of the last change set merged.
     private(set) var generation: UInt64
+    /// Whether a merge pass is notifying observers right now.
+    var isMerging = false
     /// The monitors and publishers that follow merged change sets.
     let observation = ObservationCenter()
 
     init(context: ObjectContext, generation: UInt64) {
         self.context = context
         self.generation = generation
+        Self.register(self)  // findable from its objects, for `object.$field.observe`
     }
 
     /// Brings the context's objects up to the change set's values; never moves

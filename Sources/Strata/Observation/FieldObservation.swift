@@ -1,0 +1,158 @@
+/// A running observation of one field of one object, started with
+/// `object.$field.observe { old, new in ... }`. Keep it: the observation
+/// stops when it is released or ``cancel()``ed.
+///
+/// ```swift
+/// let token = person.$age.observe { old, new in
+///     print("age went from \(old) to \(new)")
+/// }
+/// // later
+/// token.cancel()
+/// ```
+@MainActor
+public final class FieldObservation {
+    private var observer: (any ChangeSetObserver)?
+    private let center: ObservationCenter
+
+    init(_ observer: any ChangeSetObserver, center: ObservationCenter) {
+        self.observer = observer
+        self.center = center
+        center.add(observer, stage: .monitors)
+    }
+
+    /// Whether the observation still runs: not cancelled, and its object not deleted.
+    ///
+    /// ```swift
+    /// if !token.isActive { token = nil }
+    /// ```
+    public var isActive: Bool { (observer as? any FieldObserving)?.isFinished == false }
+
+    /// Stops the observation; the closure is not called again.
+    ///
+    /// ```swift
+    /// token.cancel()
+    /// ```
+    public func cancel() {
+        guard let observer else { return }
+        center.remove(observer)
+        self.observer = nil
+    }
+}
+
+@MainActor
+private protocol FieldObserving {
+    var isFinished: Bool { get }
+}
+
+/// Follows one field of one object through merged change sets and calls
+/// the handler with its old and new values. The observation center holds it
+/// weakly; its ``FieldObservation`` keeps it alive.
+@MainActor
+private final class FieldObserver<Value: FieldStorable>: ChangeSetObserver, FieldObserving {
+    let entityName: String
+    let rowID: Int64
+    let field: String
+    let slot: Int
+    let defaultValue: Value
+    let handler: @MainActor (Value, Value) -> Void
+    var generation: UInt64
+    var current: StoredValue
+    var isFinished = false
+
+    init(
+        object: ManagedObject, entity: EntityDescription, field: Field.Stored<Value>,
+        generation: UInt64,
+        handler: @escaping @MainActor (Value, Value) -> Void
+    ) {
+        guard let slot = entity.slot(of: field.name) else {
+            preconditionFailure("Strata: \(entity.name) has no stored field named '\(field.name)'.")
+        }
+        self.entityName = entity.name
+        self.rowID = object.rowID
+        self.field = field.name
+        self.slot = slot
+        self.defaultValue = field.defaultValue
+        self.handler = handler
+        self.generation = max(generation, object.generation)
+        self.current = object.value(at: slot)
+    }
+
+    func didMerge(_ changeSet: ChangeSet) {
+        guard !isFinished, changeSet.generation > generation else { return }
+        generation = changeSet.generation
+        guard let changes = changeSet.changes[entityName] else { return }
+        if changes.deleted.contains(rowID) {
+            isFinished = true
+            return
+        }
+        guard let update = changes.updated[rowID], update.changedFields.contains(field) else {
+            return
+        }
+        let new = update.values[slot]
+        guard !new.isIdentical(to: current) else { return }
+        let old = current
+        current = new
+        handler(decode(old), decode(new))
+    }
+
+    private func decode(_ stored: StoredValue) -> Value {
+        (try? Value(storedValue: stored)) ?? defaultValue
+    }
+}
+
+extension Field.Stored {
+    /// Calls `handler` with the field's old and new values after each commit
+    /// that changes it, until the returned observation is released or
+    /// cancelled, or the object is deleted.
+    ///
+    /// Observe fields of main-context objects (those the stack's fetches and
+    /// monitors return); on any other object this traps.
+    ///
+    /// ```swift
+    /// let person = try stack.fetchOne(From<Person>())!
+    /// let token = person.$age.observe { old, new in
+    ///     print("age: \(old) -> \(new)")
+    /// }
+    /// ```
+    @MainActor
+    public func observe(_ handler: @escaping @MainActor (_ old: Value, _ new: Value) -> Void)
+        -> FieldObservation
+    {
+        guard let object = enclosingObject, let context = object.context,
+            let entity = object.entity,
+            context.isReadOnly, let main = MainContext.owning(context)
+        else {
+            preconditionFailure(
+                "Strata: observe '\(name)' on an object of the stack's main context "
+                    + "(from stack.fetchAll, fetchExisting or a monitor); transaction objects "
+                    + "and objects created with init() cannot be observed.")
+        }
+        let observer = FieldObserver(
+            object: object, entity: entity, field: self, generation: main.generation,
+            handler: handler)
+        return FieldObservation(observer, center: main.observation)
+    }
+}
+
+extension MainContext {
+    private struct Entry {
+        weak var main: MainContext?
+    }
+
+    /// The live main contexts, by the identity of their object context.
+    private static var directory: [ObjectIdentifier: Entry] = [:]
+
+    /// Makes `main` findable from its objects, for `object.$field.observe`.
+    static func register(_ main: MainContext) {
+        directory = directory.filter { $0.value.main != nil }
+        directory[ObjectIdentifier(main.context)] = Entry(main: main)
+    }
+
+    /// The main context whose object context is `context`.
+    static func owning(_ context: ObjectContext) -> MainContext? {
+        guard let main = directory[ObjectIdentifier(context)]?.main, main.context === context else {
+            return nil
+        }
+        return main
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import Observation
+
+/// A live list published as ``ListSnapshot`` values: to closures, as an
+/// `AsyncSequence`, and as an `@Observable` property SwiftUI-style code reads.
+///
+/// ```swift
+/// let publisher = try stack.publishList(From<Person>().orderBy(.ascending(\.$name)))
+/// publisher.addObserver(self, notifyInitial: true) { publisher in
+///     render(publisher.snapshot)
+/// }
+/// for await snapshot in publisher.snapshots { print(snapshot.count) }
+/// ```
+///
+/// A publisher follows its list with a ``ListMonitor`` of its own, so a
+/// commit costs what the monitor's update costs plus an O(n) copy of the row
+/// IDs into the new snapshot. It publishes once per commit that changes what
+/// the list shows (an object entering, leaving or moving, or a shown object's
+/// fields changing) and never for a commit the list does not show; and once
+/// after each `refetch(_:)`. Snapshots hold IDs only; read the objects on
+/// the main actor with `stack.fetchExisting(id)`.
+///
+/// Let the publisher go to stop it: its ``snapshots`` sequences then finish.
+@Observable
+@MainActor
+public final class ListPublisher<Object: ManagedObject> {
+    /// The list as of the last commit merged into the main context. Observable:
+    /// reading it inside `withObservationTracking` (or a SwiftUI body) tracks it.
+    ///
+    /// ```swift
+    /// let rows = publisher.snapshot.count
+    /// ```
+    public private(set) var snapshot: ListSnapshot<Object>
+
+    @ObservationIgnored private let monitor: ListMonitor<Object>
+    @ObservationIgnored private let relay = Relay()
+    @ObservationIgnored private var observers: [ClosureObserver] = []
+    @ObservationIgnored private var continuations: [Int: AsyncStream<ListSnapshot<Object>>.Continuation] = [:]
+    @ObservationIgnored private var nextContinuationKey = 0
+    /// Set when the monitor changed in this change set's monitors stage.
+    @ObservationIgnored private var needsPublish = false
+
+    private struct ClosureObserver {
+        weak var owner: AnyObject?
+        let closure: @MainActor (ListPublisher<Object>) -> Void
+    }
+
+    init(monitor: ListMonitor<Object>) {
+        self.monitor = monitor
+        self.snapshot = monitor.makeSnapshot()
+        relay.publisher = self
+        monitor.addObserver(relay)
+        // The monitor updates in the `.monitors` stage, while other monitors may
+        // still hold the previous commit; publishing there would let a closure
+        // observer read a half-merged main actor. So the relay only notes the
+        // change then, and the publisher publishes in the `.publishers` stage,
+        // after every monitor has taken the change set (DESIGN section 7).
+        monitor.main.observation.add(relay, stage: .publishers)
+    }
+
+    isolated deinit {
+        for continuation in continuations.values { continuation.finish() }
+        monitor.main.observation.remove(relay)
+    }
+
+    // MARK: Closure observers
+
+    /// Calls `closure` after every published change, for as long as `owner`
+    /// lives (held weakly) or until ``removeObserver(_:)``. Adding the same
+    /// owner again replaces its closure.
+    ///
+    /// ```swift
+    /// publisher.addObserver(self, notifyInitial: true) { [weak self] publisher in
+    ///     self?.render(publisher.snapshot)
+    /// }
+    /// ```
+    ///
+    /// - Parameter notifyInitial: also call `closure` now, with the current snapshot.
+    public func addObserver(
+        _ owner: AnyObject, notifyInitial: Bool = false,
+        _ closure: @escaping @MainActor (ListPublisher<Object>) -> Void
+    ) {
+        observers.removeAll { $0.owner == nil || $0.owner === owner }
+        observers.append(ClosureObserver(owner: owner, closure: closure))
+        if notifyInitial { closure(self) }
+    }
+
+    /// Stops calling the closure `owner` added.
+    ///
+    /// ```swift
+    /// publisher.removeObserver(self)
+    /// ```
+    public func removeObserver(_ owner: AnyObject) {
+        observers.removeAll { $0.owner == nil || $0.owner === owner }
+    }
+
+    // MARK: AsyncSequence
+
+    /// The current snapshot, then one snapshot per published change; the
+    /// sequence finishes when the publisher is released. Each access starts a
+    /// new sequence; snapshots are buffered, so a slow reader misses none.
+    ///
+    /// ```swift
+    /// for await snapshot in publisher.snapshots {
+    ///     print(snapshot.sectionIDs, snapshot.count)
+    /// }
+    /// ```
+    public var snapshots: AsyncStream<ListSnapshot<Object>> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ListSnapshot<Object>.self)
+        let key = nextContinuationKey
+        nextContinuationKey += 1
+        continuations[key] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { @MainActor in self?.continuations[key] = nil }
+        }
+        continuation.yield(snapshot)
+        return stream
+    }
+
+    // MARK: Refetching
+
+    /// Shows a new query, unsectioned, and publishes the new list.
+    ///
+    /// ```swift
+    /// try publisher.refetch(From<Person>().where(\.$age >= 18).orderBy(.ascending(\.$name)))
+    /// ```
+    ///
+    /// - Throws: a ``StrataError`` if the fetch fails; the old list stays.
+    public func refetch(_ query: From<Object>) throws {
+        try monitor.refetch(query, sectionBy: nil)
+        publishIfNeeded()
+    }
+
+    /// Shows a new sectioned query and publishes the new list.
+    ///
+    /// ```swift
+    /// try publisher.refetch(From<Person>().orderBy(.ascending(\.$name)).sectionBy(\.$city))
+    /// ```
+    ///
+    /// - Throws: a ``StrataError`` if the fetch fails; the old list stays.
+    public func refetch(_ query: SectionedQuery<Object>) throws {
+        try monitor.refetch(query.query, sectionBy: query.sectionBy)
+        publishIfNeeded()
+    }
+
+    // MARK: Publishing
+
+    private func publishIfNeeded() {
+        guard needsPublish else { return }
+        needsPublish = false
+        snapshot = monitor.makeSnapshot()
+        observers.removeAll { $0.owner == nil }
+        // A copy: a closure may add or remove observers while it runs.
+        for observer in observers where observer.owner != nil {
+            observer.closure(self)
+        }
+        for continuation in continuations.values { continuation.yield(snapshot) }
+    }
+
+    /// Follows the monitor for the publisher, which it holds weakly, and
+    /// stands for it in the observation center's `.publishers` stage.
+    @MainActor
+    private final class Relay: ListObserver, ChangeSetObserver {
+        typealias ListEntityType = Object
+        weak var publisher: ListPublisher<Object>?
+
+        func listMonitorDidChange(_ monitor: ListMonitor<Object>) {
+            publisher?.needsPublish = true
+        }
+
+        func listMonitorDidRefetch(_ monitor: ListMonitor<Object>) {
+            publisher?.needsPublish = true
+        }
+
+        func didMerge(_ changeSet: ChangeSet) {
+            publisher?.publishIfNeeded()
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+
+/// An immutable copy of a list's shape: its section identifiers and, in
+/// order, the ``ObjectID``s of the objects in each section.
+///
+/// A snapshot holds no objects, so it is `Sendable`: hand it to any task or
+/// thread, and fetch the objects you need there by ID. As a collection it is
+/// every item ID of every section, in list order.
+///
+/// ```swift
+/// let publisher = try stack.publishSectionedList(
+///     From<Person>().orderBy(.ascending(\.$name)).sectionBy(\.$city))
+/// let snapshot = publisher.snapshot
+/// for section in 0..<snapshot.numberOfSections {
+///     print(snapshot.sectionIDs[section], snapshot.itemIDs(inSection: section).count)
+/// }
+/// Task.detached { print(snapshot.count) }  // snapshots cross threads
+/// ```
+///
+/// Section identifiers are the ``SectionBy`` names; an unsectioned list that
+/// is not empty has one section named `""`, and an empty list has none. Two
+/// sections share a name only when a ``SectionBy`` names different key values
+/// alike and other values sort between them.
+public struct ListSnapshot<Object: ManagedObject>: Sendable, Equatable, RandomAccessCollection {
+    /// The section identifiers (the section names), in order.
+    ///
+    /// ```swift
+    /// let names = publisher.snapshot.sectionIDs  // ["Berlin", "Paris"]
+    /// ```
+    public let sectionIDs: [String]
+
+    /// Every item, in list order.
+    private let items: [ObjectID<Object>]
+
+    /// `sectionEnds[s]` is the position just past section `s`'s last item.
+    private let sectionEnds: [Int]
+
+    /// An empty snapshot: no sections, no items.
+    ///
+    /// ```swift
+    /// let nothing = ListSnapshot<Person>()
+    /// assert(nothing.isEmpty && nothing.numberOfSections == 0)
+    /// ```
+    public init() {
+        self.init(sections: [])
+    }
+
+    /// A snapshot of `sections`, each a section identifier and its item IDs in order.
+    ///
+    /// ```swift
+    /// let snapshot = ListSnapshot(sections: [("A", [ann.objectID]), ("B", [bob.objectID])])
+    /// ```
+    public init(sections: [(id: String, itemIDs: [ObjectID<Object>])]) {
+        var items: [ObjectID<Object>] = []
+        items.reserveCapacity(sections.reduce(0) { $0 + $1.itemIDs.count })
+        var ends: [Int] = []
+        ends.reserveCapacity(sections.count)
+        for section in sections {
+            items.append(contentsOf: section.itemIDs)
+            ends.append(items.count)
+        }
+        self.init(sectionIDs: sections.map(\.id), items: items, sectionEnds: ends)
+    }
+
+    /// The flat form the monitor builds directly; `sectionEnds` must be
+    /// non-decreasing, one per section, the last equal to `items.count`.
+    init(sectionIDs: [String], items: [ObjectID<Object>], sectionEnds: [Int]) {
+        precondition(sectionIDs.count == sectionEnds.count && (sectionEnds.last ?? 0) == items.count)
+        self.sectionIDs = sectionIDs
+        self.items = items
+        self.sectionEnds = sectionEnds
+    }
+
+    // MARK: Sections
+
+    /// How many sections the list has.
+    ///
+    /// ```swift
+    /// let sections = publisher.snapshot.numberOfSections
+    /// ```
+    public var numberOfSections: Int { sectionIDs.count }
+
+    /// The item IDs of section `section`, in order.
+    ///
+    /// ```swift
+    /// for id in snapshot.itemIDs(inSection: 0) { print(id) }
+    /// ```
+    ///
+    /// - Precondition: `0 <= section < numberOfSections`.
+    public func itemIDs(inSection section: Int) -> ArraySlice<ObjectID<Object>> {
+        items[range(ofSection: section)]
+    }
+
+    /// How many items section `section` holds.
+    ///
+    /// ```swift
+    /// let rows = snapshot.numberOfItems(inSection: 0)
+    /// ```
+    public func numberOfItems(inSection section: Int) -> Int {
+        range(ofSection: section).count
+    }
+
+    // MARK: Index paths
+
+    /// Where the item with `id` is, as (section, item), or `nil` if the list
+    /// does not hold it. O(n): a linear search.
+    ///
+    /// ```swift
+    /// if let path = snapshot.indexPath(of: person.objectID) { print(path.section, path.item) }
+    /// ```
+    public func indexPath(of id: ObjectID<Object>) -> IndexPath? {
+        guard let position = items.firstIndex(of: id) else { return nil }
+        return indexPath(ofPosition: position)
+    }
+
+    /// The item ID at `indexPath` (section, item).
+    ///
+    /// ```swift
+    /// let first = snapshot[IndexPath(item: 0, section: 1)]
+    /// ```
+    ///
+    /// - Precondition: the index path is inside the list.
+    public subscript(indexPath: IndexPath) -> ObjectID<Object> {
+        let range = range(ofSection: indexPath.section)
+        precondition((0..<range.count).contains(indexPath.item), "Strata: item \(indexPath.item) is out of range")
+        return items[range.lowerBound + indexPath.item]
+    }
+
+    /// The (section, item) index path of the item at `position` in the whole list.
+    ///
+    /// ```swift
+    /// let path = snapshot.indexPath(ofPosition: snapshot.count - 1)
+    /// ```
+    public func indexPath(ofPosition position: Int) -> IndexPath {
+        precondition(items.indices.contains(position), "Strata: position \(position) is out of range")
+        // The first section whose end lies past `position`: binary search.
+        var low = 0, high = sectionEnds.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sectionEnds[middle] <= position { low = middle + 1 } else { high = middle }
+        }
+        let start = low == 0 ? 0 : sectionEnds[low - 1]
+        return IndexPath(item: position - start, section: low)
+    }
+
+    private func range(ofSection section: Int) -> Range<Int> {
+        precondition(sectionIDs.indices.contains(section), "Strata: section \(section) is out of range")
+        return (section == 0 ? 0 : sectionEnds[section - 1])..<sectionEnds[section]
+    }
+
+    // MARK: RandomAccessCollection
+
+    /// The position of the first item: 0.
+    public var startIndex: Int { 0 }
+
+    /// One past the last item's position: the number of items.
+    public var endIndex: Int { items.count }
+
+    /// The item ID at `position` in the whole list, across sections.
+    ///
+    /// ```swift
+    /// let firstID = snapshot[0]
+    /// ```
+    public subscript(position: Int) -> ObjectID<Object> { items[position] }
+}
+
+extension ListSnapshot: CustomStringConvertible {
+    /// The sections and their row IDs, e.g. `["A": [1, 4], "B": [2]]`.
+    public var description: String {
+        let sections = sectionIDs.indices.map { section in
+            "\"\(sectionIDs[section])\": \(itemIDs(inSection: section).map(\.rowID))"
+        }
+        return "[\(sections.joined(separator: ", "))]"
+    }
+}

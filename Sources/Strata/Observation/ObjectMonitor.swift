@@ -1,0 +1,134 @@
+/// One object of the main context, kept current after every commit, with
+/// observers told what changed.
+///
+/// ```swift
+/// let monitor = try stack.monitorObject(person)
+/// monitor.addObserver(self)   // an ObjectObserver
+/// print(monitor.object?.name ?? "deleted")
+/// ```
+///
+/// After each merged commit the monitor reads the saved change set: if the
+/// commit updated the object, observers get `willUpdateObject` then
+/// `didUpdateObject` with the names of the changed fields and relationships;
+/// if it deleted the object, they get `didDeleteObject` once and ``object``
+/// becomes `nil`. A commit that changes nothing the monitor follows sends
+/// nothing. The monitor ignores commits its object's values already reflect.
+///
+/// Asked to (`stack.monitorObject(person, observingRelated: \.$pets)`), it
+/// also follows the objects related through the given relationships: when a
+/// commit updates one of them, or changes which objects the relationship
+/// holds, observers get `didUpdateObject` with the relationship's name (here
+/// `"pets"`) among the changed keys. See ``observedRelationships``.
+@MainActor
+public final class ObjectMonitor<Object: ManagedObject>: ChangeSetObserver {
+    let main: MainContext
+    let entity: EntityDescription
+    /// The monitored object's ID.
+    ///
+    /// ```swift
+    /// let id = monitor.objectID   // Sendable: hand it to a transaction
+    /// ```
+    public let objectID: ObjectID<Object>
+    /// The main context's instance of the object, or `nil` once it is deleted.
+    ///
+    /// ```swift
+    /// label.text = monitor.object?.name
+    /// ```
+    public private(set) var object: Object?
+    /// The generation of the last change set the monitor reflects.
+    var generation: UInt64
+    var related: [RelatedMembers]
+    private var observers: [ObjectObserverBox<Object>] = []
+
+    /// Monitors the object with `id`; `relationships` names those whose
+    /// related objects are followed too.
+    init(main: MainContext, id: ObjectID<Object>, relationships: [String]) throws {
+        self.main = main
+        self.entity = main.context.schema.entity(of: Object.self)
+        self.objectID = id
+        let object = try main.context.fetchExisting(id)
+        self.object = object
+        self.generation = max(main.generation, object?.generation ?? 0)
+        self.related = []
+        if let object {
+            related = try relationships.map {
+                try RelatedMembers(of: object, relationship: $0, in: main.context)
+            }
+            main.observation.add(self, stage: .monitors)
+        }
+    }
+
+    isolated deinit {
+        main.observation.remove(self)
+    }
+
+    /// Whether a commit deleted the object (or it no longer existed when the
+    /// monitor was made).
+    ///
+    /// ```swift
+    /// if monitor.isObjectDeleted { dismiss() }
+    /// ```
+    public var isObjectDeleted: Bool { object == nil }
+
+    /// The names of the relationships whose related objects the monitor
+    /// follows, as given to `stack.monitorObject(_:observingRelated:)`.
+    ///
+    /// ```swift
+    /// let monitor = try stack.monitorObject(person, observingRelated: \.$pets)
+    /// monitor.observedRelationships   // ["pets"]
+    /// ```
+    public var observedRelationships: [String] { related.map(\.relationship.name) }
+
+    // MARK: Observers
+
+    /// Adds an observer; held weakly. Adding the same observer again replaces it.
+    ///
+    /// ```swift
+    /// monitor.addObserver(self)
+    /// ```
+    public func addObserver<Observer: ObjectObserver>(_ observer: Observer)
+    where Observer.ObjectEntityType == Object {
+        observers.removeAll { $0.observer == nil || $0.observer === observer }
+        observers.append(ObjectObserverBox(observer))
+    }
+
+    /// Removes an observer.
+    ///
+    /// ```swift
+    /// monitor.removeObserver(self)
+    /// ```
+    public func removeObserver(_ observer: AnyObject) {
+        observers.removeAll { $0.observer == nil || $0.observer === observer }
+    }
+
+    private var liveObservers: [ObjectObserverBox<Object>] {
+        observers.removeAll { $0.observer == nil }
+        return observers
+    }
+
+    // MARK: Following change sets
+
+    func didMerge(_ changeSet: ChangeSet) {
+        guard changeSet.generation > generation, let object else { return }
+        generation = changeSet.generation
+        let mine = changeSet.changes[entity.name]
+        if mine?.deleted.contains(objectID.rowID) == true {
+            self.object = nil
+            related = []
+            main.observation.remove(self)
+            for box in liveObservers { box.didDelete(self, object) }
+            return
+        }
+        let update = mine?.updated[objectID.rowID]
+        var keys = update?.changedFields ?? []
+        for index in related.indices
+        where related[index].follow(changeSet, owner: object, ownerUpdate: update, in: main.context)
+        {
+            keys.insert(related[index].relationship.name)
+        }
+        guard !keys.isEmpty else { return }
+        let boxes = liveObservers
+        for box in boxes { box.willUpdate(self, object) }
+        for box in boxes { box.didUpdate(self, object, keys) }
+    }
+}

@@ -1,0 +1,176 @@
+import Observation
+
+/// One object published as ``ObjectSnapshot`` values: to closures, as an
+/// `AsyncSequence`, and as an `@Observable` property SwiftUI-style code reads.
+///
+/// ```swift
+/// let publisher = try stack.publishObject(person)
+/// publisher.addObserver(self, notifyInitial: true) { publisher in
+///     render(publisher.snapshot)
+/// }
+/// for await snapshot in publisher.snapshots { print(snapshot?.$name ?? "deleted") }
+/// ```
+///
+/// The publisher takes each merged commit that changes the object after every
+/// monitor has (DESIGN section 7), publishing a new snapshot built from the
+/// change set's values; a commit that leaves the object as it was publishes
+/// nothing. When a commit deletes the object, ``snapshot`` becomes `nil`,
+/// closure observers are called a last time, and the ``snapshots`` sequences
+/// yield `nil` and finish.
+///
+/// Let the publisher go to stop it: its ``snapshots`` sequences then finish.
+@Observable
+@MainActor
+public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
+    /// The object's values as of the last commit merged into the main context,
+    /// or `nil` once it is deleted. Observable: reading it inside
+    /// `withObservationTracking` (or a SwiftUI body) tracks it.
+    ///
+    /// ```swift
+    /// Text(publisher.snapshot?.$name ?? "")
+    /// ```
+    public private(set) var snapshot: ObjectSnapshot<Object>?
+
+    /// The published object's ID.
+    ///
+    /// ```swift
+    /// try await stack.perform { tx in tx.edit(publisher.objectID)?.age += 1 }
+    /// ```
+    public let objectID: ObjectID<Object>
+
+    @ObservationIgnored private let main: MainContext
+    @ObservationIgnored private let entity: EntityDescription
+    /// The generation of the last change set the snapshot reflects.
+    @ObservationIgnored private var generation: UInt64
+    @ObservationIgnored private var observers: [ClosureObserver] = []
+    @ObservationIgnored private var continuations:
+        [Int: AsyncStream<ObjectSnapshot<Object>?>.Continuation] = [:]
+    @ObservationIgnored private var nextContinuationKey = 0
+
+    private struct ClosureObserver {
+        weak var owner: AnyObject?
+        let closure: @MainActor (ObjectPublisher<Object>) -> Void
+    }
+
+    init(main: MainContext, id: ObjectID<Object>) throws {
+        self.main = main
+        self.entity = main.context.schema.entity(of: Object.self)
+        self.objectID = id
+        let object = try main.context.fetchExisting(id)
+        self.snapshot = object.map(ObjectSnapshot.init)
+        self.generation = max(main.generation, object?.generation ?? 0)
+        if object != nil { main.observation.add(self, stage: .publishers) }
+    }
+
+    isolated deinit {
+        for continuation in continuations.values { continuation.finish() }
+        main.observation.remove(self)
+    }
+
+    /// Whether a commit deleted the object (or it no longer existed when the
+    /// publisher was made).
+    ///
+    /// ```swift
+    /// if publisher.isObjectDeleted { dismiss() }
+    /// ```
+    public var isObjectDeleted: Bool { snapshot == nil }
+
+    /// The main context's instance of the object, or `nil` once it is deleted.
+    /// May read the object from the store when the main context does not hold it.
+    ///
+    /// ```swift
+    /// if let person = publisher.object { print(person.pets.count) }
+    /// ```
+    public var object: Object? {
+        guard snapshot != nil else { return nil }
+        return try? main.context.fetchExisting(objectID)
+    }
+
+    // MARK: Closure observers
+
+    /// Calls `closure` after every published change (including the deletion),
+    /// for as long as `owner` lives (held weakly) or until ``removeObserver(_:)``.
+    /// Adding the same owner again replaces its closure.
+    ///
+    /// ```swift
+    /// publisher.addObserver(self, notifyInitial: true) { [weak self] publisher in
+    ///     self?.render(publisher.snapshot)
+    /// }
+    /// ```
+    ///
+    /// - Parameter notifyInitial: also call `closure` now, with the current snapshot.
+    public func addObserver(
+        _ owner: AnyObject, notifyInitial: Bool = false,
+        _ closure: @escaping @MainActor (ObjectPublisher<Object>) -> Void
+    ) {
+        observers.removeAll { $0.owner == nil || $0.owner === owner }
+        observers.append(ClosureObserver(owner: owner, closure: closure))
+        if notifyInitial { closure(self) }
+    }
+
+    /// Stops calling the closure `owner` added.
+    ///
+    /// ```swift
+    /// publisher.removeObserver(self)
+    /// ```
+    public func removeObserver(_ owner: AnyObject) {
+        observers.removeAll { $0.owner == nil || $0.owner === owner }
+    }
+
+    // MARK: AsyncSequence
+
+    /// The current snapshot, then one per published change; after the object
+    /// is deleted it yields `nil` and finishes, and it finishes when the
+    /// publisher is released. Each access starts a new sequence; snapshots
+    /// are buffered, so a slow reader misses none.
+    ///
+    /// ```swift
+    /// for await snapshot in publisher.snapshots {
+    ///     guard let snapshot else { break }   // deleted
+    ///     print(snapshot.$name)
+    /// }
+    /// ```
+    public var snapshots: AsyncStream<ObjectSnapshot<Object>?> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ObjectSnapshot<Object>?.self)
+        continuation.yield(snapshot)
+        guard snapshot != nil else {
+            continuation.finish()
+            return stream
+        }
+        let key = nextContinuationKey
+        nextContinuationKey += 1
+        continuations[key] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { @MainActor in self?.continuations[key] = nil }
+        }
+        return stream
+    }
+
+    // MARK: Publishing
+
+    func didMerge(_ changeSet: ChangeSet) {
+        guard changeSet.generation > generation, snapshot != nil else { return }
+        generation = changeSet.generation
+        guard let changes = changeSet.changes[entity.name] else { return }
+        if changes.deleted.contains(objectID.rowID) {
+            main.observation.remove(self)
+            publish(nil)
+            for continuation in continuations.values { continuation.finish() }
+            continuations = [:]
+        } else if let update = changes.updated[objectID.rowID] {
+            let next = ObjectSnapshot<Object>(
+                entity: entity, rowID: objectID.rowID, values: update.values)
+            if next != snapshot { publish(next) }
+        }
+    }
+
+    private func publish(_ next: ObjectSnapshot<Object>?) {
+        snapshot = next
+        observers.removeAll { $0.owner == nil }
+        // A copy: a closure may add or remove observers while it runs.
+        for observer in observers where observer.owner != nil {
+            observer.closure(self)
+        }
+        for continuation in continuations.values { continuation.yield(next) }
+    }
+}

@@ -1,0 +1,137 @@
+/// An immutable value copy of an object's stored values: `Sendable`, so it
+/// crosses threads where the object cannot.
+///
+/// Read fields through their `$` names, as in queries:
+///
+/// ```swift
+/// let snapshot = ObjectSnapshot(person)
+/// Task.detached {
+///     print(snapshot.$name, snapshot.$age, snapshot.objectID)
+/// }
+/// ```
+///
+/// Two snapshots are equal when they copy the same object with the same
+/// values (bit for bit, so `-0.0` differs from `0.0`).
+@dynamicMemberLookup
+public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomStringConvertible {
+    /// The object's ID.
+    ///
+    /// ```swift
+    /// let person = try stack.fetchExisting(snapshot.objectID)
+    /// ```
+    public let objectID: ObjectID<Object>
+    let entity: EntityDescription
+    let values: ContiguousArray<StoredValue>
+
+    init(entity: EntityDescription, rowID: Int64, values: ContiguousArray<StoredValue>) {
+        self.objectID = ObjectID(entityName: entity.name, rowID: rowID)
+        self.entity = entity
+        self.values = values
+    }
+
+    /// A copy of `object`'s current values. Any context's object will do (a
+    /// transaction's object gives its pending values); an object made with
+    /// `init()` traps, having no entity.
+    ///
+    /// ```swift
+    /// let snapshot = ObjectSnapshot(person)
+    /// ```
+    public init(_ object: Object) {
+        guard let entity = object.entity else {
+            preconditionFailure(
+                "Strata: this \(Object.self) was created with \(Object.self)() and has no values to copy. "
+                    + "Create objects inside a transaction with create(Into<\(Object.self)>()).")
+        }
+        self.init(entity: entity, rowID: object.rowID, values: object.values)
+    }
+
+    /// The entity's name.
+    ///
+    /// ```swift
+    /// snapshot.entityName   // "Person"
+    /// ```
+    public var entityName: String { entity.name }
+
+    /// The names of the values the snapshot holds: stored and coded fields,
+    /// and to-one relationships (whose value is the related row ID).
+    ///
+    /// ```swift
+    /// for name in snapshot.fieldNames { print(name, snapshot.storedValue(forField: name)!) }
+    /// ```
+    public var fieldNames: [String] {
+        entity.attributes.compactMap { attribute in
+            switch attribute.kind {
+            case .stored, .coded: return attribute.name
+            case .foreignKey(let relationship): return relationship
+            case .order: return nil
+            }
+        }
+    }
+
+    /// The value of a stored field, read through its key path.
+    ///
+    /// ```swift
+    /// let name: String = snapshot.$name
+    /// ```
+    public subscript<Value>(dynamicMember keyPath: KeyPath<Object, Field.Stored<Value>>) -> Value {
+        let name = FieldPath.name(keyPath)
+        guard let stored = storedValue(forField: name) else {
+            preconditionFailure("Strata: \(entity.name) has no stored field named '\(name)'.")
+        }
+        do {
+            return try Value(storedValue: stored)
+        } catch {
+            StrataLog.warning(
+                "\(entity.name).\(name) holds \(stored), which is not a \(Value.self); "
+                    + "reading the field's default instead")
+            return Object()[keyPath: keyPath].defaultValue
+        }
+    }
+
+    /// The value of a coded field, decoded from its JSON.
+    ///
+    /// ```swift
+    /// let address: Address? = snapshot.$address
+    /// ```
+    public subscript<Value>(dynamicMember keyPath: KeyPath<Object, Field.Coded<Value>>) -> Value {
+        let name = FieldPath.name(keyPath)
+        guard let stored = storedValue(forField: name) else {
+            preconditionFailure("Strata: \(entity.name) has no coded field named '\(name)'.")
+        }
+        do {
+            return try CodedValue.decode(Value.self, from: stored)
+        } catch {
+            StrataLog.warning(
+                "\(entity.name).\(name) holds JSON that does not decode as \(Value.self); "
+                    + "reading the field's default instead")
+            return Object()[keyPath: keyPath].defaultValue
+        }
+    }
+
+    /// The value stored for a field or to-one relationship, by name, or `nil`
+    /// when the entity has no such value.
+    ///
+    /// ```swift
+    /// snapshot.storedValue(forField: "age")   // .integer(31)
+    /// ```
+    public func storedValue(forField name: String) -> StoredValue? {
+        entity.slot(of: name).map { values[$0] }
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.objectID == rhs.objectID && lhs.values.isIdentical(to: rhs.values)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(objectID)
+        hasher.combine(values.count)
+        for value in values { hasher.combine(value) }
+    }
+
+    public var description: String {
+        let fields = fieldNames.compactMap { name in
+            storedValue(forField: name).map { "\(name): \($0)" }
+        }
+        return "ObjectSnapshot(\(objectID)) { \(fields.joined(separator: ", ")) }"
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Observation
+import Synchronization
+import Testing
+
+@testable import Strata
+
+/// A flag an `@Sendable` closure can set.
+private final class Flag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
+}
+
+@MainActor
+@Suite("ObjectSnapshot and ObjectPublisher")
+struct ObjectPublisherTests {
+    // MARK: Snapshots
+
+    @Test func snapshotCopiesTheObjectsValues() throws {
+        let directory = TemporaryDirectory()
+        let (stack, ann, bob) = try makeObservedPeople(.inMemory, in: directory)
+        let person = try #require(try stack.fetchExisting(ann))
+        let snapshot = ObjectSnapshot(person)
+        #expect(snapshot.$name == "Ann")
+        #expect(snapshot.$age == 31)
+        #expect(snapshot.$email == nil)
+        #expect(snapshot.objectID == ann)
+        #expect(snapshot.entityName == "ObsPerson")
+        #expect(snapshot.fieldNames.sorted() == ["age", "email", "friend", "name", "score"])
+        #expect(snapshot.storedValue(forField: "friend") == .integer(bob.rowID))
+        #expect(snapshot.storedValue(forField: "nope") == nil)
+        #expect(snapshot == ObjectSnapshot(person))
+
+        try stack.perform(synchronous: { tx in tx.edit(ann)!.age = 32 })
+        #expect(snapshot.$age == 31)  // a value: unchanged by the commit
+        #expect(snapshot != ObjectSnapshot(person))
+        #expect(ObjectSnapshot(person).$age == 32)
+        #expect(Set([snapshot, snapshot, ObjectSnapshot(person)]).count == 2)
+    }
+
+    @Test func snapshotCrossesIntoATask() async throws {
+        let directory = TemporaryDirectory()
+        let (stack, ann, _) = try makeObservedPeople(.file, in: directory)
+        let snapshot = ObjectSnapshot(try #require(try stack.fetchExisting(ann)))
+        let read = await Task.detached { "\(snapshot.$name) \(snapshot.$age) \(snapshot.objectID)" }
+            .value
+        #expect(read == "Ann 31 \(ann)")
+    }
+
+    // MARK: Publisher
+
+    @Test(arguments: StoreKind.allCases)
+    func publisherPublishesEachChangeToClosures(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let (stack, ann, bob) = try makeObservedPeople(kind, in: directory)
+        let publisher = try stack.publishObject(ann)
+        #expect(publisher.snapshot?.$name == "Ann")
+        #expect(publisher.objectID == ann)
+        #expect(publisher.object === (try stack.fetchExisting(ann)))
+
+        let owner = NSObject()
+        var seen: [Int?] = []
+        publisher.addObserver(owner, notifyInitial: true) { seen.append($0.snapshot?.$age) }
+        #expect(seen == [31])
+
+        try stack.perform(synchronous: { tx in tx.edit(ann)!.age = 32 })
+        try stack.perform(synchronous: { tx in tx.edit(ann)!.age = 32 })  // no change
+        try stack.perform(synchronous: { tx in tx.edit(bob)!.age = 1 })  // another object
+        try stack.perform(synchronous: { tx in tx.edit(ann)!.name = "Anne" })
+        #expect(seen == [31, 32, 32])
+        #expect(publisher.snapshot?.$name == "Anne")
+
+        publisher.removeObserver(owner)
+        try stack.perform(synchronous: { tx in tx.edit(ann)!.age = 33 })
+        #expect(seen == [31, 32, 32])
+        #expect(publisher.snapshot?.$age == 33)
+    }
+
+    @Test func closureObserversEndWithTheirOwner() throws {
+        let directory = TemporaryDirectory()
+        let (stack, ann, _) = try makeObservedPeople(.inMemory, in: directory)
+        let publisher = try stack.publishObject(ann)
+        var owner: NSObject? = NSObject()
+        var calls = 0
+        publisher.addObserver(owner!) { _ in calls += 1 }
+        try stack.perform(synchronous: { tx in tx.edit(ann)!.age = 1 })
+        owner = nil
+        try stack.perform(synchronous: { tx in tx.edit(ann)!.age = 2 })
+        #expect(calls == 1)
+    }
+
+    @Test func deletionPublishesNilOnce() throws {
+        let directory = TemporaryDirectory()
+        let (stack, ann, _) = try makeObservedPeople(.inMemory, in: directory)
+        let publisher = try stack.publishObject(ann)
+        var seen: [String?] = []
+        let owner = NSObject()
+        publisher.addObserver(owner) { seen.append($0.snapshot?.$name) }
+        try stack.perform(synchronous: { tx in tx.delete(ann) })
+        try stack.perform(synchronous: { tx in tx.create(Into<ObsPerson>()).name = "Cy" })
+        #expect(seen == [nil])
+        #expect(publisher.snapshot == nil && publisher.isObjectDeleted && publisher.object == nil)
+    }
+
+    // MARK: AsyncSequence
+
+    @Test func snapshotsYieldTheCurrentValueThenEachCommit() async throws {
+        let directory = TemporaryDirectory()
+        let (stack, ann, _) = try makeObservedPeople(.file, in: directory)
+        let publisher = try stack.publishObject(ann)
+        let stream = publisher.snapshots
+        let reader = Task { @MainActor in
+            var ages: [Int?] = []
+            for await snapshot in stream {
+                ages.append(snapshot?.$age)
+                if ages.count == 4 { break }
+            }
+            return ages
+        }
+        for age in 32...34 {
+            try await stack.perform { tx in tx.edit(ann)!.age = age }
+        }
+        #expect(await reader.value == [31, 32, 33, 34])
+    }
+
+    @Test func snapshotsFinishAfterDeletion() async throws {
+        let directory = TemporaryDirectory()
+        let (stack, ann, _) = try makeObservedPeople(.inMemory, in: directory)
+        let publisher = try stack.publishObject(ann)
+        let stream = publisher.snapshots
+        try await stack.perform { tx in tx.edit(ann)!.name = "Anne" }
+        try await stack.perform { tx in tx.delete(ann) }
+        var names: [String?] = []
+        for await snapshot in stream { names.append(snapshot?.$name) }
+        #expect(names == ["Ann", "Anne", nil])
+
+        // A sequence started after the deletion yields nil and ends.
+        var late: [String?] = []
+        for await snapshot in publisher.snapshots { late.append(snapshot?.$name) }
+        #expect(late == [nil])
+    }
+
+    @Test func snapshotsFinishWhenThePublisherIsReleased() async throws {
+        let directory = TemporaryDirectory()
+        let (stack, ann, _) = try makeObservedPeople(.inMemory, in: directory)
+        var publisher: ObjectPublisher<ObsPerson>? = try stack.publishObject(ann)
+        let stream = publisher!.snapshots
+        publisher = nil
+        var count = 0
+        for await _ in stream { count += 1 }
+        #expect(count == 1)
+    }
+
+    // MARK: Observable
+
+    @Test func readingTheSnapshotIsTrackedAndACommitTriggersOnChange() throws {
+        let directory = TemporaryDirectory()
+        let (stack, ann, bob) = try makeObservedPeople(.inMemory, in: directory)
+        let publisher = try stack.publishObject(ann)
+        let changed = Flag()
+        let name = withObservationTracking {
+            publisher.snapshot?.$name
+        } onChange: {
+            changed.set()
+        }
+        #expect(name == "Ann")
+
+        try stack.perform(synchronous: { tx in tx.edit(bob)!.name = "Robert" })
+        #expect(!changed.isSet)
+        try stack.perform(synchronous: { tx in tx.edit(ann)!.name = "Anne" })
+        #expect(changed.isSet)
+    }
+}
