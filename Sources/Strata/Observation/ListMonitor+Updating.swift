@@ -62,31 +62,36 @@ extension ListMonitor {
         }
         guard !leaving.isEmpty || !moving.isEmpty || !entering.isEmpty || !updatedInPlace.isEmpty else { return }
 
-        // Old index paths, against the list as it was.
+        // Old positions (one binary search each) and index paths, against the list as it was.
         var result = ListChanges()
         let oldSections = sections
-        var deletedObjects: [(ManagedObject, IndexPath)] = []
-        var movedFrom: [Int64: IndexPath] = [:]
-        for (rowID, keys) in leaving {
-            guard let position = find(rowID: rowID, keys: keys) else { continue }
-            deletedObjects.append((members[position], indexPath(ofPosition: position)))
+        let oldStarts = sectionStarts(oldSections)
+        func oldPosition(_ rowID: Int64) -> Int? {
+            keysByRowID[rowID].flatMap { find(rowID: rowID, keys: $0) }
         }
+        var deletedObjects: [(ManagedObject, IndexPath)] = []
+        var removalPositions: [Int] = []
+        for (rowID, _) in leaving {
+            guard let position = oldPosition(rowID) else { continue }
+            deletedObjects.append((members[position], Self.indexPath(ofPosition: position, starts: oldStarts)))
+            removalPositions.append(position)
+        }
+        var movedFrom: [Int64: IndexPath] = [:]
         for rowID in moving.keys {
-            guard let keys = keysByRowID[rowID], let position = find(rowID: rowID, keys: keys) else { continue }
-            movedFrom[rowID] = indexPath(ofPosition: position)
+            guard let position = oldPosition(rowID) else { continue }
+            movedFrom[rowID] = Self.indexPath(ofPosition: position, starts: oldStarts)
+            removalPositions.append(position)
         }
         var updatedObjects: [(ManagedObject, IndexPath)] = []
         for rowID in updatedInPlace {
-            guard let keys = keysByRowID[rowID], let position = find(rowID: rowID, keys: keys) else { continue }
-            updatedObjects.append((members[position], indexPath(ofPosition: position)))
+            guard let position = oldPosition(rowID) else { continue }
+            updatedObjects.append((members[position], Self.indexPath(ofPosition: position, starts: oldStarts)))
         }
 
         // Remove what leaves or moves, then insert what enters or moves. The
         // sections follow one member at a time; the arrays move once per batch
         // when it is large (one O(n) pass instead of a memmove per member).
         var removedSectionIDs: [Int] = []
-        let removals = leaving.map(\.rowID) + Array(moving.keys)
-        var removalPositions = removals.compactMap { rowID in keysByRowID[rowID].flatMap { find(rowID: rowID, keys: $0) } }
         removalPositions.sort(by: >)
         for position in removalPositions {
             let (sectionIndex, _) = sectionAndItem(ofPosition: position)
@@ -157,16 +162,45 @@ extension ListMonitor {
         let newSectionIndex = Dictionary(uniqueKeysWithValues: sections.enumerated().map { ($1.id, $0) })
         result.deletedSections = removedSectionIDs.compactMap { oldSectionIndex[$0] }.sorted()
         result.insertedSections = insertedSectionIDs.compactMap { newSectionIndex[$0] }.sorted()
-        let insertedObjects = entering.map { member -> (ManagedObject, IndexPath) in
-            (member.object, indexPath(ofPosition: find(rowID: member.object.rowID, keys: member.keys)!))
-        }
-        let movedObjects = moving.map { rowID, member -> (ManagedObject, IndexPath, IndexPath) in
-            (member.object, movedFrom[rowID]!, indexPath(ofPosition: find(rowID: rowID, keys: member.keys)!))
+        // New index paths, from the final positions.
+        let newStarts = sectionStarts(sections)
+        var insertedObjects: [(ManagedObject, IndexPath)] = []
+        var movedObjects: [(ManagedObject, IndexPath, IndexPath)] = []
+        for (position, member) in placed {
+            let path = Self.indexPath(ofPosition: position, starts: newStarts)
+            if let from = movedFrom[member.object.rowID] {
+                movedObjects.append((member.object, from, path))
+            } else {
+                insertedObjects.append((member.object, path))
+            }
         }
         notify(
             deleted: deletedObjects, inserted: insertedObjects, moved: movedObjects, updated: updatedObjects,
             deletedSections: result.deletedSections.map { (oldSections[$0], $0) },
             insertedSections: result.insertedSections)
+    }
+
+    /// Where each section starts in the list.
+    private func sectionStarts(_ sections: [ListSection]) -> [Int] {
+        var starts: [Int] = []
+        starts.reserveCapacity(sections.count)
+        var start = 0
+        for section in sections {
+            starts.append(start)
+            start += section.count
+        }
+        return starts
+    }
+
+    /// The index path of a position, by binary search over section starts.
+    private static func indexPath(ofPosition position: Int, starts: [Int]) -> IndexPath {
+        var low = 0, high = starts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if starts[middle] <= position { low = middle + 1 } else { high = middle }
+        }
+        let section = max(low - 1, 0)
+        return IndexPath(item: position - (starts.isEmpty ? 0 : starts[section]), section: section)
     }
 
     /// Removes the members at `positions` (ascending) in one pass, moving
