@@ -1,0 +1,119 @@
+import Foundation
+@testable import Strata
+import Testing
+
+/// The exact callback sequences a sectioned monitor sends, as CoreStore's tests pin them.
+@MainActor
+@Suite("ListMonitor: callback sequences")
+struct ListMonitorCallbackTests {
+    /// A monitor of items sectioned by group (g0, g1, ...) and sorted by rank.
+    private func makeMonitor(
+        _ items: [(group: Int, rank: Int)], kind: StoreKind, in directory: TemporaryDirectory
+    ) throws -> (DataStack, ListMonitor<MonItem>, RecordingObserver, [ObjectID<MonItem>]) {
+        let stack = try makeStack(monitorSchema, kind, in: directory)
+        let ids = try stack.perform(synchronous: { tx in
+            items.map { group, rank -> ObjectID<MonItem> in
+                let item = tx.create(Into<MonItem>())
+                item.group = group
+                item.rank = rank
+                return item.objectID
+            }
+        })
+        let monitor = try stack.monitorSectionedList(
+            From<MonItem>().orderBy(.ascending(\.$rank)).sectionBy(\.$group) { "g\($0)" })
+        let observer = RecordingObserver()
+        monitor.addObserver(observer)
+        return (stack, monitor, observer, ids)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func insertIntoANewSectionInsertsTheSectionFirst(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let (stack, monitor, observer, _) = try makeMonitor([(0, 1), (0, 2)], kind: kind, in: directory)
+        try stack.perform(synchronous: { tx in
+            let item = tx.create(Into<MonItem>())
+            item.group = 1
+            item.rank = 5
+        })
+        #expect(observer.events == ["willChange", "insertSection 1", "insert 1.0", "didChange"])
+        #expect(monitor.sectionNames() == ["g0", "g1"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func anUpdateThatKeepsThePlaceIsAnUpdateAtTheOldIndexPath(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        // The monitor must be kept: a released monitor stops following commits.
+        let (stack, monitor, observer, ids) = try makeMonitor([(0, 1), (0, 2), (1, 3)], kind: kind, in: directory)
+        try stack.perform(synchronous: { tx in tx.edit(ids[1])?.flag = true })
+        #expect(observer.events == ["willChange", "update 0.1", "didChange"])
+        #expect(monitor.numberOfObjects() == 3)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aSortOrSectionChangeIsOneMove(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let (stack, monitor, observer, ids) = try makeMonitor(
+            [(0, 10), (0, 20), (1, 30), (1, 40)], kind: kind, in: directory)
+        // Rank 10 in g0 goes to g1 between ranks 30 and 40: one move, from 0.0 to 1.1.
+        try stack.perform(synchronous: { tx in
+            let item = try #require(tx.edit(ids[0]))
+            item.group = 1
+            item.rank = 35
+        })
+        #expect(observer.events == ["willChange", "move 0.0->1.1", "didChange"])
+        #expect(monitor.objectsInAllSections().map(\.objectID) == [ids[1], ids[2], ids[0], ids[3]])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aDeleteThatEmptiesASectionDeletesTheObjectThenTheSection(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let (stack, monitor, observer, ids) = try makeMonitor([(0, 1), (1, 2), (2, 3)], kind: kind, in: directory)
+        try stack.perform(synchronous: { tx in tx.delete(ids[1]) })
+        #expect(observer.events == ["willChange", "delete 1.0", "deleteSection 1", "didChange"])
+        #expect(monitor.sectionNames() == ["g0", "g2"])
+        #expect(monitor.numberOfObjects(in: 1) == 1)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func refetchSendsWillAndDidRefetchOnly(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let (_, monitor, observer, _) = try makeMonitor([(0, 1), (1, 2)], kind: kind, in: directory)
+        let refetches = RefetchCounter()
+        monitor.addObserver(refetches)
+        try monitor.refetch(From<MonItem>().where(\.$group == 1).orderBy(.ascending(\.$rank)))
+        #expect(observer.events.isEmpty)
+        #expect(refetches.events == ["willRefetch", "didRefetch"])
+        #expect(monitor.numberOfObjects() == 1 && monitor.numberOfSections() == 1)
+    }
+
+    @Test
+    func aMonitorIgnoresChangeSetsItsFetchAlreadyReflects() throws {
+        let directory = TemporaryDirectory()
+        let (stack, monitor, observer, _) = try makeMonitor([(0, 1)], kind: .file, in: directory)
+        // Commit off the main actor: the change set waits in the inbox while a
+        // new monitor fetches, so that monitor's fetch already reflects it.
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { @Sendable in
+            _ = try? stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 9 })
+            done.signal()
+        }
+        done.wait()
+        let late = try stack.monitorSectionedList(
+            From<MonItem>().orderBy(.ascending(\.$rank)).sectionBy(\.$group) { "g\($0)" })
+        let lateObserver = RecordingObserver()
+        late.addObserver(lateObserver)
+        stack.mergePendingChangeSets()
+        #expect(late.numberOfObjects() == 2)
+        #expect(lateObserver.events.isEmpty)
+        #expect(observer.events == ["willChange", "insert 0.1", "didChange"])
+        #expect(monitor.numberOfObjects() == 2)
+    }
+}
+
+@MainActor
+private final class RefetchCounter: ListObserver {
+    typealias ListEntityType = MonItem
+    var events: [String] = []
+    func listMonitorWillRefetch(_ monitor: ListMonitor<MonItem>) { events.append("willRefetch") }
+    func listMonitorDidRefetch(_ monitor: ListMonitor<MonItem>) { events.append("didRefetch") }
+}
