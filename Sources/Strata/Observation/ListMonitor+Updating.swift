@@ -50,7 +50,8 @@ extension ListMonitor {
             let fresh = member(object)
             if !isMember {
                 entering.append(fresh)
-            } else if let keys = keysByRowID[rowID], !sameKeys(keys, fresh.keys) || sectionName(of: rowID, keys) != fresh.section {
+            } else if let keys = keysByRowID[rowID], !sameKeys(keys, fresh.keys) {
+                // The section key leads the keys, so equal keys mean the same section too.
                 moving[rowID] = fresh
             } else {
                 updatedInPlace.append(rowID)
@@ -103,7 +104,7 @@ extension ListMonitor {
             keysByRowID[members[position].rowID] = nil
         }
         var incoming = entering + Array(moving.values)
-        let isLargeBatch = removalPositions.count + incoming.count > 256
+        let isLargeBatch = removalPositions.count + incoming.count > 8
         if isLargeBatch {
             compact(removingAscending: removalPositions.reversed())
         } else {
@@ -260,10 +261,6 @@ extension ListMonitor {
 
     private func sameKeys(_ a: [StoredValue], _ b: [StoredValue]) -> Bool {
         zip(a, b).allSatisfy { $0.isIdentical(to: $1) }
-    }
-
-    private func sectionName(of rowID: Int64, _ keys: [StoredValue]) -> String? {
-        find(rowID: rowID, keys: keys).map { sections[sectionAndItem(ofPosition: $0).section].name }
     }
 
     func sectionAndItem(ofPosition position: Int) -> (section: Int, item: Int) {
