@@ -34,16 +34,9 @@ public final class ListPublisher<Object: ManagedObject> {
 
     @ObservationIgnored private let monitor: ListMonitor<Object>
     @ObservationIgnored private let relay = Relay()
-    @ObservationIgnored private var observers: [ClosureObserver] = []
-    @ObservationIgnored private var continuations: [Int: AsyncStream<ListSnapshot<Object>>.Continuation] = [:]
-    @ObservationIgnored private var nextContinuationKey = 0
+    @ObservationIgnored private let audience = PublisherAudience<ListPublisher<Object>, ListSnapshot<Object>>()
     /// Set when the monitor changed in this change set's monitors stage.
     @ObservationIgnored private var needsPublish = false
-
-    private struct ClosureObserver {
-        weak var owner: AnyObject?
-        let closure: @MainActor (ListPublisher<Object>) -> Void
-    }
 
     init(monitor: ListMonitor<Object>) {
         self.monitor = monitor
@@ -59,7 +52,6 @@ public final class ListPublisher<Object: ManagedObject> {
     }
 
     isolated deinit {
-        for continuation in continuations.values { continuation.finish() }
         monitor.main.observation.remove(relay)
     }
 
@@ -80,8 +72,7 @@ public final class ListPublisher<Object: ManagedObject> {
         _ owner: AnyObject, notifyInitial: Bool = false,
         _ closure: @escaping @MainActor (ListPublisher<Object>) -> Void
     ) {
-        observers.removeAll { $0.owner == nil || $0.owner === owner }
-        observers.append(ClosureObserver(owner: owner, closure: closure))
+        audience.add(owner, closure)
         if notifyInitial { closure(self) }
     }
 
@@ -91,7 +82,7 @@ public final class ListPublisher<Object: ManagedObject> {
     /// publisher.removeObserver(self)
     /// ```
     public func removeObserver(_ owner: AnyObject) {
-        observers.removeAll { $0.owner == nil || $0.owner === owner }
+        audience.remove(owner)
     }
 
     // MARK: AsyncSequence
@@ -106,15 +97,7 @@ public final class ListPublisher<Object: ManagedObject> {
     /// }
     /// ```
     public var snapshots: AsyncStream<ListSnapshot<Object>> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ListSnapshot<Object>.self)
-        let key = nextContinuationKey
-        nextContinuationKey += 1
-        continuations[key] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { @MainActor in self?.continuations[key] = nil }
-        }
-        continuation.yield(snapshot)
-        return stream
+        audience.stream(startingWith: snapshot)
     }
 
     // MARK: Refetching
@@ -149,12 +132,7 @@ public final class ListPublisher<Object: ManagedObject> {
         guard needsPublish else { return }
         needsPublish = false
         snapshot = monitor.makeSnapshot()
-        observers.removeAll { $0.owner == nil }
-        // A copy: a closure may add or remove observers while it runs.
-        for observer in observers where observer.owner != nil {
-            observer.closure(self)
-        }
-        for continuation in continuations.values { continuation.yield(snapshot) }
+        audience.publish(self, snapshot)
     }
 
     /// Follows the monitor for the publisher, which it holds weakly, and

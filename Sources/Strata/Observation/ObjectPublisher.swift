@@ -42,15 +42,7 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
     @ObservationIgnored private let entity: EntityDescription
     /// The generation of the last change set the snapshot reflects.
     @ObservationIgnored private var generation: UInt64
-    @ObservationIgnored private var observers: [ClosureObserver] = []
-    @ObservationIgnored private var continuations:
-        [Int: AsyncStream<ObjectSnapshot<Object>?>.Continuation] = [:]
-    @ObservationIgnored private var nextContinuationKey = 0
-
-    private struct ClosureObserver {
-        weak var owner: AnyObject?
-        let closure: @MainActor (ObjectPublisher<Object>) -> Void
-    }
+    @ObservationIgnored private let audience = PublisherAudience<ObjectPublisher<Object>, ObjectSnapshot<Object>?>()
 
     init(main: MainContext, id: ObjectID<Object>) throws {
         self.main = main
@@ -63,7 +55,6 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
     }
 
     isolated deinit {
-        for continuation in continuations.values { continuation.finish() }
         main.observation.remove(self)
     }
 
@@ -103,8 +94,7 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
         _ owner: AnyObject, notifyInitial: Bool = false,
         _ closure: @escaping @MainActor (ObjectPublisher<Object>) -> Void
     ) {
-        observers.removeAll { $0.owner == nil || $0.owner === owner }
-        observers.append(ClosureObserver(owner: owner, closure: closure))
+        audience.add(owner, closure)
         if notifyInitial { closure(self) }
     }
 
@@ -114,7 +104,7 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
     /// publisher.removeObserver(self)
     /// ```
     public func removeObserver(_ owner: AnyObject) {
-        observers.removeAll { $0.owner == nil || $0.owner === owner }
+        audience.remove(owner)
     }
 
     // MARK: AsyncSequence
@@ -131,19 +121,7 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
     /// }
     /// ```
     public var snapshots: AsyncStream<ObjectSnapshot<Object>?> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ObjectSnapshot<Object>?.self)
-        continuation.yield(snapshot)
-        guard snapshot != nil else {
-            continuation.finish()
-            return stream
-        }
-        let key = nextContinuationKey
-        nextContinuationKey += 1
-        continuations[key] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { @MainActor in self?.continuations[key] = nil }
-        }
-        return stream
+        audience.stream(startingWith: snapshot, finished: snapshot == nil)
     }
 
     // MARK: Publishing
@@ -155,8 +133,7 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
         if changes.deleted.contains(objectID.rowID) {
             main.observation.remove(self)
             publish(nil)
-            for continuation in continuations.values { continuation.finish() }
-            continuations = [:]
+            audience.finishStreams()
         } else if let update = changes.updated[objectID.rowID] {
             let next = ObjectSnapshot<Object>(
                 entity: entity, rowID: objectID.rowID, values: update.values)
@@ -166,11 +143,6 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
 
     private func publish(_ next: ObjectSnapshot<Object>?) {
         snapshot = next
-        observers.removeAll { $0.owner == nil }
-        // A copy: a closure may add or remove observers while it runs.
-        for observer in observers where observer.owner != nil {
-            observer.closure(self)
-        }
-        for continuation in continuations.values { continuation.yield(next) }
+        audience.publish(self, next)
     }
 }
