@@ -142,6 +142,17 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// now and `listMonitorDidRefetch` once the new list is in place, with no
     /// per-object events in between.
     ///
+    /// ```swift
+    /// try monitor.refetch(From<Person>().orderBy(.ascending(\.$name)).sectionBy(\.$city))
+    /// ```
+    ///
+    /// - Throws: a ``StrataError`` if the fetch fails; the old list stays.
+    public func refetch(_ query: SectionedQuery<Object>) throws {
+        try refetch(query.query, sectionBy: query.sectionBy)
+    }
+
+    /// Replaces the query with an unsectioned one (or sectioned by `sectionBy`).
+    ///
     /// - Throws: a ``StrataError`` if the fetch fails; the old list stays.
     public func refetch(_ query: From<Object>, sectionBy: SectionBy<Object>? = nil) throws {
         let boxes = liveObservers

@@ -16,10 +16,10 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
     let name: @Sendable (StoredValue) -> String
 
     /// Sections by the field at `keyPath`, named by `sectionName`
-    /// (by default the value's description; `nil` values are named "").
+    /// (by default the value's description, unwrapped; `nil` is named "").
     public init<Value: FieldStorable>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>,
-        _ sectionName: @escaping @Sendable (Value) -> String = { "\($0)" }
+        _ sectionName: @escaping @Sendable (Value) -> String = defaultSectionName
     ) {
         self.path = ValuePath(field: FieldPath.name(keyPath))
         self.name = { stored in (try? Value(storedValue: stored)).map(sectionName) ?? "" }
@@ -28,11 +28,20 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
     /// Sections by a value reached through to-one relationships.
     public init<Value: FieldStorable>(
         _ expression: Where<Object>.Expression<Value>,
-        _ sectionName: @escaping @Sendable (Value) -> String = { "\($0)" }
+        _ sectionName: @escaping @Sendable (Value) -> String = defaultSectionName
     ) {
         self.path = expression.path
         self.name = { stored in (try? Value(storedValue: stored)).map(sectionName) ?? "" }
     }
+}
+
+/// The default section name: the value's description, with an optional
+/// unwrapped (`"home"`, not `Optional("home")`) and `nil` named "".
+@Sendable
+public func defaultSectionName<Value>(_ value: Value) -> String {
+    let mirror = Mirror(reflecting: value)
+    guard mirror.displayStyle == .optional else { return "\(value)" }
+    return mirror.children.first.map { "\($0.value)" } ?? ""
 }
 
 /// One section of a monitored list.

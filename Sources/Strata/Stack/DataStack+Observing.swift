@@ -38,7 +38,7 @@ extension From {
     /// ```
     public func sectionBy<Value: FieldStorable>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>,
-        _ sectionName: @escaping @Sendable (Value) -> String = { "\($0)" }
+        _ sectionName: @escaping @Sendable (Value) -> String = defaultSectionName
     ) -> SectionedQuery<Object> {
         SectionedQuery(query: self, sectionBy: SectionBy(keyPath, sectionName))
     }

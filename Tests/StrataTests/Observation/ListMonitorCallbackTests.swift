@@ -117,3 +117,13 @@ private final class RefetchCounter: ListObserver {
     func listMonitorWillRefetch(_ monitor: ListMonitor<MonItem>) { events.append("willRefetch") }
     func listMonitorDidRefetch(_ monitor: ListMonitor<MonItem>) { events.append("didRefetch") }
 }
+
+@Suite("SectionBy: default names")
+struct SectionByNameTests {
+    @Test
+    func optionalValuesAreUnwrappedAndNilIsEmpty() {
+        #expect(defaultSectionName(Optional("home")) == "home")
+        #expect(defaultSectionName(String?.none) == "")
+        #expect(defaultSectionName(42) == "42")
+    }
+}
