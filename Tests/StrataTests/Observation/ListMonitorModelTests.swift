@@ -7,9 +7,16 @@ final class MonItem: ManagedObject {
     @Field.Stored("rank") var rank: Int = 0
     @Field.Stored("label") var label: String? = nil
     @Field.Stored("flag") var flag: Bool = false
+    @Field.Relationship("owner") var owner: MonOwner?
 }
 
-let monitorSchema = Schema("M1", entities: [Entity<MonItem>("MonItem")])
+final class MonOwner: ManagedObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("items", inverse: \MonItem.$owner, deleteRule: .cascade)
+    var items: Set<MonItem>
+}
+
+let monitorSchema = Schema("M1", entities: [Entity<MonItem>("MonItem"), Entity<MonOwner>("MonOwner")])
 
 /// Records a monitor's callbacks as one batch of ``ListChanges``.
 @MainActor
@@ -77,10 +84,13 @@ struct ListMonitorModelTests {
             (nil, "none"), (Where(\.$flag == true), "flag"), (Where(\.$rank > 40), "rank > 40"),
             (Where(\.$label != nil), "label != nil"), (Where(\.$rank < 70) && \.$flag == false, "rank < 70 && !flag"),
             (Where(\.$label, .hasPrefix("b", .caseInsensitive)), "label hasPrefix b"),
+            (\.$owner ~ \.$name == "o1", "owner.name == o1"),
+            (Where(\.$owner != nil) && \.$rank > 20, "owner != nil && rank > 20"),
         ]
         let orders: [([OrderBy<MonItem>.SortKey], String)] = [
             ([], "rowID"), ([.ascending(\.$rank)], "rank asc"), ([.descending(\.$rank)], "rank desc"),
             ([.ascending(\.$label, .caseInsensitive), .descending(\.$rank)], "label ci, rank desc"),
+            ([.ascending(\.$owner ~ \.$name), .ascending(\.$rank)], "owner.name, rank"),
         ]
         let predicate = predicates[Int(random.next() % UInt64(predicates.count))]
         let order = orders[Int(random.next() % UInt64(orders.count))]
@@ -99,14 +109,20 @@ struct ListMonitorModelTests {
         }
     }
 
-    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8])
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8, 9, 10])
     func randomCommitsKeepEveryMonitorExact(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let directory = TemporaryDirectory()
         let stack = try makeStack(monitorSchema, .file, in: directory)
         try stack.perform(synchronous: { tx in
+            let owners = (0..<3).map { index -> MonOwner in
+                let owner = tx.create(Into<MonOwner>())
+                owner.name = "o\(index)"
+                return owner
+            }
             for _ in 0..<60 {
                 let item = tx.create(Into<MonItem>())
+                item.owner = owners.randomElement(using: &random)
                 item.rank = Int(random.next() % 100)
                 item.group = Int(random.next() % 5)
                 item.flag = random.next() % 2 == 0
@@ -125,20 +141,39 @@ struct ListMonitorModelTests {
             monitor.addObserver(observer)
             monitors.append((monitor, observer, shape))
         }
-        for commit in 0..<60 {
+        for commit in 0..<120 {
             let before = monitors.map { $0.0.sectionedRowIDs() }
             for (_, observer, _) in monitors { observer.reset() }
             try stack.perform(synchronous: { tx in
                 let items = try tx.fetchAll(From<MonItem>())
+                var owners = try tx.fetchAll(From<MonOwner>())
                 let operations = Int(random.next() % (commit % 10 == 0 ? 40 : 4)) + 1
                 for _ in 0..<operations {
-                    switch random.next() % 6 {
+                    switch random.next() % 9 {
                     case 0:
                         let item = tx.create(Into<MonItem>())
                         item.rank = Int(random.next() % 100)
                         item.group = Int(random.next() % 5)
+                        item.owner = owners.randomElement(using: &random)
                     case 1:
                         if let victim = items.randomElement(using: &random), !victim.isDeletedObject { tx.delete(victim) }
+                    case 2:
+                        // Relationship change: another owner, or none.
+                        if let item = items.randomElement(using: &random), !item.isDeletedObject {
+                            item.owner = random.next() % 4 == 0 ? nil : owners.randomElement(using: &random)
+                        }
+                    case 3:
+                        // The other side of a path changes: rename an owner.
+                        owners.randomElement(using: &random)?.name = "o\(random.next() % 3)"
+                    case 4 where commit % 15 == 0:
+                        // Cascade: an owner and all its items go.
+                        if let owner = owners.randomElement(using: &random) {
+                            tx.delete(owner)
+                            owners.removeAll { $0 === owner }
+                            let fresh = tx.create(Into<MonOwner>())
+                            fresh.name = "o\(random.next() % 3)"
+                            owners.append(fresh)
+                        }
                     default:
                         if let item = items.randomElement(using: &random), !item.isDeletedObject {
                             Self.randomize(item, &random)
