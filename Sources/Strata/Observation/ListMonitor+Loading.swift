@@ -19,8 +19,7 @@ extension ListMonitor {
             ListSortKey(path: $0.path, ascending: $0.isAscending, options: $0.options, nullsFirst: $0.nullsFirst)
         }
         let loaded = objects.map(member)
-        members = ContiguousArray(loaded.map(\.object))
-        memberKeys = ContiguousArray(loaded.map(\.keys))
+        members = ContiguousArray(loaded.map { ListEntry(object: $0.object, keys: $0.keys) })
         keysByRowID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.object.rowID, $0.keys) })
         rebuildSections(names: loaded.map(\.section))
     }
@@ -72,19 +71,17 @@ extension ListMonitor {
     func insertionPoint(keys: [StoredValue], rowID: Int64) -> Int {
         // Through buffer pointers: comparing in place, without retaining each
         // member's key array, is most of the cost of a binary search here.
-        members.withUnsafeBufferPointer { objects in
-            memberKeys.withUnsafeBufferPointer { allKeys in
-                var low = 0, high = objects.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if precedes(allKeys[middle], objects[middle].rowID, keys, rowID) {
-                        low = middle + 1
-                    } else {
-                        high = middle
-                    }
+        members.withUnsafeBufferPointer { entries in
+            var low = 0, high = entries.count
+            while low < high {
+                let middle = (low + high) / 2
+                if precedes(entries[middle].keys, entries[middle].rowID, keys, rowID) {
+                    low = middle + 1
+                } else {
+                    high = middle
                 }
-                return low
             }
+            return low
         }
     }
 

@@ -74,7 +74,7 @@ extension ListMonitor {
         var removalPositions: [Int] = []
         for (rowID, _) in leaving {
             guard let position = oldPosition(rowID) else { continue }
-            deletedObjects.append((members[position], Self.indexPath(ofPosition: position, starts: oldStarts)))
+            deletedObjects.append((members[position].object, Self.indexPath(ofPosition: position, starts: oldStarts)))
             removalPositions.append(position)
         }
         var movedFrom: [Int64: IndexPath] = [:]
@@ -86,7 +86,7 @@ extension ListMonitor {
         var updatedObjects: [(ManagedObject, IndexPath)] = []
         for rowID in updatedInPlace {
             guard let position = oldPosition(rowID) else { continue }
-            updatedObjects.append((members[position], Self.indexPath(ofPosition: position, starts: oldStarts)))
+            updatedObjects.append((members[position].object, Self.indexPath(ofPosition: position, starts: oldStarts)))
         }
 
         // Remove what leaves or moves, then insert what enters or moves. The
@@ -110,7 +110,6 @@ extension ListMonitor {
         } else {
             for position in removalPositions {
                 members.remove(at: position)
-                memberKeys.remove(at: position)
             }
         }
         incoming.sort { precedes($0.keys, $0.object.rowID, $1.keys, $1.object.rowID) }
@@ -144,8 +143,7 @@ extension ListMonitor {
             merge(placed)
         } else {
             for (position, incoming) in placed {
-                members.insert(incoming.object, at: position)
-                memberKeys.insert(incoming.keys, at: position)
+                members.insert(ListEntry(object: incoming.object, keys: incoming.keys), at: position)
             }
         }
         if needsFullSectioning {
@@ -153,7 +151,7 @@ extension ListMonitor {
             // section: the sections are rebuilt and observers told so as a refetch.
             let boxes = liveObservers
             for box in boxes { box.willRefetch(self) }
-            rebuildSections(names: members.map(sectionName))
+            rebuildSections(names: members.map { sectionName(of: $0.object) })
             for box in boxes { box.didRefetch(self) }
             return
         }
@@ -207,49 +205,39 @@ extension ListMonitor {
     /// Removes the members at `positions` (ascending) in one pass, moving
     /// elements bitwise through buffer pointers (no retains).
     private func compact(removingAscending positions: [Int]) {
-        let kept = members.withUnsafeMutableBufferPointer { objects in
-            memberKeys.withUnsafeMutableBufferPointer { keys in
-                var write = 0
-                var next = 0
-                for read in 0..<objects.count {
-                    if next < positions.count, positions[next] == read {
-                        next += 1
-                        continue
-                    }
-                    if write != read {
-                        objects.swapAt(write, read)
-                        keys.swapAt(write, read)
-                    }
-                    write += 1
+        let kept = members.withUnsafeMutableBufferPointer { entries in
+            var write = 0
+            var next = 0
+            for read in 0..<entries.count {
+                if next < positions.count, positions[next] == read {
+                    next += 1
+                    continue
                 }
-                return write
+                if write != read { entries.swapAt(write, read) }
+                write += 1
             }
+            return write
         }
         members.removeLast(members.count - kept)
-        memberKeys.removeLast(memberKeys.count - kept)
     }
 
     /// Inserts members at their final positions (ascending) in one pass from the end.
     private func merge(_ placed: [(position: Int, member: ListMember)]) {
         guard let first = placed.first else { return }
         let oldCount = members.count
-        members.append(contentsOf: repeatElement(first.member.object, count: placed.count))
-        memberKeys.append(contentsOf: repeatElement([], count: placed.count))
-        members.withUnsafeMutableBufferPointer { objects in
-            memberKeys.withUnsafeMutableBufferPointer { keys in
-                var read = oldCount - 1
-                var write = objects.count - 1
-                for (position, member) in placed.reversed() {
-                    while write > position {
-                        objects.swapAt(write, read)
-                        keys.swapAt(write, read)
-                        read -= 1
-                        write -= 1
-                    }
-                    objects[write] = member.object
-                    keys[write] = member.keys
+        let filler = ListEntry(object: first.member.object, keys: [])
+        members.append(contentsOf: repeatElement(filler, count: placed.count))
+        members.withUnsafeMutableBufferPointer { entries in
+            var read = oldCount - 1
+            var write = entries.count - 1
+            for (position, member) in placed.reversed() {
+                while write > position {
+                    entries.swapAt(write, read)
+                    read -= 1
                     write -= 1
                 }
+                entries[write] = ListEntry(object: member.object, keys: member.keys)
+                write -= 1
             }
         }
     }
@@ -322,11 +310,11 @@ extension ListMonitor {
              oldMembers: oldMembers, oldSections: oldSections)
     }
 
-    private func emit(_ changes: ListChanges, oldMembers: ContiguousArray<ManagedObject>, oldSections: [ListSection]) {
+    private func emit(_ changes: ListChanges, oldMembers: ContiguousArray<ListEntry>, oldSections: [ListSection]) {
         guard !changes.isEmpty else { return }
         func oldObject(at path: IndexPath) -> ManagedObject {
             let start = oldSections[..<path.section].reduce(0) { $0 + $1.count }
-            return oldMembers[start + path.item]
+            return oldMembers[start + path.item].object
         }
         notify(
             deleted: changes.deletes.map { (oldObject(at: $0), $0) },

@@ -29,10 +29,9 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// The generation of the last change set the list reflects.
     var generation: UInt64 = 0
     var specs: [ListSortKey] = []
-    /// The list, in order, with each member's sort keys beside it (parallel
-    /// arrays of references, so inserting or removing moves 16 bytes per member).
-    var members: ContiguousArray<ManagedObject> = []
-    var memberKeys: ContiguousArray<[StoredValue]> = []
+    /// The list, in order: each member with its sort keys (16 bytes an entry,
+    /// so inserting or removing moves little, and one swap moves both).
+    var members: ContiguousArray<ListEntry> = []
     var keysByRowID: [Int64: [StoredValue]] = [:]
     var sections: [ListSection] = []
     var nextSectionID = 0
@@ -66,11 +65,11 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     public func hasObjects() -> Bool { !members.isEmpty }
 
     /// The object at `index` in the whole list.
-    public subscript(index: Int) -> Object { unsafeDowncast(members[index], to: Object.self) }
+    public subscript(index: Int) -> Object { unsafeDowncast(members[index].object, to: Object.self) }
 
     /// The object at `indexPath` (section, item).
     public subscript(indexPath: IndexPath) -> Object {
-        unsafeDowncast(members[position(of: indexPath)], to: Object.self)
+        unsafeDowncast(members[position(of: indexPath)].object, to: Object.self)
     }
 
     /// The object at `itemIndex` in section `sectionIndex`.
@@ -81,7 +80,7 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// The section's name, index title and objects.
     public func sectionInfo(at section: Int) -> ListSectionInfo<Object> {
         let start = sections[..<section].reduce(0) { $0 + $1.count }
-        let objects = members[start..<(start + sections[section].count)].map { unsafeDowncast($0, to: Object.self) }
+        let objects = members[start..<(start + sections[section].count)].map { unsafeDowncast($0.object, to: Object.self) }
         return ListSectionInfo(name: sections[section].name, objects: objects)
     }
 
@@ -89,7 +88,7 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     public func sectionNames() -> [String] { sections.map(\.name) }
 
     /// Every object, in list order.
-    public func objectsInAllSections() -> [Object] { members.map { unsafeDowncast($0, to: Object.self) } }
+    public func objectsInAllSections() -> [Object] { members.map { unsafeDowncast($0.object, to: Object.self) } }
 
     /// The objects of section `section`.
     public func objects(in section: Int) -> [Object] { sectionInfo(at: section).objects }
@@ -183,6 +182,14 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
         }
         return IndexPath(item: position - start, section: max(sections.count - 1, 0))
     }
+}
+
+/// One entry of a monitored list: the object and its sort keys.
+struct ListEntry {
+    let object: ManagedObject
+    let keys: [StoredValue]
+
+    var rowID: Int64 { object.rowID }
 }
 
 /// One member of a monitored list while it is being placed: the object, its
