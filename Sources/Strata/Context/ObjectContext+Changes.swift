@@ -73,7 +73,7 @@ extension ObjectContext {
         guard kind == .transaction, !pendingObjects.isEmpty else { return }
         let connection = try writeConnection()
         let objects = pendingObjects
-        for object in objects {
+        for object in objects where object.invalidValues != nil {
             if let (_, error) = object.invalidValues?.values.first { throw error }
         }
         // Each object is marked as soon as its statement succeeds, so a flush
@@ -110,8 +110,8 @@ extension ObjectContext {
             let insert = statement!
             insert.reset()
             try insert.bind(.integer(object.rowID), at: 1)
-            for (slot, value) in object.values.enumerated() {
-                try insert.bind(value, at: Int32(slot + 2))
+            for slot in 0..<entity.attributes.count {
+                try insert.bind(object.value(at: slot), at: Int32(slot + 2))
             }
             _ = try insert.step()
             object.isWritten = true
