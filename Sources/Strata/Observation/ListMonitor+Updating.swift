@@ -7,7 +7,9 @@ extension ListMonitor {
         guard changeSet.generation > generation else { return }
         defer { generation = max(generation, changeSet.generation) }
         let mine = changeSet.changes[entity.name]
+        // Raw SQL may read any table, so it counts as reading through relationships.
         let readsRelationships = (query.predicate?.predicate.readsRelationships ?? false)
+            || !(query.predicate?.isEvaluableInMemory ?? true)
             || specs.contains { !$0.path.relationships.isEmpty }
         let othersChanged = changeSet.changes.keys.contains { $0 != entity.name }
         guard mine != nil || (readsRelationships && othersChanged) else { return }
