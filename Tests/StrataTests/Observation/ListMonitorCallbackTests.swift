@@ -127,3 +127,29 @@ struct SectionByNameTests {
         #expect(defaultSectionName(42) == "42")
     }
 }
+
+@MainActor
+@Suite("ListMonitor: raw SQL")
+struct ListMonitorRawSQLTests {
+    @Test
+    func aRawSQLMonitorFollowsChangesToOtherTables() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .inMemory, in: directory)
+        let ownerID = try stack.perform(synchronous: { tx in
+            let owner = tx.create(Into<MonOwner>())
+            owner.name = "o0"
+            for rank in 0..<3 {
+                let item = tx.create(Into<MonItem>())
+                item.rank = rank
+                item.owner = owner
+            }
+            return owner.objectID
+        })
+        let monitor = try stack.monitorList(From<MonItem>().where(
+            Where(sql: "owner IN (SELECT _pk FROM MonOwner WHERE name = ?)", arguments: [.text("o1")])))
+        #expect(monitor.numberOfObjects() == 0)
+        // Only the owner changes; the items' own rows do not.
+        try stack.perform(synchronous: { tx in tx.edit(ownerID)?.name = "o1" })
+        #expect(monitor.numberOfObjects() == 3)
+    }
+}
