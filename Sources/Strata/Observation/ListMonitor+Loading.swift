@@ -15,6 +15,10 @@ extension ListMonitor {
         let fetchQuery = query.orderBy(orderForFetch)
         let objects = try main.context.fetchAll(fetchQuery)
         generation = max(main.context.lastReadGeneration, main.generation)
+        let schema = main.context.schema
+        entitiesRead = orderForFetch.keys.reduce(into: query.predicate.map { schema.entitiesRead(by: $0.predicate, from: entity) } ?? []) {
+            $0.formUnion(schema.entitiesRead(by: $1.path, from: entity))
+        }
         specs = orderForFetch.keys.map {
             ListSortKey(path: $0.path, ascending: $0.isAscending, options: $0.options, nullsFirst: $0.nullsFirst)
         }

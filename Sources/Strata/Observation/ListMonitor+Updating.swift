@@ -7,11 +7,11 @@ extension ListMonitor {
         guard changeSet.generation > generation else { return }
         defer { generation = max(generation, changeSet.generation) }
         let mine = changeSet.changes[entity.name]
-        // Raw SQL may read any table, so it counts as reading through relationships.
-        let readsRelationships = (query.predicate?.predicate.readsRelationships ?? false)
-            || !(query.predicate?.isEvaluableInMemory ?? true)
-            || specs.contains { !$0.path.relationships.isEmpty }
-        let othersChanged = changeSet.changes.keys.contains { $0 != entity.name }
+        // The entities read through relationships (the monitored one too, for a
+        // path back to it); raw SQL may read any table.
+        let rawSQL = !(query.predicate?.isEvaluableInMemory ?? true)
+        let othersChanged = rawSQL || changeSet.changes.keys.contains(where: entitiesRead.contains)
+        let readsRelationships = rawSQL || !entitiesRead.isEmpty
         guard mine != nil || (readsRelationships && othersChanged) else { return }
         let changeCount = mine.map { $0.inserted.count + $0.updated.count + $0.deleted.count } ?? 0
         let mustRefetch = !(query.predicate?.isEvaluableInMemory ?? true)

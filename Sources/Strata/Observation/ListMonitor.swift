@@ -33,6 +33,9 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// so inserting or removing moves little, and one swap moves both).
     var members: ContiguousArray<ListEntry> = []
     var keysByRowID: [Int64: [StoredValue]] = [:]
+    /// The entities the predicate, the sort keys and the sections read
+    /// through relationships (including the monitored one, for a path back to it).
+    var entitiesRead: Set<String> = []
     var sections: [ListSection] = []
     var nextSectionID = 0
     var observers: [ListObserverBox<Object>] = []

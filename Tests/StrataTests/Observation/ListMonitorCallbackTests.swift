@@ -153,3 +153,46 @@ struct ListMonitorRawSQLTests {
         #expect(monitor.numberOfObjects() == 3)
     }
 }
+
+@MainActor
+@Suite("ListMonitor: paths")
+struct ListMonitorPathTests {
+    @Test
+    func aPathBackToTheSameEntityFollowsChangesToOtherMembers() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .inMemory, in: directory)
+        let (buddyID, _) = try stack.perform(synchronous: { tx in
+            let buddy = tx.create(Into<MonItem>())
+            buddy.rank = 10
+            let item = tx.create(Into<MonItem>())
+            item.buddy = buddy
+            return (buddy.objectID, item.objectID)
+        })
+        let monitor = try stack.monitorList(From<MonItem>().where(\.$buddy ~ \.$rank > 50))
+        #expect(monitor.numberOfObjects() == 0)
+        // Only the buddy changes; the member-to-be does not appear in the change set.
+        try stack.perform(synchronous: { tx in tx.edit(buddyID)?.rank = 60 })
+        #expect(monitor.numberOfObjects() == 1)
+    }
+
+    @Test
+    func aPathMonitorFollowsTheEntitiesOnItsPath() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .inMemory, in: directory)
+        try stack.perform(synchronous: { tx in
+            let owner = tx.create(Into<MonOwner>())
+            owner.name = "o1"
+            tx.create(Into<MonItem>()).owner = owner
+        })
+        let monitor = try stack.monitorList(From<MonItem>().where(\.$owner ~ \.$name == "o1"))
+        #expect(monitor.entitiesRead == ["MonOwner"])
+        let observer = RecordingObserver()
+        monitor.addObserver(observer)
+        try stack.perform(synchronous: { tx in
+            let owner = try #require(try tx.fetchOne(From<MonOwner>()))
+            owner.name = "o2"
+        })
+        #expect(monitor.numberOfObjects() == 0)
+        #expect(observer.events.first == "willChange")
+    }
+}

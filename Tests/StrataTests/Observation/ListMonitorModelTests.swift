@@ -8,6 +8,7 @@ final class MonItem: ManagedObject {
     @Field.Stored("label") var label: String? = nil
     @Field.Stored("flag") var flag: Bool = false
     @Field.Relationship("owner") var owner: MonOwner?
+    @Field.Relationship("buddy") var buddy: MonItem?
 }
 
 final class MonOwner: ManagedObject {
