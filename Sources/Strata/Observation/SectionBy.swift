@@ -39,9 +39,16 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
 /// unwrapped (`"home"`, not `Optional("home")`) and `nil` named "".
 @Sendable
 public func defaultSectionName<Value>(_ value: Value) -> String {
-    let mirror = Mirror(reflecting: value)
-    guard mirror.displayStyle == .optional else { return "\(value)" }
-    return mirror.children.first.map { "\($0.value)" } ?? ""
+    (value as? any UnwrappableSectionName)?.unwrappedSectionName ?? "\(value)"
+}
+
+/// An optional's section name: its wrapped value's description, or "".
+private protocol UnwrappableSectionName {
+    var unwrappedSectionName: String { get }
+}
+
+extension Optional: UnwrappableSectionName {
+    fileprivate var unwrappedSectionName: String { map { "\($0)" } ?? "" }
 }
 
 /// One section of a monitored list.
