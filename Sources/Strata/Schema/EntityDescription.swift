@@ -20,6 +20,8 @@ struct AttributeDescription: Sendable {
     var options: FieldOptions
     /// The index of this attribute in an object's value array.
     var slot: Int
+    /// The column's name in the previous schema version, for migrations.
+    var renamingIdentifier: String? = nil
 }
 
 /// Where a relationship's links live in the store.
@@ -43,6 +45,8 @@ struct RelationshipDescription: Sendable {
     var inverse: String?
     var deleteRule: DeleteRule
     var storage: RelationshipStorage
+    /// The relationship's name in the previous schema version, for migrations.
+    var renamingIdentifier: String? = nil
 
     var isToOne: Bool { cardinality == .toOne }
 }
@@ -52,6 +56,8 @@ final class EntityDescription: Sendable {
     /// The entity's position in its schema, for per-entity tables in contexts.
     let index: Int
     let name: String
+    /// The entity's name in the previous schema version, for migrations.
+    let renamingIdentifier: String?
     let type: ManagedObject.Type
     let attributes: [AttributeDescription]
     let relationships: [String: RelationshipDescription]
@@ -65,10 +71,12 @@ final class EntityDescription: Sendable {
 
     init(
         index: Int, name: String, type: ManagedObject.Type, attributes: [AttributeDescription],
-        relationships: [String: RelationshipDescription], fieldNames: [String]
+        relationships: [String: RelationshipDescription], fieldNames: [String],
+        renamingIdentifier: String? = nil
     ) {
         self.index = index
         self.name = name
+        self.renamingIdentifier = renamingIdentifier
         self.quotedTable = SQL.quote(name)
         self.type = type
         self.attributes = attributes

@@ -12,19 +12,24 @@ extension Field {
     /// ```
     @propertyWrapper
     public struct Coded<Value: Codable & Sendable>: FieldWrapper {
+        @usableFromInline let names: FieldNames
         /// The field's name in the schema and column name in the store.
-        public let name: String
+        public var name: String { names.name }
+        /// The field's name in the previous schema version, when it was renamed.
+        public var renamingIdentifier: String? { names.previous }
         let defaultValue: Value
 
-        /// Declares a coded field with a default value.
-        public init(wrappedValue: Value, _ name: String) {
-            self.name = name
+        /// Declares a coded field with a default value; `renamingIdentifier` is
+        /// its previous name, when a new schema version renames it.
+        public init(wrappedValue: Value, _ name: String, renamingIdentifier: String? = nil) {
+            self.names = FieldNames(name, previous: renamingIdentifier)
             self.defaultValue = wrappedValue
         }
 
         /// Declares an optional coded field whose default is `nil`.
-        public init<Wrapped>(_ name: String) where Value == Wrapped? {
-            self.init(wrappedValue: nil, name)
+        public init<Wrapped>(_ name: String, renamingIdentifier: String? = nil)
+        where Value == Wrapped? {
+            self.init(wrappedValue: nil, name, renamingIdentifier: renamingIdentifier)
         }
 
         @available(*, unavailable, message: "Fields live in ManagedObject subclasses only")
@@ -56,7 +61,8 @@ extension Field {
                     name: name,
                     kind: .coded(
                         isOptional: Value.self is any ExpressibleByNilLiteral.Type,
-                        defaultValue: try CodedValue.encode(defaultValue)))
+                        defaultValue: try CodedValue.encode(defaultValue)),
+                    renamingIdentifier: renamingIdentifier)
             } catch {
                 return FieldDeclaration(
                     name: name, kind: .virtual,

@@ -54,26 +54,33 @@ extension Field {
     /// ```
     @propertyWrapper
     public struct Relationship<Value: RelationshipValue>: FieldWrapper {
+        @usableFromInline let names: FieldNames
         /// The relationship's name in the schema.
-        public let name: String
+        public var name: String { names.name }
         /// What deleting the owner does to the related objects.
         public let deleteRule: DeleteRule
+        /// The relationship's name in the previous schema version, when it was renamed.
+        public var renamingIdentifier: String? { names.previous }
         let inverse: AnyKeyPath?
 
         /// Declares a relationship whose inverse is the given relationship of the target.
         public init<Inverse: RelationshipValue>(
             _ name: String,
             inverse: KeyPath<Value.Target, Field.Relationship<Inverse>>,
-            deleteRule: DeleteRule = .nullify
+            deleteRule: DeleteRule = .nullify,
+            renamingIdentifier: String? = nil
         ) {
-            self.name = name
+            self.names = FieldNames(name, previous: renamingIdentifier)
             self.inverse = inverse
             self.deleteRule = deleteRule
         }
 
         /// Declares a relationship whose inverse, if any, is declared on the other side.
-        public init(_ name: String, deleteRule: DeleteRule = .nullify) {
-            self.name = name
+        /// `renamingIdentifier` is its previous name, when a new schema version renames it.
+        public init(
+            _ name: String, deleteRule: DeleteRule = .nullify, renamingIdentifier: String? = nil
+        ) {
+            self.names = FieldNames(name, previous: renamingIdentifier)
             self.inverse = nil
             self.deleteRule = deleteRule
         }
@@ -107,7 +114,8 @@ extension Field {
                 name: name,
                 kind: .relationship(
                     target: Value.Target.self, cardinality: Value.cardinality,
-                    inverse: inverse, deleteRule: deleteRule))
+                    inverse: inverse, deleteRule: deleteRule),
+                renamingIdentifier: renamingIdentifier)
         }
     }
 }

@@ -10,36 +10,50 @@ extension Field {
     /// ```
     @propertyWrapper
     public struct Stored<Value: FieldStorable>: FieldWrapper {
+        @usableFromInline let names: FieldNames
         /// The field's name in the schema and column name in the store.
-        public let name: String
+        public var name: String { names.name }
         /// The field's options.
         public let options: FieldOptions
+        /// The field's name in the previous schema version, when it was renamed;
+        /// read by migrations only, and not part of the fingerprint.
+        public var renamingIdentifier: String? { names.previous }
         @usableFromInline let defaultValue: Value
         /// The object whose field this is, in a projected value (`object.$age`);
         /// `nil` in the wrapper an object stores and in key-path prototypes.
         /// Strong, not weak: a projected value is a short-lived value, and a
         /// weak reference would give every object it is read from a side table.
-        let enclosingObject: ManagedObject?
+        @usableFromInline let enclosingObject: ManagedObject?
 
-        /// Declares a field with a default value.
-        public init(wrappedValue: Value, _ name: String, _ options: FieldOptions = []) {
-            self.name = name
+        /// Declares a field with a default value. `renamingIdentifier` is the
+        /// field's previous name, when a new schema version renames it:
+        ///
+        /// ```swift
+        /// @Field.Stored("fullName", renamingIdentifier: "name") var fullName: String = ""
+        /// ```
+        @inlinable
+        public init(
+            wrappedValue: Value, _ name: String, _ options: FieldOptions = [],
+            renamingIdentifier: String? = nil
+        ) {
+            self.names = FieldNames(name, previous: renamingIdentifier)
             self.options = options
             self.defaultValue = wrappedValue
             self.enclosingObject = nil
         }
 
         private init(_ field: Self, enclosingObject: ManagedObject) {
-            self.name = field.name
+            self.names = field.names
             self.options = field.options
             self.defaultValue = field.defaultValue
             self.enclosingObject = enclosingObject
         }
 
         /// Declares an optional field whose default is `nil`.
-        public init<Wrapped>(_ name: String, _ options: FieldOptions = [])
-        where Value == Wrapped? {
-            self.init(wrappedValue: nil, name, options)
+        public init<Wrapped>(
+            _ name: String, _ options: FieldOptions = [], renamingIdentifier: String? = nil
+        ) where Value == Wrapped? {
+            self.init(wrappedValue: nil, name, options, renamingIdentifier: renamingIdentifier)
         }
 
         @available(*, unavailable, message: "Fields live in ManagedObject subclasses only")
@@ -94,7 +108,8 @@ extension Field {
                     name: name,
                     kind: .stored(
                         Value.storedType, isOptional: Value.isOptional,
-                        defaultValue: try defaultValue.storedValue(), options: options))
+                        defaultValue: try defaultValue.storedValue(), options: options),
+                    renamingIdentifier: renamingIdentifier)
             } catch {
                 return FieldDeclaration(
                     name: name, kind: .virtual,

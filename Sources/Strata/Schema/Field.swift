@@ -49,10 +49,43 @@ struct FieldDeclaration {
     var kind: Kind
     /// Why the declaration cannot be used, found while reading it.
     var problem: String?
+    /// The field's name in the previous schema version, for migrations.
+    var renamingIdentifier: String? = nil
 }
 
 /// A property wrapper that declares a field.
 protocol FieldWrapper {
     var name: String { get }
     func declaration() -> FieldDeclaration
+}
+
+/// A field's name and, when a schema version renamed it, its previous name,
+/// packed into one string ("name" or "name\u{1F}previous"): every object
+/// stores its fields' wrappers, so a second name must not make each one bigger.
+/// Field names are validated identifiers, which cannot hold the separator.
+/// Inlinable with the wrappers' initializers, which every object creation
+/// runs once per field: the model's module then specializes them.
+@usableFromInline
+struct FieldNames: Sendable, Hashable {
+    private static let separator: UInt8 = 0x1F
+    @usableFromInline let packed: String
+
+    @inlinable
+    init(_ name: String, previous: String?) {
+        if let previous {
+            packed = name + "\u{1F}" + previous
+        } else {
+            packed = name
+        }
+    }
+
+    var name: String {
+        guard let index = packed.utf8.firstIndex(of: Self.separator) else { return packed }
+        return String(packed[..<index])
+    }
+
+    var previous: String? {
+        guard let index = packed.utf8.firstIndex(of: Self.separator) else { return nil }
+        return String(packed[packed.utf8.index(after: index)...])
+    }
 }

@@ -4,6 +4,7 @@ import Foundation
 struct SchemaBuilder {
     private struct Declared {
         var name: String
+        var renamingIdentifier: String?
         var type: ManagedObject.Type
         var prototype: ManagedObject
         var fields: [FieldDeclaration]
@@ -37,7 +38,8 @@ struct SchemaBuilder {
             }
             let prototype = entity.objectType.init()
             let fields = Self.reflectFields(of: prototype)
-            declared.append(Declared(name: name, type: entity.objectType, prototype: prototype,
+            declared.append(Declared(
+                name: name, renamingIdentifier: entity.renamingIdentifier, type: entity.objectType, prototype: prototype,
                                      fields: checked(fields, entity: name)))
         }
     }
@@ -97,16 +99,19 @@ struct SchemaBuilder {
                 case let .stored(type, isOptional, defaultValue, options):
                     list.append(AttributeDescription(
                         name: field.name, kind: .stored, storedType: type, isOptional: isOptional,
-                        defaultValue: defaultValue, options: options, slot: list.count))
+                        defaultValue: defaultValue, options: options, slot: list.count,
+                        renamingIdentifier: field.renamingIdentifier))
                 case let .coded(isOptional, defaultValue):
                     list.append(AttributeDescription(
                         name: field.name, kind: .coded, storedType: .text, isOptional: isOptional,
-                        defaultValue: defaultValue, options: [], slot: list.count))
+                        defaultValue: defaultValue, options: [], slot: list.count,
+                        renamingIdentifier: field.renamingIdentifier))
                 case .relationship(_, .toOne, _, _):
                     list.append(AttributeDescription(
                         name: field.name, kind: .foreignKey(relationship: field.name),
                         storedType: .integer, isOptional: true, defaultValue: .null,
-                        options: .indexed, slot: list.count))
+                        options: .indexed, slot: list.count,
+                        renamingIdentifier: field.renamingIdentifier))
                 case .relationship, .virtual:
                     break
                 }
@@ -119,9 +124,11 @@ struct SchemaBuilder {
             guard let inverse = link.inverse, inverseCardinality(of: link, in: links) == .toOne
             else { continue }
             let count = attributes[link.target]?.count ?? 0
+            let previous = renamingIdentifier(of: inverse, in: link.target).map { "_order_\($0)" }
             attributes[link.target]?.append(AttributeDescription(
                 name: "_order_\(inverse)", kind: .order(relationship: inverse), storedType: .integer,
-                isOptional: true, defaultValue: .null, options: [], slot: count))
+                isOptional: true, defaultValue: .null, options: [], slot: count,
+                renamingIdentifier: previous))
         }
 
         var linkTables: [String: TableDefinition] = [:]
@@ -131,16 +138,23 @@ struct SchemaBuilder {
             relationships[link.entity, default: [:]][link.name] = RelationshipDescription(
                 name: link.name, entity: link.entity, target: link.target,
                 cardinality: link.cardinality, inverse: link.inverse,
-                deleteRule: link.deleteRule, storage: storage)
+                deleteRule: link.deleteRule, storage: storage,
+                renamingIdentifier: renamingIdentifier(of: link.name, in: link.entity))
         }
         let entities = declared.enumerated().map { index, entity in
             EntityDescription(
                 index: index, name: entity.name, type: entity.type,
                 attributes: attributes[entity.name] ?? [],
                 relationships: relationships[entity.name] ?? [:],
-                fieldNames: fieldNames[entity.name] ?? [])
+                fieldNames: fieldNames[entity.name] ?? [],
+                renamingIdentifier: entity.renamingIdentifier)
         }
         return (entities, linkTables.keys.sorted().compactMap { linkTables[$0] })
+    }
+
+    /// The previous name declared on a field of an entity, if any.
+    private func renamingIdentifier(of field: String, in entity: String) -> String? {
+        declared.first { $0.name == entity }?.fields.first { $0.name == field }?.renamingIdentifier
     }
 
     private func inverseCardinality(of link: Link, in links: [Link]) -> RelationshipCardinality? {

@@ -17,8 +17,10 @@ import Synchronization
 /// A `DataStack` is `Sendable`. Its reads (fetches, and later monitors) are
 /// `@MainActor`; transactions run one at a time on the stack's transaction queue.
 public final class DataStack: Sendable {
-    /// The schema the stack's store holds.
+    /// The schema the stack's store holds: the history's current version.
     public let schema: Schema
+    /// Every version the stack can open a store of, and how they migrate.
+    public let schemaHistory: SchemaHistory
     let transactionQueue = DispatchQueue(label: "Strata.DataStack.transactions")
     private let runtime = Mutex<StoreRuntime?>(nil)
     /// Committed change sets waiting to be merged into the main context, in commit order.
@@ -26,8 +28,34 @@ public final class DataStack: Sendable {
     @MainActor var mainContext: MainContext?
 
     /// A stack for `schema`. Add a store before using it.
-    public init(_ schema: Schema) {
-        self.schema = schema
+    public convenience init(_ schema: Schema) {
+        self.init(schemaHistory: SchemaHistory(schema))
+    }
+
+    /// A stack whose store holds `schemaHistory`'s current version; adding a
+    /// store of an older version migrates it (see ``SchemaHistory``). A mistake
+    /// in the history is thrown when the store is added.
+    ///
+    /// ```swift
+    /// let stack = DataStack(schemaHistory: SchemaHistory(
+    ///     [v1, v2, v3], chain: MigrationChain(["V1", "V2", "V3"])))
+    /// ```
+    public init(schemaHistory: SchemaHistory) {
+        self.schemaHistory = schemaHistory
+        self.schema = schemaHistory.currentSchema
+    }
+
+    /// The migration steps adding `storage` would run, in order, without running
+    /// them or changing the store: `[]` when it does not exist yet, is empty, or
+    /// already holds the current version.
+    ///
+    /// - Throws: ``StrataError/invalidMigrationChain(reason:)`` for a wrong history,
+    ///   ``StrataError/schemaMismatch(path:storeVersion:schemaVersion:)`` when the
+    ///   store holds no version of the history (or none with a path to the current
+    ///   one), and the errors of ``addStorageAndWait(_:)`` for a file that is not a store.
+    public func requiredMigrations(for storage: some StorageInterface) throws -> [MigrationStep] {
+        try StoreOpener(configuration: storage.configuration, history: schemaHistory)
+            .requiredMigrations()
     }
 
     /// The open store, or ``StrataError/storeNotAdded``.
@@ -36,16 +64,20 @@ public final class DataStack: Sendable {
         return store
     }
 
-    /// Opens `storage` (creating it if needed) and makes it the stack's store.
+    /// Opens `storage` (creating it if needed), migrates it when it holds an
+    /// older version of ``schemaHistory``, and makes it the stack's store.
     ///
     /// - Throws: ``StrataError/invalidSchema(entity:field:reason:)`` for a schema
-    ///   mistake, ``StrataError/notADatabase(path:reason:)`` for a file that is not a
+    ///   mistake, ``StrataError/invalidMigrationChain(reason:)`` for a history mistake,
+    ///   ``StrataError/migrationFailed(sourceVersion:destinationVersion:entity:field:reason:)``
+    ///   or ``StrataError/progressiveMigrationPrevented(path:versions:)`` when a
+    ///   migration cannot run (the store is then unchanged), ``StrataError/notADatabase(path:reason:)`` for a file that is not a
     ///   usable database, ``StrataError/schemaMismatch(path:storeVersion:schemaVersion:)``
     ///   when the store holds another schema, ``StrataError/storage(path:reason:)``
     ///   when the file cannot be created or opened, or when the stack already has a store.
     @MainActor
     public func addStorageAndWait(_ storage: some StorageInterface) throws {
-        let (store, reader) = try StoreOpener(configuration: storage.configuration, schema: schema).open()
+        let (store, reader) = try StoreOpener(configuration: storage.configuration, history: schemaHistory).open()
         try install(store, reader: reader)
     }
 
@@ -54,7 +86,7 @@ public final class DataStack: Sendable {
     /// - Throws: the same errors as ``addStorageAndWait(_:)``.
     @MainActor
     public func addStorage(_ storage: some StorageInterface) async throws {
-        let opener = StoreOpener(configuration: storage.configuration, schema: schema)
+        let opener = StoreOpener(configuration: storage.configuration, history: schemaHistory)
         let opened = try await Self.open(opener)
         try install(opened.store, reader: opened.reader.take())
     }

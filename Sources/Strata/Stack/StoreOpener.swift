@@ -1,16 +1,18 @@
 import Foundation
 
-/// Opens a store for a schema: validates the file, creates or checks the
-/// tables, and opens the writer and reader connections.
+/// Opens a store for a schema history: validates the file, creates the
+/// tables, checks them or migrates them to the current version, and opens the
+/// writer and reader connections.
 struct StoreOpener {
     let configuration: StoreConfiguration
-    let schema: Schema
+    let history: SchemaHistory
 
+    var schema: Schema { history.currentSchema }
     var path: String { configuration.displayPath }
 
     /// The opened store and the reader connection for the main context.
     func open() throws -> (StoreRuntime, Connection) {
-        try schema.validate()
+        try history.validate()
         do {
             // An in-memory store's files live while its connections hold the lease.
             var lease: MemoryStoreFiles.Lease?
@@ -24,13 +26,16 @@ struct StoreOpener {
             writer.lease = lease
             // Check the schema before switching to WAL: the switch rewrites the
             // header, and a database that is not this store must stay untouched.
-            let generation = try prepareSchema(on: writer)
+            let (generation, migrationsRun) = try prepareSchema(on: writer)
             try configure(writer)
             let reader = try Connection(
                 path: configuration.openPath, readOnly: true,
                 busyTimeout: configuration.busyTimeoutMilliseconds)
             reader.lease = lease
-            return (StoreRuntime(configuration: configuration, writer: writer, generation: generation), reader)
+            let store = StoreRuntime(
+                configuration: configuration, writer: writer, generation: generation,
+                migrationsRun: migrationsRun)
+            return (store, reader)
         } catch {
             throw StoreErrors.translate(error, path: path)
         }
@@ -84,15 +89,15 @@ struct StoreOpener {
     }
 
     /// Creates the tables of a new store, or checks an existing store's schema.
-    /// Returns the store's commit generation.
-    private func prepareSchema(on connection: Connection) throws -> UInt64 {
+    /// Returns the store's commit generation and the migration steps run.
+    private func prepareSchema(on connection: Connection) throws -> (UInt64, [MigrationStep]) {
         let tableCount = try connection.scalar("SELECT count(*) FROM sqlite_master")
         if tableCount == .integer(0) {
             guard !configuration.isReadOnly else {
                 throw StrataError.storage(path: path, reason: "the store is empty and opened read-only")
             }
             try createTables(on: connection)
-            return 0
+            return (0, [])
         }
         let hasMeta = try connection.scalar(
             "SELECT count(*) FROM sqlite_master WHERE name = '_strata_meta'")
@@ -100,7 +105,12 @@ struct StoreOpener {
             throw StrataError.storage(path: path, reason: "the database is not a Strata store")
         }
         let meta = try readMeta(connection)
-        if meta["fingerprint"] != schema.fingerprint {
+        let generation = UInt64(meta["generation"] ?? "0") ?? 0
+        if let steps = history.steps(fromVersion: meta["version"], fingerprint: meta["fingerprint"]),
+           !steps.isEmpty {
+            try migrate(along: steps, on: connection)
+            return (generation, steps)
+        } else if meta["fingerprint"] != schema.fingerprint {
             guard configuration.options.contains(.recreateStoreOnModelMismatch),
                   !configuration.isReadOnly
             else {
@@ -109,9 +119,84 @@ struct StoreOpener {
                     schemaVersion: schema.version)
             }
             try recreate(on: connection)
-            return 0
+            return (0, [])
         }
-        return UInt64(meta["generation"] ?? "0") ?? 0
+        return (generation, [])
+    }
+
+    /// Runs `steps` in one transaction, then records the current version. On
+    /// any failure the transaction rolls back and the store keeps its version.
+    private func migrate(along steps: [MigrationStep], on connection: Connection) throws {
+        if configuration.options.contains(.preventProgressiveMigration), steps.count > 1 {
+            throw StrataError.progressiveMigrationPrevented(
+                path: path, versions: [steps[0].sourceVersion] + steps.map(\.destinationVersion))
+        }
+        guard !configuration.isReadOnly else { throw StrataError.readOnlyStore(path: path) }
+        let schemas = try steps.map { step in
+            guard let source = history.schema(version: step.sourceVersion),
+                  let destination = history.schema(version: step.destinationVersion)
+            else { throw StrataError.invalidMigrationChain(reason: "\(step) leaves the history") }
+            try source.validate()
+            try destination.validate()
+            return (source, destination)
+        }
+        try inTransaction(connection) {
+            for (source, destination) in schemas {
+                do {
+                    try InferredMigration(source: source, destination: destination)
+                        .run(on: connection)
+                } catch let error as DatabaseError {
+                    throw StrataError.migrationFailed(
+                        sourceVersion: source.version, destinationVersion: destination.version,
+                        entity: nil, field: nil, reason: error.description)
+                }
+            }
+            for (key, value) in [("version", schema.version), ("fingerprint", schema.fingerprint)] {
+                try connection.run(
+                    "UPDATE _strata_meta SET value = ? WHERE key = ?", [.text(value), .text(key)])
+            }
+        }
+    }
+
+    /// The steps that adding the store would run, read without changing it:
+    /// `[]` for a missing or empty store, or one already at the current version.
+    ///
+    /// - Throws: what ``open()`` throws for an invalid history, a file that is not a
+    ///   store, or a store of no known version (even with `.recreateStoreOnModelMismatch`).
+    func requiredMigrations() throws -> [MigrationStep] {
+        try history.validate()
+        switch configuration.location {
+        case .file(let url):
+            guard FileManager.default.fileExists(atPath: url.path) else { return [] }
+            try prepareFile(at: url)
+        case .memory:
+            guard FileManager.default.fileExists(atPath: configuration.openPath) else { return [] }
+        }
+        do {
+            let connection = try Connection(
+                path: configuration.openPath, readOnly: configuration.isReadOnly, create: false,
+                busyTimeout: configuration.busyTimeoutMilliseconds)
+            defer { connection.close() }
+            if try connection.scalar("SELECT count(*) FROM sqlite_master") == .integer(0) {
+                return []
+            }
+            let hasMeta = try connection.scalar(
+                "SELECT count(*) FROM sqlite_master WHERE name = '_strata_meta'")
+            guard hasMeta == .integer(1) else {
+                throw StrataError.storage(path: path, reason: "the database is not a Strata store")
+            }
+            let meta = try readMeta(connection)
+            guard let steps = history.steps(
+                fromVersion: meta["version"], fingerprint: meta["fingerprint"])
+            else {
+                throw StrataError.schemaMismatch(
+                    path: path, storeVersion: meta["version"] ?? "unknown",
+                    schemaVersion: schema.version)
+            }
+            return steps
+        } catch {
+            throw StoreErrors.translate(error, path: path)
+        }
     }
 
     private func readMeta(_ connection: Connection) throws -> [String: String] {

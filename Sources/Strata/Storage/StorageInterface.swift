@@ -51,6 +51,10 @@ public struct LocalStorageOptions: OptionSet, Sendable, Hashable {
     public static let none: LocalStorageOptions = []
     /// Deletes the store's data and recreates it when its schema does not match.
     public static let recreateStoreOnModelMismatch = LocalStorageOptions(rawValue: 1 << 0)
+    /// Refuses to migrate a store that needs more than one step along the
+    /// ``MigrationChain``: adding it throws
+    /// ``StrataError/progressiveMigrationPrevented(path:versions:)`` and leaves it unchanged.
+    public static let preventProgressiveMigration = LocalStorageOptions(rawValue: 1 << 1)
 }
 
 /// SQLite's `synchronous` setting for a store.

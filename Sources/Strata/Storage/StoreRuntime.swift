@@ -7,8 +7,15 @@ final class StoreRuntime: Sendable {
     /// The generation of the last commit, changed only together with the COMMIT itself.
     private let committed: Mutex<UInt64>
 
-    init(configuration: StoreConfiguration, writer: Connection, generation: UInt64) {
+    /// The migration steps run when the store was opened, for tests and diagnostics.
+    let migrationsRun: [MigrationStep]
+
+    init(
+        configuration: StoreConfiguration, writer: Connection, generation: UInt64,
+        migrationsRun: [MigrationStep] = []
+    ) {
         self.configuration = configuration
+        self.migrationsRun = migrationsRun
         self.gate = WriterGate(connection: writer)
         self.committed = Mutex(generation)
     }

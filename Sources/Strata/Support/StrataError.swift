@@ -23,6 +23,19 @@ public enum StrataError: Error, Sendable {
     case schemaMismatch(path: String, storeVersion: String, schemaVersion: String)
     /// The schema itself is wrong: `entity` and `field` name the culprit.
     case invalidSchema(entity: String?, field: String?, reason: String)
+    /// A ``SchemaHistory`` or its ``MigrationChain`` is wrong: a loop, a version
+    /// listed twice or with two successors, a version not in the history, or no
+    /// single current version. Thrown when the store is added.
+    case invalidMigrationChain(reason: String)
+    /// A migration step from `sourceVersion` to `destinationVersion` cannot carry
+    /// the data over (a lossy type change, duplicates under a new `.unique`).
+    /// The store is left as it was, at its old version.
+    case migrationFailed(
+        sourceVersion: String, destinationVersion: String, entity: String?, field: String?,
+        reason: String)
+    /// The store needs more than one migration step (`versions` lists the path)
+    /// and was opened with ``LocalStorageOptions/preventProgressiveMigration``.
+    case progressiveMigrationPrevented(path: String, versions: [String])
     /// A value cannot be stored (NaN, an unsigned integer past `Int64.max`, a
     /// value that does not decode).
     case invalidValue(entity: String, field: String, reason: String)
@@ -59,6 +72,17 @@ extension StrataError: CustomDebugStringConvertible, LocalizedError {
         case let .invalidSchema(entity, field, reason):
             let place = [entity, field].compactMap { $0 }.joined(separator: ".")
             return "Invalid schema\(place.isEmpty ? "" : " at \(place)"): \(reason)"
+        case let .invalidMigrationChain(reason):
+            return "Invalid migration chain: \(reason)"
+        case let .migrationFailed(source, destination, entity, field, reason):
+            let place = [entity, field].compactMap { $0 }.joined(separator: ".")
+            return "Cannot migrate from \(source) to \(destination)"
+                + (place.isEmpty ? "" : " at \(place)") + ": \(reason). The store was left "
+                + "unchanged, at \(source)."
+        case let .progressiveMigrationPrevented(path, versions):
+            return "The store at \(path) needs \(versions.count - 1) migration steps "
+                + "(\(versions.joined(separator: " → "))), and .preventProgressiveMigration "
+                + "allows at most one."
         case let .invalidValue(entity, field, reason):
             return "Invalid value for \(entity).\(field): \(reason)"
         case let .uniqueConstraintViolation(entity, fields):

@@ -1,0 +1,226 @@
+/// One inferred migration step: rebuilds every table of `destination` from the
+/// tables of `source`, inside the caller's transaction.
+///
+/// Per entity of the destination: create the new table under a temporary
+/// name, `INSERT INTO new (...) SELECT ... FROM old` mapping columns by name
+/// (or previous name), keeping `_pk`; the same for link tables; then drop the
+/// old tables, rename the new ones and create the indexes.
+struct InferredMigration {
+    let source: Schema
+    let destination: Schema
+
+    /// The prefix of a table being built; no schema name can start with `_`.
+    static let temporaryPrefix = "_strata_migrating_"
+
+    func run(on connection: Connection) throws {
+        let sources = RenameMatching.match(destination.entities, in: source.entities)
+        let pairs = zip(destination.entities, sources).map { ($0, $1) }
+        for (entity, old) in pairs {
+            try copyEntity(entity, from: old, on: connection)
+        }
+        let sourceByName = Dictionary(
+            uniqueKeysWithValues: pairs.compactMap { entity, old in old.map { (entity.name, $0) } })
+        for table in destination.linkTables {
+            try copyLinkTable(table, sources: sourceByName, on: connection)
+        }
+        for table in source.tables {
+            try connection.execute("DROP TABLE \(SQL.quote(table.name))")
+        }
+        for table in destination.tables {
+            try connection.execute(
+                "ALTER TABLE \(SQL.quote(Self.temporaryPrefix + table.name)) "
+                    + "RENAME TO \(SQL.quote(table.name))")
+        }
+        for table in destination.tables {
+            try createIndexes(of: table, on: connection)
+        }
+        try carrySequence(sourceByName, on: connection)
+    }
+
+    private func failure(_ entity: String?, _ field: String?, _ reason: String) -> StrataError {
+        .migrationFailed(
+            sourceVersion: source.version, destinationVersion: destination.version,
+            entity: entity, field: field, reason: reason)
+    }
+
+    /// Creates the entity's new table and copies the old table's rows into it.
+    private func copyEntity(
+        _ entity: EntityDescription, from old: EntityDescription?, on connection: Connection
+    ) throws {
+        var table = entity.table
+        table.name = Self.temporaryPrefix + entity.name
+        table.indexes = []
+        for statement in table.createStatements { try connection.execute(statement) }
+        guard let old else { return }
+        var columns = [SQL.quote("_pk")]
+        var values = [SQL.quote("_pk")]
+        var arguments: [StoredValue] = []
+        let matches = attributeSources(entity, old)
+        for (attribute, previous) in zip(entity.attributes, matches) {
+            columns.append(SQL.quote(attribute.name))
+            values.append(try expression(
+                for: attribute, from: previous, entity: entity, old: old, arguments: &arguments,
+                on: connection))
+        }
+        try connection.run(
+            "INSERT INTO \(SQL.quote(table.name)) (\(columns.joined(separator: ", "))) "
+                + "SELECT \(values.joined(separator: ", ")) FROM \(old.quotedTable)",
+            arguments)
+    }
+
+    /// The old attribute each new one is carried from, matching values with
+    /// values, to-ones with to-ones and positions with positions. A to-one whose
+    /// target is not the old target's successor starts empty.
+    private func attributeSources(
+        _ entity: EntityDescription, _ old: EntityDescription
+    ) -> [AttributeDescription?] {
+        func group(_ attribute: AttributeDescription) -> Int {
+            switch attribute.kind {
+            case .stored, .coded: return 0
+            case .foreignKey: return 1
+            case .order: return 2
+            }
+        }
+        var result = [AttributeDescription?](repeating: nil, count: entity.attributes.count)
+        for kind in 0..<3 {
+            let indices = entity.attributes.indices.filter { group(entity.attributes[$0]) == kind }
+            let matched = RenameMatching.match(
+                indices.map { entity.attributes[$0] }, in: old.attributes.filter { group($0) == kind })
+            for (index, previous) in zip(indices, matched) { result[index] = previous }
+        }
+        for (index, attribute) in entity.attributes.enumerated() {
+            guard case .foreignKey(let name) = attribute.kind,
+                  case .foreignKey(let oldName)? = result[index]?.kind,
+                  let target = entity.relationships[name]?.target,
+                  let oldTarget = old.relationships[oldName]?.target
+            else { continue }
+            if successorName(of: oldTarget) != target { result[index] = nil }
+        }
+        return result
+    }
+
+    /// The destination entity the source entity `name` becomes, if any.
+    private func successorName(of name: String) -> String? {
+        let sources = RenameMatching.match(destination.entities, in: source.entities)
+        return zip(destination.entities, sources).first { $0.1?.name == name }?.0.name
+    }
+
+    /// The SQL that reads the new column's value from the old row, binding
+    /// defaults into `arguments`.
+    private func expression(
+        for attribute: AttributeDescription, from previous: AttributeDescription?,
+        entity: EntityDescription, old: EntityDescription, arguments: inout [StoredValue],
+        on connection: Connection
+    ) throws -> String {
+        let isValue = attribute.kind == .stored || attribute.kind == .coded
+        guard let previous else {
+            guard isValue else { return "NULL" }
+            arguments.append(attribute.defaultValue)
+            return "?"
+        }
+        if isValue, previous.kind != attribute.kind {
+            throw failure(
+                entity.name, attribute.name,
+                "a \(previous.kind == .coded ? "coded" : "stored") field cannot change into a "
+                    + "\(attribute.kind == .coded ? "coded" : "stored") one by inference")
+        }
+        let column = SQL.quote(previous.name)
+        var value: String
+        switch (previous.storedType, attribute.storedType) {
+        case let (from, to) where from == to:
+            value = column
+        case (.integer, .real):
+            // Every integer within ±2^53 is exactly a Double; beyond, some are not.
+            let limit: Int64 = 1 << 53
+            let lossy = try connection.scalar(
+                "SELECT count(*) FROM \(old.quotedTable) WHERE typeof(\(column)) = 'integer' "
+                    + "AND \(column) NOT BETWEEN ? AND ?",
+                [.integer(-limit), .integer(limit)])
+            if let lossy, lossy != .integer(0) {
+                throw failure(
+                    entity.name, attribute.name,
+                    "\(lossy) stored integers lie beyond ±2^53 and would not be exact as Doubles")
+            }
+            value = "CAST(\(column) AS REAL)"
+        case (.integer, .text):
+            value = "CAST(\(column) AS TEXT)"
+        case let (from, to):
+            throw failure(
+                entity.name, attribute.name,
+                "a \(from.rawValue) column cannot become \(to.rawValue) without loss; "
+                    + "inference converts INTEGER to REAL or TEXT only")
+        }
+        if isValue, !attribute.isOptional {
+            arguments.append(attribute.defaultValue)
+            value = "coalesce(\(value), ?)"
+        }
+        return value
+    }
+
+    /// Creates a link table under its temporary name and copies the links of
+    /// the relationship it stores when both its entities survive.
+    private func copyLinkTable(
+        _ table: TableDefinition, sources: [String: EntityDescription], on connection: Connection
+    ) throws {
+        var temporary = table
+        temporary.name = Self.temporaryPrefix + table.name
+        temporary.indexes = []
+        for statement in temporary.createStatements { try connection.execute(statement) }
+        var oldTable: String?
+        var mapping: [String: String] = [:]
+        for entity in destination.entities {
+            for relationship in entity.relationships.values {
+                guard case let .linkTable(name, owner, target, order) = relationship.storage,
+                      name == table.name,
+                      let old = sources[entity.name],
+                      let previous = RenameMatching.match(
+                          [relationship], in: Array(old.relationships.values)).first ?? nil,
+                      case let .linkTable(oldName, oldOwner, oldTarget, oldOrder) = previous.storage,
+                      sources[relationship.target]?.name == previous.target,
+                      oldTable == nil || oldTable == oldName
+                else { continue }
+                oldTable = oldName
+                mapping[owner] = oldOwner
+                mapping[target] = oldTarget
+                if let order, let oldOrder { mapping[order] = oldOrder }
+            }
+        }
+        guard let oldTable, mapping["source"] != nil, mapping["target"] != nil else { return }
+        let columns = table.columns.map(\.name)
+        let values = columns.map { mapping[$0].map(SQL.quote) ?? "NULL" }
+        try connection.execute(
+            "INSERT INTO \(SQL.quote(temporary.name)) "
+                + "(\(columns.map(SQL.quote).joined(separator: ", "))) "
+                + "SELECT \(values.joined(separator: ", ")) FROM \(SQL.quote(oldTable))")
+    }
+
+    private func createIndexes(of table: TableDefinition, on connection: Connection) throws {
+        for (index, statement) in zip(table.indexes, table.createStatements.dropFirst()) {
+            do {
+                try connection.execute(statement)
+            } catch let error as DatabaseError where error.primaryCode == 19 {  // SQLITE_CONSTRAINT
+                throw failure(
+                    table.name, index.columns.first,
+                    "two objects hold the same value, which .unique forbids")
+            }
+        }
+    }
+
+    /// Moves each entity's last handed-out row ID to its new name, so that IDs
+    /// are still never reused.
+    private func carrySequence(
+        _ sources: [String: EntityDescription], on connection: Connection
+    ) throws {
+        let rows = try connection.query("SELECT entity, last FROM _strata_sequence") {
+            ($0.value(at: 0), $0.value(at: 1))
+        }
+        var last: [String: StoredValue] = [:]
+        for case let (.text(entity), value) in rows { last[entity] = value }
+        try connection.execute("DELETE FROM _strata_sequence")
+        for (name, old) in sources.sorted(by: { $0.key < $1.key }) {
+            guard let value = last[old.name] else { continue }
+            try connection.run(
+                "INSERT INTO _strata_sequence (entity, last) VALUES (?, ?)", [.text(name), value])
+        }
+    }
+}

@@ -1,0 +1,271 @@
+import Foundation
+@testable import Strata
+import Testing
+
+/// Row IDs of the V1 objects, by name or title.
+private struct V1Rows {
+    var people: [String: Int64] = [:]
+    var pets: [String: Int64] = [:]
+    var clubs: [String: Int64] = [:]
+}
+
+/// Writes the V1 store at `url` and releases its stack, so that the WAL is
+/// folded into the file: Ann (no nickname) and Bob, pets Rex and Tom of Ann and
+/// Kit of nobody, clubs Chess (Ann, Bob) and Go (Bob).
+@MainActor
+private func makeV1Store(at url: URL, bobScore: Int = 1 << 40) async throws -> V1Rows {
+    let rows = try writeV1Store(at: url, bobScore: bobScore)
+    // Fold every commit into the main file, so that its bytes are the store's
+    // whole content: a later open that writes nothing must leave them as they are.
+    let connection = try Connection(path: url.path, readOnly: false)
+    try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+    try await Task.sleep(for: .milliseconds(1))
+    return rows
+}
+
+@MainActor
+private func writeV1Store(at url: URL, bobScore: Int) throws -> V1Rows {
+    var rows = V1Rows()
+    let stack = DataStack(schemaV1)
+    try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+    try stack.perform(synchronous: { tx in
+        let ann = tx.create(Into<PersonV1>())
+        ann.name = "Ann"
+        ann.age = 30
+        ann.score = 7
+        ann.obsolete = "gone"
+        let bob = tx.create(Into<PersonV1>())
+        bob.name = "Bob"
+        bob.age = 41
+        bob.nickname = "B"
+        bob.score = bobScore
+        for (name, owner) in [("Rex", ann), ("Tom", ann), ("Kit", nil)] {
+            let pet = tx.create(Into<PetV1>())
+            pet.name = name
+            pet.owner = owner
+        }
+        let chess = tx.create(Into<ClubV1>())
+        chess.title = "Chess"
+        chess.members = [ann, bob]
+        let go = tx.create(Into<ClubV1>())
+        go.title = "Go"
+        go.members = [bob]
+    })
+    for person in try stack.fetchAll(From<PersonV1>()) {
+        rows.people[person.name] = person.objectID.rowID
+    }
+    for pet in try stack.fetchAll(From<PetV1>()) { rows.pets[pet.name] = pet.objectID.rowID }
+    for club in try stack.fetchAll(From<ClubV1>()) { rows.clubs[club.title] = club.objectID.rowID }
+    return rows
+}
+
+/// Checks every value, relationship and row ID of the V3 store.
+@MainActor
+private func expectV3(_ stack: DataStack, rows: V1Rows) throws {
+    let people = Dictionary(
+        uniqueKeysWithValues: try stack.fetchAll(From<PersonV3>()).map { ($0.fullName, $0) })
+    #expect(people.keys.sorted() == ["Ann", "Bob"], "name was renamed fullName")
+    let ann = try #require(people["Ann"])
+    let bob = try #require(people["Bob"])
+    #expect(ann.objectID.rowID == rows.people["Ann"])
+    #expect(bob.objectID.rowID == rows.people["Bob"])
+    #expect(ann.age == "30" && bob.age == "41", "age Int → String keeps the digits")
+    #expect(ann.nickname == "none", "a NULL nickname became required: the default")
+    #expect(bob.nickname == "B")
+    #expect(ann.score == 7.0 && bob.score == Double(1 << 40), "score Int → Double")
+    #expect(ann.email == "unknown@example.com" && bob.email == "unknown@example.com",
+            "an added field holds its default")
+    #expect(Set(ann.pets.map(\.name)) == ["Rex", "Tom"], "one-to-many carried")
+    #expect(bob.pets.isEmpty)
+    #expect(Set(ann.clubs.map(\.title)) == ["Chess"], "many-to-many carried")
+    #expect(Set(bob.clubs.map(\.title)) == ["Chess", "Go"])
+
+    let animals = try stack.fetchAll(From<AnimalV3>())
+    #expect(Set(animals.map(\.name)) == ["Rex", "Tom", "Kit"], "Pet was renamed Animal")
+    for animal in animals {
+        #expect(animal.objectID.rowID == rows.pets[animal.name], "\(animal.name)'s row ID")
+        #expect(animal.objectID.entityName == "Animal")
+        #expect(animal.owner?.fullName == (animal.name == "Kit" ? nil : "Ann"), "to-one carried")
+    }
+    for club in try stack.fetchAll(From<ClubV3>()) {
+        #expect(club.objectID.rowID == rows.clubs[club.title])
+        let members = Set(club.members.map(\.fullName))
+        #expect(members == (club.title == "Chess" ? ["Ann", "Bob"] : ["Bob"]))
+    }
+}
+
+@Suite("Inferred migration")
+@MainActor
+struct InferredMigrationTests {
+    @Test func linearChainMigratesV1ThroughV2ToV3KeepingEveryValueAndID() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        let rows = try await makeV1Store(at: url)
+        let stack = DataStack(schemaHistory: SchemaHistory(
+            [schemaV1, schemaV2, schemaV3], chain: MigrationChain(["V1", "V2", "V3"])))
+        let forecast = try stack.requiredMigrations(for: SQLiteStore(fileURL: url))
+        #expect(forecast.map(\.description) == ["V1 → V2", "V2 → V3"])
+        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        #expect(try stack.store().migrationsRun == forecast, "the forecast is what ran")
+        try expectV3(stack, rows: rows)
+        #expect(try stack.requiredMigrations(for: SQLiteStore(fileURL: url)).isEmpty)
+
+        // New objects get fresh row IDs: the sequence followed the renamed entity.
+        let newID = try stack.perform(synchronous: { tx in
+            let animal = tx.create(Into<AnimalV3>())
+            animal.name = "New"
+            return animal
+        }).objectID
+        #expect(newID.rowID > rows.pets.values.max()!)
+    }
+
+    @Test func branchingChainMigratesEachVersionAlongItsOwnBranch() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        let rows = try await makeV1Store(at: url)
+        let history = SchemaHistory(
+            [schemaV1, schemaV2, schemaV3], chain: MigrationChain(["V1": "V3", "V2": "V3"]))
+        let stack = DataStack(schemaHistory: history)
+        #expect(try stack.requiredMigrations(for: SQLiteStore(fileURL: url))
+            == [MigrationStep(sourceVersion: "V1", destinationVersion: "V3")])
+        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        #expect(try stack.store().migrationsRun.map(\.description) == ["V1 → V3"])
+        try expectV3(stack, rows: rows)
+    }
+
+    @Test func emptyChainMigratesStraightToTheCurrentVersion() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        let rows = try await makeV1Store(at: url)
+        let stack = DataStack(schemaHistory: SchemaHistory([schemaV1, schemaV2, schemaV3]))
+        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        #expect(try stack.store().migrationsRun.map(\.description) == ["V1 → V3"])
+        try expectV3(stack, rows: rows)
+    }
+
+    @Test func eachInferredChangeKindOfOneStep() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        let rows = try await makeV1Store(at: url)
+        let stack = DataStack(schemaHistory: SchemaHistory(
+            [schemaV1, schemaV2], chain: MigrationChain(["V1", "V2"])))
+        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        let people = try stack.fetchAll(From<PersonV2>().orderBy(.ascending(\.$fullName)))
+        #expect(people.map(\.fullName) == ["Ann", "Bob"], "rename field")
+        #expect(people.map(\.objectID.rowID) == [rows.people["Ann"], rows.people["Bob"]])
+        #expect(people.map(\.age) == [30, 41], "unchanged field")
+        #expect(people.map(\.nickname) == ["none", "B"], "optional → required with the default")
+        #expect(people.map(\.score) == [7, Double(1 << 40)], "lossless retype Int → Double")
+        #expect(people.map(\.email) == ["unknown@example.com", "unknown@example.com"],
+                "added field with its default")
+        #expect(Set(try stack.fetchAll(From<AnimalV2>()).map(\.name)) == ["Rex", "Tom", "Kit"],
+                "rename entity")
+        let reader = try Connection(path: url.path, readOnly: true)
+        let columns = try reader.query(
+            "SELECT name FROM pragma_table_info('Person') ORDER BY cid") { $0.value(at: 0) }
+        #expect(!columns.contains(.text("obsolete")), "removed field dropped")
+        #expect(!columns.contains(.text("name")))
+        let tables = try reader.query(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { $0.value(at: 0) }
+        #expect(!tables.contains(.text("Pet")) && tables.contains(.text("Animal")))
+        #expect(!tables.contains { if case .text(let name) = $0 { name.hasPrefix("_strata_migrating_") } else { false } })
+        let indexes = try reader.query(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' "
+                + "ORDER BY name") { $0.value(at: 0) }
+        #expect(indexes.contains(.text("Person_age_index")) && indexes.contains(.text("Club_title_unique")),
+                "indexes recreated: \(indexes)")
+        let meta = try reader.query(
+            "SELECT key, value FROM _strata_meta ORDER BY key") { ($0.value(at: 0), $0.value(at: 1)) }
+        #expect(meta.map(\.1) == [.text(schemaV2.fingerprint), .integer(1), .text("V2")])
+    }
+
+    @Test func integerBeyondTwoToThe53DoesNotBecomeADouble() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        _ = try await makeV1Store(at: url, bobScore: (1 << 53) + 1)
+        let before = try #require(FileManager.default.contents(atPath: url.path))
+        let stack = DataStack(schemaHistory: SchemaHistory(
+            [schemaV1, schemaV2], chain: MigrationChain(["V1", "V2"])))
+        do {
+            try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+            Issue.record("the migration should fail")
+        } catch StrataError.migrationFailed("V1", "V2", "Person", "score", _) {
+        }
+        #expect(FileManager.default.contents(atPath: url.path) == before)
+    }
+
+    @Test func failingSecondStepLeavesTheFileByteForByteAndV1StillOpens() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        let rows = try await makeV1Store(at: url)
+        let before = try #require(FileManager.default.contents(atPath: url.path))
+        do {
+            let stack = DataStack(schemaHistory: SchemaHistory(
+                [schemaV1, schemaV2, schemaLossy], chain: MigrationChain(["V1", "V2", "Lossy"])))
+            do {
+                try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+                Issue.record("the second step should fail")
+            } catch StrataError.migrationFailed("V2", "Lossy", "Person", "fullName", let reason) {
+                #expect(reason.contains("TEXT"))
+            }
+        }
+        #expect(FileManager.default.contents(atPath: url.path) == before, "byte for byte")
+        let stack = DataStack(schemaV1)
+        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        let people = try stack.fetchAll(From<PersonV1>())
+        #expect(Set(people.map(\.name)) == ["Ann", "Bob"])
+        #expect(Set(people.map(\.objectID.rowID)) == Set(rows.people.values))
+    }
+
+    @Test func preventProgressiveMigrationRefusesTwoStepsButAllowsOne() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        _ = try await makeV1Store(at: url)
+        let before = try #require(FileManager.default.contents(atPath: url.path))
+        let linear = DataStack(schemaHistory: SchemaHistory(
+            [schemaV1, schemaV2, schemaV3], chain: MigrationChain(["V1", "V2", "V3"])))
+        do {
+            try linear.addStorageAndWait(SQLiteStore(fileURL: url, options: .preventProgressiveMigration))
+            Issue.record("two steps should be refused")
+        } catch StrataError.progressiveMigrationPrevented(_, let versions) {
+            #expect(versions == ["V1", "V2", "V3"])
+        }
+        #expect(FileManager.default.contents(atPath: url.path) == before)
+        let branching = DataStack(schemaHistory: SchemaHistory(
+            [schemaV1, schemaV2, schemaV3], chain: MigrationChain(["V1": "V3", "V2": "V3"])))
+        try branching.addStorageAndWait(SQLiteStore(fileURL: url, options: .preventProgressiveMigration))
+        #expect(try branching.store().migrationsRun.count == 1)
+    }
+
+    @Test func storeOfAnUnknownVersionIsAMismatchOrIsRecreated() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        _ = try await makeV1Store(at: url)
+        let history = SchemaHistory([schemaV2, schemaV3], chain: MigrationChain(["V2", "V3"]))
+        #expect {
+            try DataStack(schemaHistory: history).requiredMigrations(for: SQLiteStore(fileURL: url))
+        } throws: { error in
+            if case StrataError.schemaMismatch(_, "V1", "V3") = error { true } else { false }
+        }
+        #expect {
+            try DataStack(schemaHistory: history).addStorageAndWait(SQLiteStore(fileURL: url))
+        } throws: { error in
+            if case StrataError.schemaMismatch(_, "V1", "V3") = error { true } else { false }
+        }
+        let stack = DataStack(schemaHistory: history)
+        try stack.addStorageAndWait(SQLiteStore(fileURL: url, options: .recreateStoreOnModelMismatch))
+        #expect(try stack.fetchAll(From<PersonV3>()).isEmpty)
+    }
+
+    @Test func newStoreNeedsNoMigration() throws {
+        let directory = TemporaryDirectory()
+        let stack = DataStack(schemaHistory: SchemaHistory(
+            [schemaV1, schemaV2], chain: MigrationChain(["V1", "V2"])))
+        #expect(try stack.requiredMigrations(for: SQLiteStore(fileURL: storeURL(in: directory))).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: storeURL(in: directory).path),
+                "the forecast creates nothing")
+        try stack.addStorageAndWait(SQLiteStore(fileURL: storeURL(in: directory)))
+        #expect(try stack.store().migrationsRun.isEmpty)
+    }
+}
