@@ -28,6 +28,11 @@ let package = Package(
             dependencies: ["Strata"],
             path: "Samples/LiveList"
         ),
+        .executableTarget(
+            name: "Evolution",
+            dependencies: ["Strata"],
+            path: "Samples/Evolution"
+        ),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]

@@ -6,6 +6,7 @@ import Foundation
 /// swift run -c release StrataBenchmarks              # 100,000 objects
 /// swift run -c release StrataBenchmarks 10000        # another size
 /// swift run -c release StrataBenchmarks 10000 fetch  # scenarios whose key contains "fetch"
+/// swift run -c release StrataBenchmarks 1000000 migration  # migrations of 250,000 and 1,000,000 rows
 /// ```
 ///
 /// Each scenario runs in a child process of its own (`--only <key>`), so one
@@ -43,15 +44,30 @@ struct BenchmarkMain {
         }
         arguments.removeAll { Int($0) != nil }
         let filter = arguments.first
-        print("Strata benchmarks: \(count) objects, \(settings.description), one process per scenario")
+        if filter == "migration" {
+            print("Strata migration benchmark: one run per size, one process per size")
+        } else {
+            print("Strata benchmarks: \(count) objects, \(settings.description), one process per scenario")
+        }
         for key in scenarios.map(\.key) + ["monitor"] where filter.map(key.contains) ?? true {
             try runInChildProcess(key, count: count)
+        }
+        // Only on request: a quarter of the count, then the count, a process each,
+        // so that each size's peak memory is its own.
+        if filter == "migration" {
+            for size in [count / 4, count] { try runInChildProcess("migration", count: size) }
         }
     }
 
     /// Runs the scenario `key` here and prints its result line.
     @MainActor
     private static func runInProcess(_ key: String, count: Int) async throws {
+        if key == "migration" {
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            try MigrationBenchmark.run(count: count, in: workspace)
+            return
+        }
         if key == "monitor" {
             let workspace = try Workspace()
             defer { workspace.remove() }

@@ -1,5 +1,6 @@
-/// One inferred migration step: rebuilds every table of `destination` from the
-/// tables of `source`, inside the caller's transaction.
+/// One migration step: rebuilds every table of `destination` from the tables
+/// of `source`, inside the caller's transaction. Inferred, or following a
+/// ``CustomSchemaMappingProvider`` (see `InferredMigration+Transform.swift`).
 ///
 /// Per entity of the destination: create the new table under a temporary
 /// name, `INSERT INTO new (...) SELECT ... FROM old` mapping columns by name
@@ -8,21 +9,48 @@
 struct InferredMigration {
     let source: Schema
     let destination: Schema
+    /// The old entity each destination entity continues, parallel to `destination.entities`.
+    let predecessors: [EntityDescription?]
+    /// The transformers of a custom step, by destination entity name.
+    let transformers: [String: CustomEntityMapping.Transformer]
+
+    /// An inferred step: entities continue the old ones by name or `renamingIdentifier`.
+    init(source: Schema, destination: Schema) {
+        self.source = source
+        self.destination = destination
+        self.predecessors = RenameMatching.match(destination.entities, in: source.entities)
+        self.transformers = [:]
+    }
+
+    /// A step following `provider`; the entities it does not list are inferred.
+    ///
+    /// - Throws: ``StrataError/migrationFailed(sourceVersion:destinationVersion:entity:field:reason:)``
+    ///   when the provider names an entity a version lacks, or one twice.
+    init(source: Schema, destination: Schema, provider: CustomSchemaMappingProvider) throws {
+        self.source = source
+        self.destination = destination
+        (self.predecessors, self.transformers) = try provider.plan(
+            source: source, destination: destination)
+    }
 
     /// The prefix of a table being built; no schema name can start with `_`.
     static let temporaryPrefix = "_strata_migrating_"
 
     func run(on connection: Connection) throws {
-        let sources = RenameMatching.match(destination.entities, in: source.entities)
-        let pairs = zip(destination.entities, sources).map { ($0, $1) }
+        let pairs = zip(destination.entities, predecessors).map { ($0, $1) }
         for (entity, old) in pairs {
-            try copyEntity(entity, from: old, on: connection)
+            if let old, let transformer = transformers[entity.name] {
+                try transformEntity(entity, from: old, with: transformer, on: connection)
+            } else {
+                try copyEntity(entity, from: old, on: connection)
+            }
         }
         let sourceByName = Dictionary(
             uniqueKeysWithValues: pairs.compactMap { entity, old in old.map { (entity.name, $0) } })
         for table in destination.linkTables {
             try copyLinkTable(table, sources: sourceByName, on: connection)
         }
+        try removeReferencesToDroppedObjects(on: connection)
         for table in source.tables {
             try connection.execute("DROP TABLE \(SQL.quote(table.name))")
         }
@@ -37,7 +65,7 @@ struct InferredMigration {
         try carrySequence(sourceByName, on: connection)
     }
 
-    private func failure(_ entity: String?, _ field: String?, _ reason: String) -> StrataError {
+    func failure(_ entity: String?, _ field: String?, _ reason: String) -> StrataError {
         .migrationFailed(
             sourceVersion: source.version, destinationVersion: destination.version,
             entity: entity, field: field, reason: reason)
@@ -71,7 +99,7 @@ struct InferredMigration {
     /// The old attribute each new one is carried from, matching values with
     /// values, to-ones with to-ones and positions with positions. A to-one whose
     /// target is not the old target's successor starts empty.
-    private func attributeSources(
+    func attributeSources(
         _ entity: EntityDescription, _ old: EntityDescription
     ) -> [AttributeDescription?] {
         func group(_ attribute: AttributeDescription) -> Int {
@@ -101,8 +129,7 @@ struct InferredMigration {
 
     /// The destination entity the source entity `name` becomes, if any.
     private func successorName(of name: String) -> String? {
-        let sources = RenameMatching.match(destination.entities, in: source.entities)
-        return zip(destination.entities, sources).first { $0.1?.name == name }?.0.name
+        zip(destination.entities, predecessors).first { $0.1?.name == name }?.0.name
     }
 
     /// The SQL that reads the new column's value from the old row, binding

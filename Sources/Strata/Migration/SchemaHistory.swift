@@ -20,13 +20,25 @@ public struct SchemaHistory: Sendable {
     public let chain: MigrationChain
     /// The version a stack's store is migrated to and then holds.
     public let currentSchema: Schema
+    /// The hand-written mappings of some steps; the other steps are inferred.
+    public let mappingProviders: [CustomSchemaMappingProvider]
+    /// The hooks run before and after some steps.
+    public let stages: [MigrationStage]
     private let problems: [String]
 
     /// A history of the given versions. See the type's description for how the
-    /// current version is chosen.
-    public init(_ schemas: [Schema], chain: MigrationChain = MigrationChain(), currentVersion: String? = nil) {
+    /// current version is chosen. `mappingProviders` and `stages` each name a
+    /// step the chain takes (with an empty chain, a step to the current
+    /// version), at most one provider and one stage a step.
+    public init(
+        _ schemas: [Schema], chain: MigrationChain = MigrationChain(),
+        currentVersion: String? = nil, mappingProviders: [CustomSchemaMappingProvider] = [],
+        stages: [MigrationStage] = []
+    ) {
         self.schemas = schemas
         self.chain = chain
+        self.mappingProviders = mappingProviders
+        self.stages = stages
         var problems = chain.problems
         var versions: Set<String> = []
         for schema in schemas where !versions.insert(schema.version).inserted {
@@ -54,12 +66,39 @@ public struct SchemaHistory: Sendable {
             }
         }
         self.currentSchema = current ?? Schema("", entities: [])
+        for (kind, steps) in [
+            ("mapping provider", mappingProviders.map(\.step)), ("stage", stages.map(\.step)),
+        ] {
+            var seen: Set<MigrationStep> = []
+            for step in steps {
+                if !seen.insert(step).inserted {
+                    problems.append("two \(kind)s are given for \(step)")
+                }
+                let taken = chain.isEmpty
+                    ? step.destinationVersion == currentSchema.version
+                        && versions.contains(step.sourceVersion)
+                    : chain.successor(of: step.sourceVersion) == step.destinationVersion
+                if !taken {
+                    problems.append("a \(kind) is given for \(step), a step the chain never takes")
+                }
+            }
+        }
         self.problems = problems
     }
 
     /// A history of one version, as `DataStack(schema)` uses.
     public init(_ schema: Schema) {
         self.init([schema])
+    }
+
+    /// The provider of `step`, if it has one.
+    func mappingProvider(for step: MigrationStep) -> CustomSchemaMappingProvider? {
+        mappingProviders.first { $0.step == step }
+    }
+
+    /// The hooks of `step`, if it has any.
+    func stage(for step: MigrationStep) -> MigrationStage? {
+        stages.first { $0.step == step }
     }
 
     /// The current version's name.

@@ -71,7 +71,8 @@ public final class DataStack: Sendable {
     ///   mistake, ``StrataError/invalidMigrationChain(reason:)`` for a history mistake,
     ///   ``StrataError/migrationFailed(sourceVersion:destinationVersion:entity:field:reason:)``
     ///   or ``StrataError/progressiveMigrationPrevented(path:versions:)`` when a
-    ///   migration cannot run (the store is then unchanged), ``StrataError/notADatabase(path:reason:)`` for a file that is not a
+    ///   migration cannot run, ``StrataError/migrationStepThrew(sourceVersion:destinationVersion:entity:error:)``
+    ///   when a custom transformer or a stage hook throws (the store is then unchanged), ``StrataError/notADatabase(path:reason:)`` for a file that is not a
     ///   usable database, ``StrataError/schemaMismatch(path:storeVersion:schemaVersion:)``
     ///   when the store holds another schema, ``StrataError/storage(path:reason:)``
     ///   when the file cannot be created or opened, or when the stack already has a store.

@@ -69,7 +69,13 @@ struct StoreOpener {
         let header = (try? handle.read(upToCount: 100)) ?? Data()
         let size = (try? handle.seekToEnd()) ?? 0
         guard !header.isEmpty else { return }
-        try StoreFileHeader.validate(header, fileSize: size, path: url.path)
+        // A rollback journal or a WAL beside the file can hold pages the file
+        // does not have yet (a transaction or a checkpoint cut short); SQLite
+        // recovers from them on open, so only the header's magic is checked then.
+        let walSize = (try? manager.attributesOfItem(atPath: url.path + "-wal")[.size] as? NSNumber)??.uint64Value ?? 0
+        let recoverable = manager.fileExists(atPath: url.path + "-journal") || walSize > 0
+        try StoreFileHeader.validate(
+            header, fileSize: recoverable ? UInt64.max : size, path: url.path)
     }
 
     private func configure(_ connection: Connection) throws {
@@ -138,13 +144,20 @@ struct StoreOpener {
             else { throw StrataError.invalidMigrationChain(reason: "\(step) leaves the history") }
             try source.validate()
             try destination.validate()
-            return (source, destination)
+            return (step, source, destination)
         }
         try inTransaction(connection) {
-            for (source, destination) in schemas {
+            for (step, source, destination) in schemas {
+                let stage = history.stage(for: step)
                 do {
-                    try InferredMigration(source: source, destination: destination)
-                        .run(on: connection)
+                    try MigrationStage.run(
+                        stage?.willMigrate, step: step, schema: source, on: connection)
+                    let migration = try history.mappingProvider(for: step).map {
+                        try InferredMigration(source: source, destination: destination, provider: $0)
+                    } ?? InferredMigration(source: source, destination: destination)
+                    try migration.run(on: connection)
+                    try MigrationStage.run(
+                        stage?.didMigrate, step: step, schema: destination, on: connection)
                 } catch let error as DatabaseError {
                     throw StrataError.migrationFailed(
                         sourceVersion: source.version, destinationVersion: destination.version,

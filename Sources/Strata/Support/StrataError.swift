@@ -33,6 +33,12 @@ public enum StrataError: Error, Sendable {
     case migrationFailed(
         sourceVersion: String, destinationVersion: String, entity: String?, field: String?,
         reason: String)
+    /// A ``CustomSchemaMappingProvider`` transformer (for `entity`) or a
+    /// ``MigrationStage`` hook (`entity` `nil`) threw `error` during the step
+    /// `sourceVersion` → `destinationVersion`. The migration rolled back: the
+    /// store is left as it was, at its old version.
+    case migrationStepThrew(
+        sourceVersion: String, destinationVersion: String, entity: String?, error: any Error)
     /// The store needs more than one migration step (`versions` lists the path)
     /// and was opened with ``LocalStorageOptions/preventProgressiveMigration``.
     case progressiveMigrationPrevented(path: String, versions: [String])
@@ -79,6 +85,10 @@ extension StrataError: CustomDebugStringConvertible, LocalizedError {
             return "Cannot migrate from \(source) to \(destination)"
                 + (place.isEmpty ? "" : " at \(place)") + ": \(reason). The store was left "
                 + "unchanged, at \(source)."
+        case let .migrationStepThrew(source, destination, entity, error):
+            let culprit = entity.map { "the transformer of \($0)" } ?? "a migration hook"
+            return "Migrating \(source) → \(destination) stopped: \(culprit) threw \(error). "
+                + "The store was left at \(source)."
         case let .progressiveMigrationPrevented(path, versions):
             return "The store at \(path) needs \(versions.count - 1) migration steps "
                 + "(\(versions.joined(separator: " → "))), and .preventProgressiveMigration "

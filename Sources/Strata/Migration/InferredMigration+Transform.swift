@@ -1,0 +1,140 @@
+extension InferredMigration {
+    /// How many source rows a transform reads at a time.
+    static let chunkSize = 1_000
+
+    /// Creates the entity's new table and fills it by calling `transformer` on
+    /// each row of the old table, read in chunks of ``chunkSize`` by row ID:
+    ///
+    /// ```sql
+    /// SELECT "_pk", <old columns> FROM <old> WHERE "_pk" > ? ORDER BY "_pk" LIMIT 1000
+    /// INSERT INTO "_strata_migrating_<name>" ("_pk", <new columns>) VALUES (?, ...)
+    /// ```
+    ///
+    /// To-one and position columns are carried as inference carries them.
+    func transformEntity(
+        _ entity: EntityDescription, from old: EntityDescription,
+        with transformer: CustomEntityMapping.Transformer, on connection: Connection
+    ) throws {
+        var table = entity.table
+        table.name = Self.temporaryPrefix + entity.name
+        table.indexes = []
+        for statement in table.createStatements { try connection.execute(statement) }
+
+        let oldColumns = old.attributes.map(\.name)
+        let select = "SELECT \(([ "_pk" ] + oldColumns).map(SQL.quote).joined(separator: ", ")) "
+            + "FROM \(old.quotedTable) WHERE \"_pk\" > ? ORDER BY \"_pk\" LIMIT \(Self.chunkSize)"
+        let newColumns = entity.attributes.map(\.name)
+        let insert = "INSERT INTO \(SQL.quote(table.name)) "
+            + "(\(([ "_pk" ] + newColumns).map(SQL.quote).joined(separator: ", "))) "
+            + "VALUES (\(Array(repeating: "?", count: newColumns.count + 1).joined(separator: ", ")))"
+        let matches = attributeSources(entity, old)
+        let sourceFields = old.attributes.filter(\.holdsValue).map(\.name)
+        let destinationFields = entity.attributes.filter(\.holdsValue).map(\.name)
+
+        var last = Int64.min
+        while true {
+            let rows = try connection.query(select, [.integer(last)]) { statement in
+                (statement.int64(at: 0),
+                 (0..<oldColumns.count).map { statement.value(at: Int32($0 + 1)) })
+            }
+            guard let lastRow = rows.last else { break }
+            for (rowID, values) in rows {
+                let oldValues = Dictionary(uniqueKeysWithValues: zip(oldColumns, values))
+                let sourceObject = SourceObject(
+                    entity: old.name, rowID: rowID, fieldNames: sourceFields,
+                    values: oldValues.filter { sourceFields.contains($0.key) })
+                var created: DestinationObject?
+                do {
+                    try transformer(sourceObject) {
+                        if let created { return created }
+                        let object = DestinationObject(
+                            entity: entity.name, rowID: rowID, fieldNames: destinationFields,
+                            values: initialValues(entity, matches, oldValues))
+                        created = object
+                        return object
+                    }
+                } catch {
+                    throw StrataError.migrationStepThrew(
+                        sourceVersion: source.version, destinationVersion: destination.version,
+                        entity: entity.name, error: error)
+                }
+                guard let created else { continue }
+                var arguments: [StoredValue] = [.integer(rowID)]
+                for (attribute, previous) in zip(entity.attributes, matches) {
+                    if attribute.holdsValue {
+                        let value = created.values[attribute.name] ?? .null
+                        if value == .null, !attribute.isOptional {
+                            throw failure(
+                                entity.name, attribute.name,
+                                "the transformer left the required field NULL (row \(rowID))")
+                        }
+                        arguments.append(value)
+                    } else {
+                        arguments.append(previous.flatMap { oldValues[$0.name] } ?? .null)
+                    }
+                }
+                try connection.run(insert, arguments)
+            }
+            last = lastRow.0
+        }
+    }
+
+    /// A destination object's first values: the old value where inference
+    /// carries the field with the same column type, else the default.
+    private func initialValues(
+        _ entity: EntityDescription, _ matches: [AttributeDescription?],
+        _ oldValues: [String: StoredValue]
+    ) -> [String: StoredValue] {
+        var values: [String: StoredValue] = [:]
+        for (attribute, previous) in zip(entity.attributes, matches) where attribute.holdsValue {
+            var value = attribute.defaultValue
+            if let previous, previous.kind == attribute.kind,
+               previous.storedType == attribute.storedType,
+               let old = oldValues[previous.name], old != .null || attribute.isOptional
+            {
+                value = old
+            }
+            values[attribute.name] = value
+        }
+        return values
+    }
+
+    /// Clears the to-ones and deletes the links that point at objects a
+    /// transformer dropped, in the tables being built.
+    func removeReferencesToDroppedObjects(on connection: Connection) throws {
+        guard !transformers.isEmpty else { return }
+        func building(_ name: String) -> String { SQL.quote(Self.temporaryPrefix + name) }
+        for entity in destination.entities {
+            for attribute in entity.attributes {
+                guard case .foreignKey(let name) = attribute.kind,
+                      let target = entity.relationships[name]?.target,
+                      transformers[target] != nil
+                else { continue }
+                let column = SQL.quote(attribute.name)
+                var assignments = ["\(column) = NULL"]
+                if let order = entity.attributes.first(where: { $0.kind == .order(relationship: name) }) {
+                    assignments.append("\(SQL.quote(order.name)) = NULL")
+                }
+                try connection.execute(
+                    "UPDATE \(building(entity.name)) SET \(assignments.joined(separator: ", ")) "
+                        + "WHERE \(column) NOT IN (SELECT \"_pk\" FROM \(building(target)))")
+            }
+            for relationship in entity.relationships.values {
+                guard case let .linkTable(table, owner, target, _) = relationship.storage else {
+                    continue
+                }
+                for (column, end) in [(owner, entity.name), (target, relationship.target)]
+                where transformers[end] != nil {
+                    try connection.execute(
+                        "DELETE FROM \(building(table)) WHERE \(SQL.quote(column)) "
+                            + "NOT IN (SELECT \"_pk\" FROM \(building(end)))")
+                }
+            }
+        }
+    }
+}
+
+extension AttributeDescription {
+    /// Whether the attribute is a stored or coded field, not a relationship column.
+    var holdsValue: Bool { kind == .stored || kind == .coded }
+}
