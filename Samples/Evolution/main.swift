@@ -46,19 +46,26 @@ do {
 
 // 2. A later release knows every version and how they follow each other.
 @MainActor
-func open(_ history: SchemaHistory) throws -> DataStack {
+func open(_ history: SchemaHistory) async throws -> DataStack {
     let stack = DataStack(schemaHistory: history)
     let storage = SQLiteStore(fileURL: storeURL)
     let steps = try stack.requiredMigrations(for: storage)
     print("Opening with \(history.currentVersion): "
         + (steps.isEmpty ? "no migration needed" : "will run " + steps.map(\.description).joined(separator: ", ")))
-    try stack.addStorageAndWait(storage)
+    try await stack.addStorage(storage) { update in
+        switch update {
+        case let .migrating(step, fraction):
+            print("  migrating \(step): \(Int((fraction * 100).rounded()))% of the work done")
+        case let .finished(migrationRan):
+            print("  open" + (migrationRan ? ", migrated" : ""))
+        }
+    }
     return stack
 }
 
 // The V2 release migrates V1 → V2.
 do {
-    let stack = try open(SchemaHistory([v1, v2], chain: ["V1", "V2"]))
+    let stack = try await open(SchemaHistory([v1, v2], chain: ["V1", "V2"]))
     for person in try stack.fetchAll(From<PersonV2>().orderBy(.ascending(\.$fullName))) {
         print("  V2 \(person.fullName), age \(person.age), email \(person.email)")
     }
@@ -66,7 +73,7 @@ do {
 
 // The V3 release migrates a V2 store in one step (a V1 store would go V1 → V2 → V3).
 do {
-    let stack = try open(SchemaHistory([v1, v2, v3], chain: ["V1", "V2", "V3"]))
+    let stack = try await open(SchemaHistory([v1, v2, v3], chain: ["V1", "V2", "V3"]))
     for person in try stack.fetchAll(From<PersonV3>().orderBy(.ascending(\.$fullName))) {
         print("  V3 \(person.fullName), age \(person.age), email \(person.email)")
     }

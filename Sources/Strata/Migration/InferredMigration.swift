@@ -36,14 +36,17 @@ struct InferredMigration {
     /// The prefix of a table being built; no schema name can start with `_`.
     static let temporaryPrefix = "_strata_migrating_"
 
-    func run(on connection: Connection) throws {
+    /// Runs the step; `progress` gets the number of units done: one per
+    /// destination entity, and a last one for link tables and clean-up.
+    func run(on connection: Connection, progress: (Int) -> Void = { _ in }) throws {
         let pairs = zip(destination.entities, predecessors).map { ($0, $1) }
-        for (entity, old) in pairs {
+        for (index, (entity, old)) in pairs.enumerated() {
             if let old, let transformer = transformers[entity.name] {
                 try transformEntity(entity, from: old, with: transformer, on: connection)
             } else {
                 try copyEntity(entity, from: old, on: connection)
             }
+            progress(index + 1)
         }
         let sourceByName = Dictionary(
             uniqueKeysWithValues: pairs.compactMap { entity, old in old.map { (entity.name, $0) } })

@@ -87,7 +87,13 @@ public final class DataStack: Sendable {
     /// - Throws: the same errors as ``addStorageAndWait(_:)``.
     @MainActor
     public func addStorage(_ storage: some StorageInterface) async throws {
-        let opener = StoreOpener(configuration: storage.configuration, history: schemaHistory)
+        try await addStorage(storage, reporting: nil)
+    }
+
+    @MainActor
+    func addStorage(_ storage: some StorageInterface, reporting progress: MigrationProgressHandler?) async throws {
+        var opener = StoreOpener(configuration: storage.configuration, history: schemaHistory)
+        opener.progress = progress
         let opened = try await Self.open(opener)
         try install(opened.store, reader: opened.reader.take())
     }

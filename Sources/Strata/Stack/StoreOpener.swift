@@ -6,6 +6,8 @@ import Foundation
 struct StoreOpener {
     let configuration: StoreConfiguration
     let history: SchemaHistory
+    /// Told as a migration advances and when the store is open.
+    var progress: MigrationProgressHandler?
 
     var schema: Schema { history.currentSchema }
     var path: String { configuration.displayPath }
@@ -35,6 +37,7 @@ struct StoreOpener {
             let store = StoreRuntime(
                 configuration: configuration, writer: writer, generation: generation,
                 migrationsRun: migrationsRun)
+            progress?(.finished(migrationRan: !migrationsRun.isEmpty))
             return (store, reader)
         } catch {
             throw StoreErrors.translate(error, path: path)
@@ -146,8 +149,16 @@ struct StoreOpener {
             try destination.validate()
             return (step, source, destination)
         }
+        // Progress counts one unit per destination entity, plus one per step
+        // for its link tables and clean-up.
+        let totalUnits = Double(schemas.reduce(0) { $0 + $1.2.entities.count + 1 })
+        var doneUnits = 0.0
         try inTransaction(connection) {
             for (step, source, destination) in schemas {
+                let report: @Sendable (Double) -> Void = { [progress] fraction in
+                    progress?(.migrating(step: step, fractionCompleted: min(fraction, 1)))
+                }
+                report(doneUnits / totalUnits)
                 let stage = history.stage(for: step)
                 do {
                     try MigrationStage.run(
@@ -155,7 +166,11 @@ struct StoreOpener {
                     let migration = try history.mappingProvider(for: step).map {
                         try InferredMigration(source: source, destination: destination, provider: $0)
                     } ?? InferredMigration(source: source, destination: destination)
-                    try migration.run(on: connection)
+                    try migration.run(on: connection) { unitsDone in
+                        report((doneUnits + Double(unitsDone)) / totalUnits)
+                    }
+                    doneUnits += Double(destination.entities.count + 1)
+                    report(doneUnits / totalUnits)
                     try MigrationStage.run(
                         stage?.didMigrate, step: step, schema: destination, on: connection)
                 } catch let error as DatabaseError {

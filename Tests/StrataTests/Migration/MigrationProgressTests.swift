@@ -1,0 +1,104 @@
+import Foundation
+import Strata
+import Testing
+
+/// Progress while adding a store: fractions that only grow, then `.finished`.
+@MainActor
+@Suite("Migration progress")
+struct MigrationProgressTests {
+    @Test
+    func addingAStoreReportsGrowingFractionsThenFinished() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        try await seedV1(at: url)
+        let recorder = ProgressRecorder()
+        let stack = DataStack(schemaHistory: progressHistory)
+        try await stack.addStorage(SQLiteStore(fileURL: url)) { recorder.record($0) }
+        let updates = recorder.updates
+        #expect(updates.last == .finished(migrationRan: true))
+        let fractions = updates.compactMap { update -> Double? in
+            if case .migrating(_, let fraction) = update { return fraction }
+            return nil
+        }
+        #expect(!fractions.isEmpty)
+        #expect(fractions == fractions.sorted())
+        #expect(fractions.last == 1)
+        #expect(Set(updates.compactMap { update -> String? in
+            if case .migrating(let step, _) = update { return step.description }
+            return nil
+        }).count == 2)
+    }
+
+    @Test
+    func theStreamAndTheFoundationProgressEndTogether() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        try await seedV1(at: url)
+        let stack = DataStack(schemaHistory: progressHistory)
+        let (progress, updates) = stack.addStorageReportingProgress(SQLiteStore(fileURL: url))
+        var received: [MigrationProgress] = []
+        for try await update in updates { received.append(update) }
+        #expect(received.last == .finished(migrationRan: true))
+        #expect(progress.completedUnitCount == 100)
+        #expect(try stack.fetchCount(From<ProgV3>()) == 50)
+    }
+
+    @Test
+    func aStoreAtTheCurrentVersionFinishesWithoutMigrating() async throws {
+        let directory = TemporaryDirectory()
+        let recorder = ProgressRecorder()
+        let stack = DataStack(schemaHistory: progressHistory)
+        try await stack.addStorage(SQLiteStore(fileURL: storeURL(in: directory))) { recorder.record($0) }
+        #expect(recorder.updates == [.finished(migrationRan: false)])
+    }
+
+    private func seedV1(at url: URL) async throws {
+        let stack = DataStack(Schema("V1", entities: [Entity<ProgV1>("Prog")]))
+        try await stack.addStorage(SQLiteStore(fileURL: url))
+        try await stack.perform { tx in
+            for index in 0..<50 { tx.create(Into<ProgV1>()).value = index }
+        }
+    }
+}
+
+final class ProgV1: ManagedObject {
+    @Field.Stored("value") var value: Int = 0
+}
+
+final class ProgV2: ManagedObject {
+    @Field.Stored("value") var value: Int = 0
+    @Field.Stored("note") var note: String = ""
+}
+
+final class ProgV3: ManagedObject {
+    @Field.Stored("value") var value: Int = 0
+    @Field.Stored("note") var note: String = ""
+    @Field.Stored("flag") var flag: Bool = false
+}
+
+let progressHistory = SchemaHistory(
+    [
+        Schema("V1", entities: [Entity<ProgV1>("Prog")]),
+        Schema("V2", entities: [Entity<ProgV2>("Prog")]),
+        Schema("V3", entities: [Entity<ProgV3>("Prog")]),
+    ],
+    chain: MigrationChain(["V1", "V2", "V3"]))
+
+/// Collects progress values from the opening thread.
+final class ProgressRecorder: @unchecked Sendable {
+    // Unchecked: every access takes the lock.
+    private let lock = NSLock()
+    private var values: [MigrationProgress] = []
+
+    func record(_ update: MigrationProgress) {
+        lock.lock()
+        values.append(update)
+        lock.unlock()
+    }
+
+    var updates: [MigrationProgress] {
+        lock.lock()
+        defer { lock.unlock() }
+        return values
+    }
+}
