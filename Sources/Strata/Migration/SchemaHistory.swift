@@ -116,6 +116,7 @@ public struct SchemaHistory: Sendable {
     public func validate() throws {
         if let problem = problems.first { throw StrataError.invalidMigrationChain(reason: problem) }
         try currentSchema.validate()
+        for schema in schemas { schema.checkVersionLock() }
     }
 
     /// The steps that migrate a store holding `fingerprint` (recorded as

@@ -14,6 +14,8 @@ public struct Schema: Sendable {
     public let version: String
     /// A digest of the stored shape of the schema; see `Docs/Storage.md`.
     public let fingerprint: String
+    /// The fingerprint this version was locked to, if any (see ``init(_:entities:versionLock:)``).
+    public let versionLock: String?
     let entities: [EntityDescription]
     let linkTables: [TableDefinition]
     let problems: [StrataError]
@@ -21,7 +23,17 @@ public struct Schema: Sendable {
     private let entitiesByType: [ObjectIdentifier: EntityDescription]
 
     /// Creates the schema `version` with the given entities.
-    public init(_ version: String, entities: [any AnyEntity]) {
+    ///
+    /// `versionLock` pins the version to its fingerprint once it has shipped:
+    /// paste the value ``versionLockHint`` prints. If the entities change
+    /// afterwards without a new version, adding a store fails loudly in debug
+    /// builds, saying to add a version instead of editing a shipped one.
+    ///
+    /// ```swift
+    /// Schema("V1", entities: [Entity<Person>("Person")], versionLock: "e848b12bfe129192f35499c5ede88dca")
+    /// ```
+    public init(_ version: String, entities: [any AnyEntity], versionLock: String? = nil) {
+        self.versionLock = versionLock
         var builder = SchemaBuilder(entities: entities)
         let built = builder.build()
         self.version = version
@@ -38,6 +50,31 @@ public struct Schema: Sendable {
             built.entities.map { (ObjectIdentifier($0.type), $0) },
             uniquingKeysWith: { first, _ in first })
         self.fingerprint = SchemaFingerprint.compute(built.entities, linkTables: built.linkTables)
+    }
+
+    /// The `versionLock:` argument that pins this version, ready to paste.
+    ///
+    /// ```swift
+    /// print(schema.versionLockHint)   // versionLock: "e848b12bfe129192f35499c5ede88dca"
+    /// ```
+    public var versionLockHint: String { "versionLock: \"\(fingerprint)\"" }
+
+    /// Whether the version lock, if any, still matches the entities.
+    public var isVersionLockSatisfied: Bool { versionLock.map { $0 == fingerprint } ?? true }
+
+    /// Traps in debug builds when the entities changed after the version was
+    /// locked; release builds carry on (opening an older store then reports
+    /// a schema mismatch instead).
+    func checkVersionLock() {
+        #if DEBUG
+        if let versionLock, versionLock != fingerprint {
+            assertionFailure(
+                "Strata: schema \(version) was locked to fingerprint \(versionLock), but its entities "
+                    + "now give \(fingerprint). A shipped version must not change: add a new version to "
+                    + "the SchemaHistory (stores migrate to it). If \(version) never shipped, update the "
+                    + "lock to \(versionLockHint).")
+        }
+        #endif
     }
 
     /// Throws the first mistake found in the schema, if any.
