@@ -3,13 +3,18 @@
 extension Schema {
     /// The entities that `path`, read from `entity`, passes through.
     func entitiesRead(by path: ValuePath, from entity: EntityDescription) -> Set<String> {
-        var names: Set<String> = []
+        Set(entities(along: path.relationships, from: entity))
+    }
+
+    /// The entities reached by following the named relationships, in order.
+    private func entities(along relationships: [String], from entity: EntityDescription) -> [String] {
+        var names: [String] = []
         var current = entity
-        for name in path.relationships {
+        for name in relationships {
             guard let relationship = current.relationships[name],
                   let target = self.entity(named: relationship.target)
             else { break }
-            names.insert(target.name)
+            names.append(target.name)
             current = target
         }
         return names
@@ -46,15 +51,6 @@ extension Schema {
 
     /// The entities along the to-one links to a to-many relationship's owner, in order.
     private func ownerEntities(_ owner: ValuePath, from entity: EntityDescription) -> [String] {
-        var names: [String] = []
-        var current = entity
-        for name in owner.relationships + [owner.field].compactMap({ $0 }) {
-            guard let relationship = current.relationships[name],
-                  let target = self.entity(named: relationship.target)
-            else { break }
-            names.append(target.name)
-            current = target
-        }
-        return names
+        entities(along: owner.relationships + [owner.field].compactMap { $0 }, from: entity)
     }
 }
