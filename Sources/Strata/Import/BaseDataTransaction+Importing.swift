@@ -1,0 +1,152 @@
+/// Creating and updating objects from source values (decoded JSON, network
+/// payloads). See `Docs/Importing.md` for the rules these calls follow.
+extension BaseDataTransaction {
+    /// How many unique IDs one lookup query carries.
+    static let importBatchSize = 500
+
+    /// Creates an object from `source`, or returns `nil` when
+    /// ``ImportableObject/shouldInsert(from:in:)`` declines it.
+    ///
+    /// ```swift
+    /// let person = try tx.importObject(Into<Person>(), source: json)
+    /// ```
+    ///
+    /// - Throws: the error `didInsert(from:in:)` throws, unchanged. The object
+    ///   stays created; throwing out of the transaction rolls it back.
+    public func importObject<Object: ImportableObject>(
+        _ into: Into<Object>, source: Object.ImportSource
+    ) throws -> Object? {
+        guard Object.shouldInsert(from: source, in: self) else { return nil }
+        let object = create(into)
+        try object.didInsert(from: source, in: self)
+        return object
+    }
+
+    /// Fills in an existing object from `source` with `didInsert(from:in:)`,
+    /// unless ``ImportableObject/shouldInsert(from:in:)`` declines it. An object
+    /// of another context is edited through this transaction's instance; one
+    /// that no longer exists is left alone.
+    ///
+    /// - Throws: the error `didInsert(from:in:)` throws, unchanged.
+    public func importObject<Object: ImportableObject>(
+        _ existing: Object, source: Object.ImportSource
+    ) throws {
+        guard Object.shouldInsert(from: source, in: self), let object = edit(existing) else {
+            return
+        }
+        try object.didInsert(from: source, in: self)
+    }
+
+    /// Creates an object from each source that ``ImportableObject/shouldInsert(from:in:)``
+    /// accepts, and returns them in the order of `sourceArray`.
+    ///
+    /// - Throws: the first error `didInsert(from:in:)` throws, unchanged; the
+    ///   objects created before it stay created.
+    public func importObjects<Object: ImportableObject, Sources: Sequence>(
+        _ into: Into<Object>, sourceArray: Sources
+    ) throws -> [Object] where Sources.Element == Object.ImportSource {
+        var objects: [Object] = []
+        objects.reserveCapacity(sourceArray.underestimatedCount)
+        for source in sourceArray {
+            if let object = try importObject(into, source: source) { objects.append(object) }
+        }
+        return objects
+    }
+
+    /// Updates the object whose unique ID matches `source`'s, or creates one;
+    /// `nil` when the ID is `nil` or `shouldUpdate`/`shouldInsert` declines.
+    /// Objects created earlier in this transaction are matched too.
+    ///
+    /// Runs one query (after flushing pending changes):
+    ///
+    /// ```sql
+    /// SELECT ... FROM "Person" AS t0 WHERE t0."remoteID" IN (?)
+    /// ```
+    ///
+    /// - Throws: the error `uniqueID(from:in:)`, `update(from:in:)` or
+    ///   `didInsert(from:in:)` throws, unchanged; or a ``StrataError`` of the query.
+    public func importUniqueObject<Object: ImportableUniqueObject>(
+        _ into: Into<Object>, source: Object.ImportSource
+    ) throws -> Object? {
+        guard let id = try Object.uniqueID(from: source, in: self) else { return nil }
+        let existing = try fetchOne(From<Object>().where(Where(Object.uniqueIDKeyPath, in: [id])))
+        return try importUnique(into, id: id, source: source, existing: existing)
+    }
+
+    /// Updates or creates one object per unique ID in `sourceArray`, and
+    /// returns them in input order.
+    ///
+    /// - Every source's ID is computed first; a thrown ID error leaves the
+    ///   store untouched. Sources whose ID is `nil` are skipped.
+    /// - Among sources with the same ID, the last one is imported, at the
+    ///   position of the first one.
+    /// - `preProcess` receives the sources by ID and returns the ones to
+    ///   import; it may drop or replace them. IDs it adds that were not in
+    ///   `sourceArray` are imported after the others, in no particular order.
+    /// - IDs are matched in batches of 500, one `IN (...)` query per batch,
+    ///   so index the ID field (`.unique` or `.indexed`).
+    ///
+    /// ```swift
+    /// let people = try JSONDecoder().decode([PersonJSON].self, from: data)
+    /// let imported = try tx.importUniqueObjects(Into<Person>(), sourceArray: people)
+    /// ```
+    ///
+    /// - Throws: the error `uniqueID(from:in:)`, `preProcess`, `update(from:in:)`
+    ///   or `didInsert(from:in:)` throws, unchanged; or a ``StrataError`` of a query.
+    public func importUniqueObjects<Object: ImportableUniqueObject, Sources: Sequence>(
+        _ into: Into<Object>, sourceArray: Sources,
+        preProcess: (
+            _ mapping: [Object.UniqueIDType: Object.ImportSource]
+        ) throws -> [Object.UniqueIDType: Object.ImportSource] = { $0 }
+    ) throws -> [Object] where Sources.Element == Object.ImportSource {
+        var order: [Object.UniqueIDType] = []
+        var sourcesByID: [Object.UniqueIDType: Object.ImportSource] = [:]
+        for source in sourceArray {
+            guard let id = try Object.uniqueID(from: source, in: self) else { continue }
+            if sourcesByID.updateValue(source, forKey: id) == nil { order.append(id) }
+        }
+        let inputIDs = Set(order)
+        sourcesByID = try preProcess(sourcesByID)
+        order =
+            order.filter { sourcesByID[$0] != nil }
+            + sourcesByID.keys.filter { !inputIDs.contains($0) }
+
+        var objects: [Object] = []
+        objects.reserveCapacity(order.count)
+        var start = 0
+        while start < order.count {
+            let batch = order[start..<min(start + Self.importBatchSize, order.count)]
+            start = batch.endIndex
+            // The fetch flushes first, so objects created earlier in this
+            // transaction (and in earlier batches) are found by SQL.
+            var existing: [Object.UniqueIDType: Object] = [:]
+            for object in try fetchAll(
+                From<Object>().where(Where(Object.uniqueIDKeyPath, in: batch)))
+            {
+                existing[object.importedUniqueID] = existing[object.importedUniqueID] ?? object
+            }
+            for id in batch {
+                let imported = try importUnique(
+                    into, id: id, source: sourcesByID[id]!, existing: existing[id])
+                if let imported { objects.append(imported) }
+            }
+        }
+        return objects
+    }
+
+    private func importUnique<Object: ImportableUniqueObject>(
+        _ into: Into<Object>, id: Object.UniqueIDType, source: Object.ImportSource,
+        existing: Object?
+    ) throws -> Object? {
+        if let existing {
+            guard existing.shouldUpdate(from: source, in: self) else { return nil }
+            try existing.update(from: source, in: self)
+            return existing
+        }
+        guard Object.shouldInsert(from: source, in: self) else { return nil }
+        let object = create(into)
+        object.assignImportedUniqueID(id)
+        try object.didInsert(from: source, in: self)
+        return object
+    }
+}

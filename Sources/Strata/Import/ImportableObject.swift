@@ -1,0 +1,109 @@
+/// An object a transaction can create from a source value, such as a decoded
+/// JSON record, with ``BaseDataTransaction/importObject(_:source:)``
+/// or ``BaseDataTransaction/importObjects(_:sourceArray:)``.
+///
+/// ```swift
+/// struct PersonJSON: Decodable { var name: String }
+///
+/// extension Person: ImportableObject {
+///     typealias ImportSource = PersonJSON
+///     func didInsert(from source: PersonJSON, in transaction: BaseDataTransaction) throws {
+///         name = source.name
+///     }
+/// }
+/// ```
+public protocol ImportableObject: ManagedObject {
+    /// The value one object is imported from; any type, `Decodable` ones included.
+    associatedtype ImportSource
+
+    /// Whether `source` should become a new object; `false` skips it. Defaults to `true`.
+    static func shouldInsert(from source: ImportSource, in transaction: BaseDataTransaction) -> Bool
+
+    /// Fills in a new object (or, with `importObject(_:source:)`, an existing
+    /// one) from `source`.
+    ///
+    /// - Throws: any error of your own; the import call rethrows it unchanged.
+    func didInsert(from source: ImportSource, in transaction: BaseDataTransaction) throws
+}
+
+extension ImportableObject {
+    /// Every source is inserted.
+    public static func shouldInsert(from source: ImportSource, in transaction: BaseDataTransaction)
+        -> Bool
+    {
+        true
+    }
+}
+
+/// An object identified by a unique ID in its source, so that importing the
+/// same record again updates the object instead of duplicating it; see
+/// ``BaseDataTransaction/importUniqueObjects(_:sourceArray:preProcess:)``.
+///
+/// Declare the ID field `.unique` (or at least `.indexed`): each batch of an
+/// import looks its IDs up with one `IN (...)` query on that column.
+///
+/// ```swift
+/// final class Person: ManagedObject {
+///     @Field.Stored("remoteID", .unique) var remoteID: Int = 0
+///     @Field.Stored("name") var name: String = ""
+/// }
+///
+/// extension Person: ImportableUniqueObject {
+///     typealias ImportSource = PersonJSON
+///     static var uniqueIDKeyPath: KeyPath<Person, Field.Stored<Int>> { \.$remoteID }
+///     static func uniqueID(from source: PersonJSON, in transaction: BaseDataTransaction) -> Int? {
+///         source.id
+///     }
+///     func update(from source: PersonJSON, in transaction: BaseDataTransaction) throws {
+///         name = source.name
+///     }
+/// }
+/// ```
+public protocol ImportableUniqueObject: ImportableObject {
+    /// The type of the unique ID, stored in the field at ``uniqueIDKeyPath``.
+    associatedtype UniqueIDType: FieldStorable & Hashable
+
+    /// The field that holds the unique ID, such as `\.$remoteID`.
+    static var uniqueIDKeyPath: KeyPath<Self, Field.Stored<UniqueIDType>> { get }
+
+    /// The unique ID of `source`; `nil` skips the source.
+    ///
+    /// - Throws: any error of your own; the import rethrows it before it
+    ///   inserts or updates anything.
+    static func uniqueID(from source: ImportSource, in transaction: BaseDataTransaction) throws
+        -> UniqueIDType?
+
+    /// Whether this existing object should be updated from `source`; `false`
+    /// skips the source. Defaults to `true`.
+    func shouldUpdate(from source: ImportSource, in transaction: BaseDataTransaction) -> Bool
+
+    /// Updates this object, which already holds the source's unique ID, from `source`.
+    ///
+    /// - Throws: any error of your own; the import call rethrows it unchanged.
+    func update(from source: ImportSource, in transaction: BaseDataTransaction) throws
+}
+
+extension ImportableUniqueObject {
+    /// Every existing object is updated.
+    public func shouldUpdate(from source: ImportSource, in transaction: BaseDataTransaction) -> Bool
+    {
+        true
+    }
+
+    /// A new object, which already holds the source's unique ID, is filled in
+    /// by ``update(from:in:)``, so one method describes both cases.
+    public func didInsert(from source: ImportSource, in transaction: BaseDataTransaction) throws {
+        try update(from: source, in: transaction)
+    }
+
+    /// The value of the unique-ID field.
+    var importedUniqueID: UniqueIDType {
+        let field = self[keyPath: Self.uniqueIDKeyPath]
+        return readStored(field.name, default: field.defaultValue)
+    }
+
+    /// Sets the unique-ID field of an object of an open transaction.
+    func assignImportedUniqueID(_ id: UniqueIDType) {
+        writeStored(id, field: self[keyPath: Self.uniqueIDKeyPath].name)
+    }
+}

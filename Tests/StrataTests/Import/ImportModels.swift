@@ -1,0 +1,122 @@
+import Foundation
+import Strata
+
+// The models the import tests use. Class names start with `Imp` so that they
+// never clash with other test files' models.
+
+/// An error of the test's own, thrown by the import hooks.
+struct ImpError: Error, Equatable {
+    let reason: String
+}
+
+/// A record as it arrives in JSON; the flags make the hooks skip or throw.
+struct ImpRecord: Codable, Equatable, Sendable {
+    var id: Int?
+    var name: String
+    var skip: Bool? = nil
+    var failOnInsert: Bool? = nil
+    var failOnUpdate: Bool? = nil
+    var failOnID: Bool? = nil
+    var keep: Bool? = nil
+}
+
+/// A note with no identity: every import creates a new one.
+final class ImpNote: ManagedObject, ImportableObject {
+    @Field.Stored("text") var text: String = ""
+
+    static func shouldInsert(from source: ImpRecord, in transaction: BaseDataTransaction) -> Bool {
+        source.skip != true
+    }
+
+    func didInsert(from source: ImpRecord, in transaction: BaseDataTransaction) throws {
+        if source.failOnInsert == true { throw ImpError(reason: "insert \(source.name)") }
+        text = source.name
+    }
+}
+
+/// A person identified by `remoteID`, counting how it was imported.
+final class ImpPerson: ManagedObject, ImportableUniqueObject {
+    @Field.Stored("remoteID", .unique) var remoteID: Int = 0
+    @Field.Stored("name") var name: String = ""
+    @Field.Stored("inserts") var inserts: Int = 0
+    @Field.Stored("updates") var updates: Int = 0
+
+    static var uniqueIDKeyPath: KeyPath<ImpPerson, Field.Stored<Int>> { \.$remoteID }
+
+    static func uniqueID(from source: ImpRecord, in transaction: BaseDataTransaction) throws -> Int?
+    {
+        if source.failOnID == true { throw ImpError(reason: "id \(source.name)") }
+        return source.id
+    }
+
+    static func shouldInsert(from source: ImpRecord, in transaction: BaseDataTransaction) -> Bool {
+        source.skip != true
+    }
+
+    func shouldUpdate(from source: ImpRecord, in transaction: BaseDataTransaction) -> Bool {
+        source.skip != true && source.keep != true
+    }
+
+    func didInsert(from source: ImpRecord, in transaction: BaseDataTransaction) throws {
+        if source.failOnInsert == true { throw ImpError(reason: "insert \(source.name)") }
+        inserts += 1
+        name = source.name
+    }
+
+    func update(from source: ImpRecord, in transaction: BaseDataTransaction) throws {
+        if source.failOnUpdate == true { throw ImpError(reason: "update \(source.name)") }
+        updates += 1
+        name = source.name
+    }
+}
+
+/// A tag whose `didInsert` is the default one, which calls `update(from:in:)`.
+final class ImpTag: ManagedObject, ImportableUniqueObject {
+    @Field.Stored("code", .indexed) var code: String = ""
+    @Field.Stored("label") var label: String = ""
+
+    typealias ImportSource = [String: String]
+
+    static var uniqueIDKeyPath: KeyPath<ImpTag, Field.Stored<String>> { \.$code }
+
+    static func uniqueID(from source: [String: String], in transaction: BaseDataTransaction)
+        -> String?
+    {
+        source["code"]
+    }
+
+    func update(from source: [String: String], in transaction: BaseDataTransaction) throws {
+        label = source["label"] ?? ""
+    }
+}
+
+enum ImpSchema {
+    static let schema = Schema(
+        "ImpV1",
+        entities: [
+            Entity<ImpNote>("ImpNote"), Entity<ImpPerson>("ImpPerson"), Entity<ImpTag>("ImpTag"),
+        ])
+}
+
+/// A person's values, to compare with the expected store.
+struct ImpPersonValues: Equatable, Sendable, CustomStringConvertible {
+    var remoteID: Int
+    var name: String
+    var inserts: Int
+    var updates: Int
+
+    init(remoteID: Int, name: String, inserts: Int, updates: Int) {
+        self.remoteID = remoteID
+        self.name = name
+        self.inserts = inserts
+        self.updates = updates
+    }
+
+    init(_ person: ImpPerson) {
+        self.init(
+            remoteID: person.remoteID, name: person.name, inserts: person.inserts,
+            updates: person.updates)
+    }
+
+    var description: String { "#\(remoteID) \(name) i\(inserts) u\(updates)" }
+}
