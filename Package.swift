@@ -33,6 +33,12 @@ let package = Package(
             dependencies: ["Strata"],
             path: "Samples/Evolution"
         ),
+        .executableTarget(
+            name: "Importer",
+            dependencies: ["Strata"],
+            path: "Samples/Importer",
+            resources: [.copy("people.json")]
+        ),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]
