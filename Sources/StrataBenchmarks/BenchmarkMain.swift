@@ -6,6 +6,7 @@ import Foundation
 /// swift run -c release StrataBenchmarks              # 100,000 objects
 /// swift run -c release StrataBenchmarks 10000        # another size
 /// swift run -c release StrataBenchmarks 10000 fetch  # scenarios whose key contains "fetch"
+/// swift run -c release StrataBenchmarks 100000 import # unique import of 100,000 records, half new
 /// swift run -c release StrataBenchmarks 1000000 migration  # migrations of 250,000 and 1,000,000 rows
 /// ```
 ///
@@ -19,6 +20,7 @@ struct BenchmarkMain {
         ("insert", Scenario.insertAll),
         ("fetch", Scenario.fetchAll),
         ("fetchOne", Scenario.fetchOneByUnique),
+        ("import", Scenario.uniqueImport),
     ]
 
     static let settings = RunnerSettings(warmUps: 1, runs: 5)

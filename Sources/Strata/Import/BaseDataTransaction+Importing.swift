@@ -101,33 +101,35 @@ extension BaseDataTransaction {
     ) throws -> [Object] where Sources.Element == Object.ImportSource {
         var order: [Object.UniqueIDType] = []
         var sourcesByID: [Object.UniqueIDType: Object.ImportSource] = [:]
+        sourcesByID.reserveCapacity(sourceArray.underestimatedCount)
         for source in sourceArray {
             guard let id = try Object.uniqueID(from: source, in: self) else { continue }
             if sourcesByID.updateValue(source, forKey: id) == nil { order.append(id) }
         }
-        let inputIDs = Set(order)
         sourcesByID = try preProcess(sourcesByID)
-        order =
-            order.filter { sourcesByID[$0] != nil }
-            + sourcesByID.keys.filter { !inputIDs.contains($0) }
+        // The sources in input order, each ID once, then any IDs preProcess added.
+        var pending = order.compactMap { id in sourcesByID[id].map { (id: id, source: $0) } }
+        if pending.count < sourcesByID.count {
+            let inputIDs = Set(order)
+            pending += sourcesByID.lazy.filter { !inputIDs.contains($0.key) }.map {
+                (id: $0.key, source: $0.value)
+            }
+        }
 
         var objects: [Object] = []
-        objects.reserveCapacity(order.count)
+        objects.reserveCapacity(pending.count)
         var start = 0
-        while start < order.count {
-            let batch = order[start..<min(start + Self.importBatchSize, order.count)]
+        while start < pending.count {
+            let batch = pending[start..<min(start + Self.importBatchSize, pending.count)]
             start = batch.endIndex
             // The fetch flushes first, so objects created earlier in this
             // transaction (and in earlier batches) are found by SQL.
-            var existing: [Object.UniqueIDType: Object] = [:]
-            for object in try fetchAll(
-                From<Object>().where(Where(Object.uniqueIDKeyPath, in: batch)))
-            {
-                existing[object.importedUniqueID] = existing[object.importedUniqueID] ?? object
-            }
-            for id in batch {
-                let imported = try importUnique(
-                    into, id: id, source: sourcesByID[id]!, existing: existing[id])
+            let found = try fetchAll(
+                From<Object>().where(Where(Object.uniqueIDKeyPath, in: batch.map(\.id))))
+            let existing = Dictionary(
+                found.lazy.map { ($0.importedUniqueID, $0) }, uniquingKeysWith: { first, _ in first })
+            for (id, source) in batch {
+                let imported = try importUnique(into, id: id, source: source, existing: existing[id])
                 if let imported { objects.append(imported) }
             }
         }
