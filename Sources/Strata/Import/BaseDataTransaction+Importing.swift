@@ -16,6 +16,12 @@ extension BaseDataTransaction {
     public func importObject<Object: ImportableObject>(
         _ into: Into<Object>, source: Object.ImportSource
     ) throws -> Object? {
+        try withImportData(Object.self, for: [source]) { try insert(into, source: source) }
+    }
+
+    private func insert<Object: ImportableObject>(
+        _ into: Into<Object>, source: Object.ImportSource
+    ) throws -> Object? {
         guard Object.shouldInsert(from: source, in: self) else { return nil }
         let object = create(into)
         try object.didInsert(from: source, in: self)
@@ -31,10 +37,12 @@ extension BaseDataTransaction {
     public func importObject<Object: ImportableObject>(
         _ existing: Object, source: Object.ImportSource
     ) throws {
-        guard Object.shouldInsert(from: source, in: self), let object = edit(existing) else {
-            return
+        try withImportData(Object.self, for: [source]) {
+            guard Object.shouldInsert(from: source, in: self), let object = edit(existing) else {
+                return
+            }
+            try object.didInsert(from: source, in: self)
         }
-        try object.didInsert(from: source, in: self)
     }
 
     /// Creates an object from each source that ``ImportableObject/shouldInsert(from:in:)``
@@ -45,12 +53,15 @@ extension BaseDataTransaction {
     public func importObjects<Object: ImportableObject, Sources: Sequence>(
         _ into: Into<Object>, sourceArray: Sources
     ) throws -> [Object] where Sources.Element == Object.ImportSource {
-        var objects: [Object] = []
-        objects.reserveCapacity(sourceArray.underestimatedCount)
-        for source in sourceArray {
-            if let object = try importObject(into, source: source) { objects.append(object) }
+        let sources = Array(sourceArray)
+        return try withImportData(Object.self, for: sources) {
+            var objects: [Object] = []
+            objects.reserveCapacity(sources.count)
+            for source in sources {
+                if let object = try insert(into, source: source) { objects.append(object) }
+            }
+            return objects
         }
-        return objects
     }
 
     /// Updates the object whose unique ID matches `source`'s, or creates one;
@@ -70,7 +81,9 @@ extension BaseDataTransaction {
     ) throws -> Object? {
         guard let id = try Object.uniqueID(from: source, in: self) else { return nil }
         let existing = try fetchOne(From<Object>().where(Where(Object.uniqueIDKeyPath, in: [id])))
-        return try importUnique(into, id: id, source: source, existing: existing)
+        return try withImportData(Object.self, for: [source]) {
+            try importUnique(into, id: id, source: source, existing: existing)
+        }
     }
 
     /// Updates or creates one object per unique ID in `sourceArray`, and
@@ -116,24 +129,26 @@ extension BaseDataTransaction {
             }
         }
 
-        var objects: [Object] = []
-        objects.reserveCapacity(pending.count)
-        var start = 0
-        while start < pending.count {
-            let batch = pending[start..<min(start + Self.importBatchSize, pending.count)]
-            start = batch.endIndex
-            // The fetch flushes first, so objects created earlier in this
-            // transaction (and in earlier batches) are found by SQL.
-            let found = try fetchAll(
-                From<Object>().where(Where(Object.uniqueIDKeyPath, in: batch.map(\.id))))
-            let existing = Dictionary(
-                found.lazy.map { ($0.importedUniqueID, $0) }, uniquingKeysWith: { first, _ in first })
-            for (id, source) in batch {
-                let imported = try importUnique(into, id: id, source: source, existing: existing[id])
-                if let imported { objects.append(imported) }
+        return try withImportData(Object.self, for: pending.map(\.source)) {
+            var objects: [Object] = []
+            objects.reserveCapacity(pending.count)
+            var start = 0
+            while start < pending.count {
+                let batch = pending[start..<min(start + Self.importBatchSize, pending.count)]
+                start = batch.endIndex
+                // The fetch flushes first, so objects created earlier in this
+                // transaction (and in earlier batches) are found by SQL.
+                let found = try fetchAll(
+                    From<Object>().where(Where(Object.uniqueIDKeyPath, in: batch.map(\.id))))
+                let existing = Dictionary(
+                    found.lazy.map { ($0.importedUniqueID, $0) }, uniquingKeysWith: { first, _ in first })
+                for (id, source) in batch {
+                    let imported = try importUnique(into, id: id, source: source, existing: existing[id])
+                    if let imported { objects.append(imported) }
+                }
             }
+            return objects
         }
-        return objects
     }
 
     private func importUnique<Object: ImportableUniqueObject>(
@@ -150,5 +165,38 @@ extension BaseDataTransaction {
         object.assignImportedUniqueID(id)
         try object.didInsert(from: source, in: self)
         return object
+    }
+
+    /// What ``ImportableObject/prepareImport(for:in:)`` loaded for the import
+    /// call of `type` that is running; read it in `shouldInsert`,
+    /// `didInsert`, `shouldUpdate` and `update` (not in `uniqueID`, which runs
+    /// before the sources are known).
+    ///
+    /// ```swift
+    /// album = transaction.importData(for: Song.self)[source.albumID]
+    /// ```
+    ///
+    /// Traps when no import call of `type` is running: load what you need
+    /// with a fetch instead.
+    public func importData<Object: ImportableObject>(for type: Object.Type) -> Object.ImportData {
+        guard let data = preparedImports[ObjectIdentifier(type)] as? Object.ImportData else {
+            preconditionFailure(
+                "importData(for: \(type)) is only available inside the hooks of an import of "
+                    + "\(type); outside one, fetch what you need instead")
+        }
+        return data
+    }
+
+    /// Runs `body` with `Object.prepareImport(for: sources)` available through
+    /// ``importData(for:)``, restoring what an enclosing import of the same
+    /// type had prepared afterwards.
+    private func withImportData<Object: ImportableObject, Result>(
+        _ type: Object.Type, for sources: [Object.ImportSource], _ body: () throws -> Result
+    ) throws -> Result {
+        let key = ObjectIdentifier(type)
+        let enclosing = preparedImports[key]
+        preparedImports[key] = try Object.prepareImport(for: sources, in: self)
+        defer { preparedImports[key] = enclosing }
+        return try body()
     }
 }

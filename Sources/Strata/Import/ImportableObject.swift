@@ -16,6 +16,38 @@ public protocol ImportableObject: ManagedObject {
     /// The value one object is imported from; any type, `Decodable` ones included.
     associatedtype ImportSource
 
+    /// What every source of one import call needs, such as related objects
+    /// by ID, loaded once by ``prepareImport(for:in:)`` before any source is
+    /// processed. `Void` unless you declare it.
+    associatedtype ImportData = Void
+
+    /// Loads what the sources of one import call need, once, before the first
+    /// of them is processed (the importer-data pattern). The hooks read it
+    /// with ``BaseDataTransaction/importData(for:)``. Defaults to nothing when
+    /// ``ImportData`` is `Void`.
+    ///
+    /// ```swift
+    /// static func prepareImport(for sources: [SongJSON], in transaction: BaseDataTransaction)
+    ///     throws -> [Int: Album]
+    /// {
+    ///     let ids = Set(sources.map(\.albumID))
+    ///     let albums = try transaction.fetchAll(From<Album>().where(Where(\.$remoteID, in: Array(ids))))
+    ///     return Dictionary(albums.map { ($0.remoteID, $0) }, uniquingKeysWith: { first, _ in first })
+    /// }
+    ///
+    /// func didInsert(from source: SongJSON, in transaction: BaseDataTransaction) throws {
+    ///     title = source.title
+    ///     album = transaction.importData(for: Song.self)[source.albumID]
+    /// }
+    /// ```
+    ///
+    /// - Parameter sources: the sources the call will process: for a unique
+    ///   import, those left after `nil` IDs, duplicates and `preProcess`.
+    /// - Throws: any error of your own; the import call rethrows it before it
+    ///   inserts or updates anything.
+    static func prepareImport(for sources: [ImportSource], in transaction: BaseDataTransaction)
+        throws -> ImportData
+
     /// Whether `source` should become a new object; `false` skips it. Defaults to `true`.
     static func shouldInsert(from source: ImportSource, in transaction: BaseDataTransaction) -> Bool
 
@@ -24,6 +56,13 @@ public protocol ImportableObject: ManagedObject {
     ///
     /// - Throws: any error of your own; the import call rethrows it unchanged.
     func didInsert(from source: ImportSource, in transaction: BaseDataTransaction) throws
+}
+
+extension ImportableObject where ImportData == Void {
+    /// Nothing to load.
+    public static func prepareImport(
+        for sources: [ImportSource], in transaction: BaseDataTransaction
+    ) {}
 }
 
 extension ImportableObject {

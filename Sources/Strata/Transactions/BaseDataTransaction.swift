@@ -7,6 +7,9 @@ public class BaseDataTransaction {
     let context: ObjectContext
     /// The name the change set of this transaction's commit carries, if any.
     public let author: String?
+    /// What ``ImportableObject/prepareImport(for:in:)`` loaded, by object
+    /// type, while an import call of that type runs.
+    var preparedImports: [ObjectIdentifier: Any] = [:]
 
     init(context: ObjectContext, author: String?) {
         self.context = context

@@ -90,11 +90,62 @@ final class ImpTag: ManagedObject, ImportableUniqueObject {
     }
 }
 
+/// A badge as it arrives: its code and its owner's `remoteID`.
+struct ImpBadgeRecord: Codable, Equatable, Sendable {
+    var code: Int?
+    var ownerID: Int
+    var failToPrepare: Bool? = nil
+}
+
+/// What one badge import loads once: owners' names by `remoteID`, and how
+/// many sources it was prepared for.
+struct ImpBadgeLookup {
+    var names: [Int: String]
+    var sourceCount: Int
+}
+
+/// A badge that takes its owner's name from data its import loads once
+/// (the importer-data pattern) instead of one fetch per record.
+final class ImpBadge: ManagedObject, ImportableUniqueObject {
+    @Field.Stored("code", .unique) var code: Int = 0
+    @Field.Stored("ownerName") var ownerName: String = ""
+    @Field.Stored("preparedFor") var preparedFor: Int = 0
+
+    typealias ImportSource = ImpBadgeRecord
+
+    static var uniqueIDKeyPath: KeyPath<ImpBadge, Field.Stored<Int>> { \.$code }
+
+    static func uniqueID(from source: ImpBadgeRecord, in transaction: BaseDataTransaction) -> Int? {
+        source.code
+    }
+
+    static func prepareImport(for sources: [ImpBadgeRecord], in transaction: BaseDataTransaction)
+        throws -> ImpBadgeLookup
+    {
+        if sources.contains(where: { $0.failToPrepare == true }) {
+            throw ImpError(reason: "prepare")
+        }
+        let owners = try transaction.fetchAll(
+            From<ImpPerson>().where(Where(\ImpPerson.$remoteID, in: Array(Set(sources.map(\.ownerID))))))
+        return ImpBadgeLookup(
+            names: Dictionary(owners.map { ($0.remoteID, $0.name) }, uniquingKeysWith: { a, _ in a }),
+            sourceCount: sources.count)
+    }
+
+    func update(from source: ImpBadgeRecord, in transaction: BaseDataTransaction) throws {
+        let lookup = transaction.importData(for: ImpBadge.self)
+        code = source.code ?? 0  // a plain importObjects does not set it
+        ownerName = lookup.names[source.ownerID] ?? "?"
+        preparedFor = lookup.sourceCount
+    }
+}
+
 enum ImpSchema {
     static let schema = Schema(
         "ImpV1",
         entities: [
             Entity<ImpNote>("ImpNote"), Entity<ImpPerson>("ImpPerson"), Entity<ImpTag>("ImpTag"),
+            Entity<ImpBadge>("ImpBadge"),
         ])
 }
 

@@ -389,3 +389,86 @@ struct ImportTests {
         }
     }
 }
+
+// MARK: Importer data: loaded once per import call
+
+extension ImportTests {
+    @Test(arguments: [UInt64(7), 8, 0xBAD6E5])
+    func prepareImportRunsOnceWithTheSourcesTheImportProcesses(_ seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(ImpSchema.schema, .file, in: directory)
+        try ImportTests.seedPeople(stack, count: 50)
+        let records = (0..<Int.random(in: 1...900, using: &random)).map { _ in
+            ImpBadgeRecord(
+                code: Int.random(in: 0..<15, using: &random) == 0
+                    ? nil : Int.random(in: 0..<700, using: &random),
+                ownerID: Int.random(in: 0..<60, using: &random))
+        }
+        var lastByCode: [Int: ImpBadgeRecord] = [:]
+        for record in records { if let code = record.code { lastByCode[code] = record } }
+
+        let log = RecordedStatements()
+        try stack.recordStatements { log.record($0) }
+        try stack.perform(synchronous: { tx in
+            let imported = try tx.importUniqueObjects(Into<ImpBadge>(), sourceArray: records)
+            #expect(imported.count == lastByCode.count, "seed \(seed)")
+        })
+        try stack.recordStatements(nil)
+        let ownerReads = log.all.filter { $0.hasPrefix("SELECT") && $0.contains("\"ImpPerson\"") }
+        #expect(ownerReads.count == 1, "seed \(seed): \(ownerReads)")
+
+        let badges = try stack.fetchAll(From<ImpBadge>())
+        #expect(badges.count == lastByCode.count)
+        for badge in badges {
+            let owner = lastByCode[badge.code]!.ownerID
+            #expect(badge.ownerName == (owner < 50 ? "person \(owner)" : "?"), "seed \(seed)")
+            #expect(badge.preparedFor == lastByCode.count, "seed \(seed)")
+        }
+    }
+
+    @Test
+    func plainAndSingleImportsPrepareTheirOwnSources() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(ImpSchema.schema, .inMemory, in: directory)
+        try ImportTests.seedPeople(stack, count: 3)
+        try stack.perform(synchronous: { tx in
+            let many = try tx.importObjects(
+                Into<ImpBadge>(),
+                sourceArray: (0..<4).map { ImpBadgeRecord(code: $0, ownerID: $0) })
+            #expect(many.map(\.preparedFor) == [4, 4, 4, 4])
+            #expect(many.map(\.ownerName) == ["person 0", "person 1", "person 2", "?"])
+            let one = try tx.importUniqueObject(
+                Into<ImpBadge>(), source: ImpBadgeRecord(code: 2, ownerID: 1))
+            #expect(one?.preparedFor == 1)
+            #expect(one?.ownerName == "person 1")
+            #expect(one === many[2])
+        })
+    }
+
+    @Test
+    func anErrorOfPrepareImportInsertsNothing() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(ImpSchema.schema, .inMemory, in: directory)
+        var thrown: StrataError?
+        do {
+            try stack.perform(synchronous: { tx in
+                _ = try tx.importUniqueObjects(
+                    Into<ImpBadge>(),
+                    sourceArray: [
+                        ImpBadgeRecord(code: 1, ownerID: 1),
+                        ImpBadgeRecord(code: 2, ownerID: 1, failToPrepare: true),
+                    ])
+            })
+        } catch {
+            thrown = error as? StrataError
+        }
+        #expect(userError(thrown) == ImpError(reason: "prepare"))
+        #expect(try stack.fetchCount(From<ImpBadge>()) == 0)
+    }
+
+    /// Commits people 0..<count named "person N".
+    static func seedPeople(_ stack: DataStack, count: Int) throws {
+        try seed(stack, (0..<count).map { ImpRecord(id: $0, name: "person \($0)") })
+    }
+}
