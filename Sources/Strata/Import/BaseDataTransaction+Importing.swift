@@ -2,7 +2,7 @@
 /// payloads). See `Docs/Importing.md` for the rules these calls follow.
 extension BaseDataTransaction {
     /// How many unique IDs one lookup query carries.
-    static let importBatchSize = 500
+    @usableFromInline static let importBatchSize = 500
 
     /// Creates an object from `source`, or returns `nil` when
     /// ``ImportableObject/shouldInsert(from:in:)`` declines it.
@@ -106,6 +106,7 @@ extension BaseDataTransaction {
     ///
     /// - Throws: the error `uniqueID(from:in:)`, `preProcess`, `update(from:in:)`
     ///   or `didInsert(from:in:)` throws, unchanged; or a ``StrataError`` of a query.
+    @inlinable
     public func importUniqueObjects<Object: ImportableUniqueObject, Sources: Sequence>(
         _ into: Into<Object>, sourceArray: Sources,
         preProcess: (
@@ -151,7 +152,8 @@ extension BaseDataTransaction {
         }
     }
 
-    private func importUnique<Object: ImportableUniqueObject>(
+    @inlinable
+    func importUnique<Object: ImportableUniqueObject>(
         _ into: Into<Object>, id: Object.UniqueIDType, source: Object.ImportSource,
         existing: Object?
     ) throws -> Object? {
@@ -190,7 +192,8 @@ extension BaseDataTransaction {
     /// Runs `body` with `Object.prepareImport(for: sources)` available through
     /// ``importData(for:)``, restoring what an enclosing import of the same
     /// type had prepared afterwards.
-    private func withImportData<Object: ImportableObject, Result>(
+    @inlinable
+    func withImportData<Object: ImportableObject, Result>(
         _ type: Object.Type, for sources: [Object.ImportSource], _ body: () throws -> Result
     ) throws -> Result {
         let key = ObjectIdentifier(type)

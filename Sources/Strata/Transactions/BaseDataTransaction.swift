@@ -9,7 +9,7 @@ public class BaseDataTransaction {
     public let author: String?
     /// What ``ImportableObject/prepareImport(for:in:)`` loaded, by object
     /// type, while an import call of that type runs.
-    var preparedImports: [ObjectIdentifier: Any] = [:]
+    @usableFromInline var preparedImports: [ObjectIdentifier: Any] = [:]
 
     init(context: ObjectContext, author: String?) {
         self.context = context
