@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Creating and updating objects from source values (decoded JSON, network
 /// payloads). See `Docs/Importing.md` for the rules these calls follow.
 extension BaseDataTransaction {
@@ -148,6 +150,9 @@ extension BaseDataTransaction {
                     if let imported { objects.append(imported) }
                 }
             }
+            if let first = objects.first {
+                Self.warnIfUnindexed(first[keyPath: Object.uniqueIDKeyPath].options, of: Object.self)
+            }
             return objects
         }
     }
@@ -167,6 +172,21 @@ extension BaseDataTransaction {
         object.assignImportedUniqueID(id)
         try object.didInsert(from: source, in: self)
         return object
+    }
+
+    /// The entities already warned about, so each is named once per process.
+    private static let warnedUnindexed = Mutex<Set<ObjectIdentifier>>([])
+
+    /// Logs once per entity when its unique-ID field has no index, so every
+    /// batch query of an import scans the whole table.
+    @usableFromInline
+    static func warnIfUnindexed(_ options: FieldOptions, of type: ManagedObject.Type) {
+        guard options.isDisjoint(with: [.unique, .indexed]),
+            warnedUnindexed.withLock({ $0.insert(ObjectIdentifier(type)).inserted })
+        else { return }
+        StrataLog.warning(
+            "\(type)'s unique-ID field is neither .unique nor .indexed: each import batch scans "
+                + "the whole table. Declare it with .unique (or .indexed) in the model.")
     }
 
     /// What ``ImportableObject/prepareImport(for:in:)`` loaded for the import

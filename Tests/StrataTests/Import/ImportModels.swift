@@ -140,12 +140,25 @@ final class ImpBadge: ManagedObject, ImportableUniqueObject {
     }
 }
 
+/// An object whose unique ID has no index, which an import warns about once.
+final class ImpLoose: ManagedObject, ImportableUniqueObject {
+    @Field.Stored("key") var key: Int = 0
+
+    typealias ImportSource = Int
+
+    static var uniqueIDKeyPath: KeyPath<ImpLoose, Field.Stored<Int>> { \.$key }
+
+    static func uniqueID(from source: Int, in transaction: BaseDataTransaction) -> Int? { source }
+
+    func update(from source: Int, in transaction: BaseDataTransaction) throws {}
+}
+
 enum ImpSchema {
     static let schema = Schema(
         "ImpV1",
         entities: [
             Entity<ImpNote>("ImpNote"), Entity<ImpPerson>("ImpPerson"), Entity<ImpTag>("ImpTag"),
-            Entity<ImpBadge>("ImpBadge"),
+            Entity<ImpBadge>("ImpBadge"), Entity<ImpLoose>("ImpLoose"),
         ])
 }
 

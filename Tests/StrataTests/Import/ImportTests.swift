@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Strata
@@ -470,5 +471,30 @@ extension ImportTests {
     /// Commits people 0..<count named "person N".
     static func seedPeople(_ stack: DataStack, count: Int) throws {
         try seed(stack, (0..<count).map { ImpRecord(id: $0, name: "person \($0)") })
+    }
+}
+
+// MARK: The unique-ID field's index
+
+extension ImportTests {
+    @Test
+    func anUnindexedUniqueIDIsReportedOncePerEntity() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(ImpSchema.schema, .inMemory, in: directory)
+        let messages = Mutex<[String]>([])
+        let previous = StrataLog.handler
+        StrataLog.handler = { message in messages.withLock { $0.append(message) } }
+        defer { StrataLog.handler = previous }
+        for round in 0..<3 {
+            try stack.perform(synchronous: { tx in
+                let imported = try tx.importUniqueObjects(Into<ImpLoose>(), sourceArray: [1, 2, round])
+                #expect(imported.count == (round < 1 || round > 2 ? 3 : 2))
+                _ = try tx.importUniqueObjects(Into<ImpPerson>(), sourceArray: [ImpRecord(id: round, name: "p")])
+            })
+        }
+        let mine = messages.withLock { $0 }.filter { $0.contains("Imp") }
+        #expect(mine.count == 1, "\(mine)")
+        #expect(mine.first?.contains("ImpLoose") == true)
+        #expect(try stack.fetchCount(From<ImpLoose>()) == 3)
     }
 }
