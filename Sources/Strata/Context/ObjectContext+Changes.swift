@@ -139,14 +139,34 @@ extension ObjectContext {
                     + " WHERE _pk = ?",
                 [.integer(object.rowID)])
         }
+        // One statement per entity and set of changed columns, not one SQL string per object.
+        var statements: [UpdateShape: Statement] = [:]
         for (object, changed) in updates {
             let entity = object.entity!
-            let assignments = changed.map { "\(SQL.quote(entity.attributes[$0].name)) = ?" }
-            try connection.run(
-                "UPDATE \(entity.quotedTable) SET \(assignments.joined(separator: ", ")) WHERE _pk = ?",
-                changed.map { object.values[$0] } + [.integer(object.rowID)])
+            let shape = UpdateShape(entity: ObjectIdentifier(entity), columns: changed)
+            let update: Statement
+            if let prepared = statements[shape] {
+                update = prepared
+                update.reset()
+            } else {
+                let assignments = changed.map { "\(SQL.quote(entity.attributes[$0].name)) = ?" }
+                update = try connection.statement(
+                    "UPDATE \(entity.quotedTable) SET \(assignments.joined(separator: ", ")) WHERE _pk = ?")
+                statements[shape] = update
+            }
+            for (position, slot) in changed.enumerated() {
+                try update.bind(object.values[slot], at: Int32(position + 1))
+            }
+            try update.bind(.integer(object.rowID), at: Int32(changed.count + 1))
+            while try update.step() {}
             object.flushed = nil
         }
+    }
+
+    /// The columns an `UPDATE` of one entity sets.
+    private struct UpdateShape: Hashable {
+        let entity: ObjectIdentifier
+        let columns: [Int]
     }
 
     /// Turns a constraint failure into the error a caller can act on.
