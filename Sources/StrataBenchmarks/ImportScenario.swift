@@ -26,11 +26,6 @@ final class ImportBench: ManagedObject, ImportableUniqueObject {
         source.code
     }
 
-    func didInsert(from source: ImportRecord, in transaction: BaseDataTransaction) throws {
-        code = source.code
-        try update(from: source, in: transaction)
-    }
-
     func update(from source: ImportRecord, in transaction: BaseDataTransaction) throws {
         name = source.name
         age = source.age

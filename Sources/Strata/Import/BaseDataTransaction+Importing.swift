@@ -81,11 +81,7 @@ extension BaseDataTransaction {
     public func importUniqueObject<Object: ImportableUniqueObject>(
         _ into: Into<Object>, source: Object.ImportSource
     ) throws -> Object? {
-        guard let id = try Object.uniqueID(from: source, in: self) else { return nil }
-        let existing = try fetchOne(From<Object>().where(Where(Object.uniqueIDKeyPath, in: [id])))
-        return try withImportData(Object.self, for: [source]) {
-            try importUnique(into, id: id, source: source, existing: existing)
-        }
+        try importUniqueObjects(into, sourceArray: CollectionOfOne(source)).first
     }
 
     /// Updates or creates one object per unique ID in `sourceArray`, and
