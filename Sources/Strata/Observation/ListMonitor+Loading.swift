@@ -12,6 +12,7 @@ extension ListMonitor {
 
     /// Fetches the list from the store and rebuilds every index.
     func load() throws {
+        namesByValue = [:]
         let fetchQuery = query.orderBy(orderForFetch)
         let objects = try main.context.fetchAll(fetchQuery)
         generation = max(main.context.lastReadGeneration, main.generation)
@@ -23,22 +24,36 @@ extension ListMonitor {
             ListSortKey(path: $0.path, ascending: $0.isAscending, options: $0.options, nullsFirst: $0.nullsFirst)
         }
         let loaded = objects.map(member)
-        members = ContiguousArray(loaded.map { ListEntry(object: $0.object, keys: $0.keys) })
-        keysByRowID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.object.rowID, $0.keys) })
+        members = ListMembers(loaded.map { ListEntry(object: $0.object, key: $0.key) }, chunkCapacity: members.chunkCapacity)
+        keysByRowID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.object.rowID, $0.key) })
         rebuildSections(names: loaded.map(\.section))
     }
 
+    /// The object as a member: its key and its section name, each value read once.
     func member(_ object: ManagedObject) -> ListMember {
         let evaluator = MemoryEvaluator(context: main.context)
-        let keys = specs.map { spec -> StoredValue in
-            let value = evaluator.value(spec.path, of: object)
-            if !spec.options.isEmpty, case .text(let text) = value {
-                return .text(TextMatching.fold(text, spec.options))
-            }
-            return value
+        let values = specs.map { evaluator.value($0.path, of: object) }
+        // When sectioned, the section key leads the keys.
+        let section = sectionBy == nil ? "" : sectionName(ofValue: values[0])
+        return ListMember(object: object, key: ListKey(values, specs: specs, rowID: object.rowID), section: section)
+    }
+
+    /// The name of the section for a section-key value. Names of integers and
+    /// texts are remembered (the SectionBy closure is called once a value,
+    /// not once a changed member); other values are named each time, so that
+    /// `0.0` and `-0.0`, equal as keys, keep names of their own.
+    func sectionName(ofValue value: StoredValue) -> String {
+        guard let sectionBy else { return "" }
+        switch value {
+        case .integer, .text:
+            if let name = namesByValue[value] { return name }
+            let name = sectionBy.name(value)
+            if namesByValue.count >= 4_096 { namesByValue.removeAll(keepingCapacity: true) }
+            namesByValue[value] = name
+            return name
+        case .null, .real, .blob:
+            return sectionBy.name(value)
         }
-        let section = sectionBy.map { $0.name(evaluator.value($0.path, of: object)) } ?? ""
-        return ListMember(object: object, keys: keys, section: section)
     }
 
     /// Rebuilds the sections from each member's section name, in list order.
@@ -57,42 +72,6 @@ extension ListMonitor {
     /// The section name of an object, as the SectionBy computes it.
     func sectionName(of object: ManagedObject) -> String {
         guard let sectionBy else { return "" }
-        return sectionBy.name(MemoryEvaluator(context: main.context).value(sectionBy.path, of: object))
-    }
-
-    /// Whether a member with `keys` and `rowID` sorts before the one with `otherKeys`, `otherRowID`.
-    func precedes(_ keys: [StoredValue], _ rowID: Int64, _ otherKeys: [StoredValue], _ otherRowID: Int64) -> Bool {
-        for (index, spec) in specs.enumerated() {
-            let left = keys[index], right = otherKeys[index]
-            if left.isNull != right.isNull { return left.isNull == spec.nullsFirst }
-            let order = StoredValue.sqliteOrder(left, right)
-            if order != .orderedSame { return (order == .orderedAscending) == spec.ascending }
-        }
-        return rowID < otherRowID
-    }
-
-    /// The position where a member with these keys is, or would be inserted.
-    func insertionPoint(keys: [StoredValue], rowID: Int64) -> Int {
-        // Through buffer pointers: comparing in place, without retaining each
-        // member's key array, is most of the cost of a binary search here.
-        members.withUnsafeBufferPointer { entries in
-            var low = 0, high = entries.count
-            while low < high {
-                let middle = (low + high) / 2
-                if precedes(entries[middle].keys, entries[middle].rowID, keys, rowID) {
-                    low = middle + 1
-                } else {
-                    high = middle
-                }
-            }
-            return low
-        }
-    }
-
-    /// The position of the member with `rowID`, found by its keys.
-    func find(rowID: Int64, keys: [StoredValue]) -> Int? {
-        let position = insertionPoint(keys: keys, rowID: rowID)
-        guard position < members.count, members[position].rowID == rowID else { return nil }
-        return position
+        return sectionName(ofValue: MemoryEvaluator(context: main.context).value(sectionBy.path, of: object))
     }
 }

@@ -35,119 +35,88 @@ extension ListMonitor {
             return evaluator.evaluate(predicate.predicate, on: object) ?? false
         }
 
-        var leaving: [(rowID: Int64, keys: [StoredValue])] = []   // deleted or no longer matching
-        var moving: [Int64: ListMember] = [:]                         // still matching, sort or section key changed
-        var entering: [ListMember] = []                               // newly matching
-        var updatedInPlace: [Int64] = []
+        var leaving: [ListKey] = []                   // deleted or no longer matching
+        var moving: [(old: ListKey, fresh: ListMember)] = []  // still matching, sort or section key changed
+        var entering: [ListMember] = []               // newly matching
+        var stayingPut: [(old: ListKey, fresh: ListMember)] = []  // still matching, same keys
         for rowID in changes.deleted {
-            if let keys = keysByRowID[rowID] { leaving.append((rowID, keys)) }
+            if let key = keysByRowID[rowID] { leaving.append(key) }
         }
         for (rowID, update) in changes.updated {
             let object = main.object(entity, rowID: rowID, values: update.values, generation: generation)
-            let isMember = keysByRowID[rowID] != nil
+            let old = keysByRowID[rowID]
             guard matches(object) else {
-                if let keys = keysByRowID[rowID] { leaving.append((rowID, keys)) }
+                if let old { leaving.append(old) }
                 continue
             }
             let fresh = member(object)
-            if !isMember {
-                entering.append(fresh)
-            } else if let keys = keysByRowID[rowID], !sameKeys(keys, fresh.keys) {
-                // The section key leads the keys, so equal keys mean the same section too.
-                moving[rowID] = fresh
+            if let old {
+                // The section key leads the keys, so equal keys mean the same section
+                // value; the section's name is checked below, where the position is known.
+                if old.sortsWith(fresh.key) { stayingPut.append((old, fresh)) } else { moving.append((old, fresh)) }
             } else {
-                updatedInPlace.append(rowID)
+                entering.append(fresh)
             }
         }
         for (rowID, values) in changes.inserted where keysByRowID[rowID] == nil {
             let object = main.object(entity, rowID: rowID, values: values, generation: generation)
             if matches(object) { entering.append(member(object)) }
         }
-        guard !leaving.isEmpty || !moving.isEmpty || !entering.isEmpty || !updatedInPlace.isEmpty else { return }
+        guard !leaving.isEmpty || !moving.isEmpty || !entering.isEmpty || !stayingPut.isEmpty else { return }
 
         // Old positions (one binary search each) and index paths, against the list as it was.
-        var result = ListChanges()
         let oldSections = sections
         let oldStarts = sectionStarts(oldSections)
-        func oldPosition(_ rowID: Int64) -> Int? {
-            keysByRowID[rowID].flatMap { find(rowID: rowID, keys: $0) }
-        }
         var deletedObjects: [(ManagedObject, IndexPath)] = []
-        var removalPositions: [Int] = []
-        for (rowID, _) in leaving {
-            guard let position = oldPosition(rowID) else { continue }
-            deletedObjects.append((members[position].object, Self.indexPath(ofPosition: position, starts: oldStarts)))
-            removalPositions.append(position)
+        var removals: [(section: Int, position: Int)] = []
+        for key in leaving {
+            guard let position = members.position(of: key) else { continue }
+            let path = Self.indexPath(ofPosition: position, starts: oldStarts)
+            deletedObjects.append((members[position].object, path))
+            removals.append((path.section, position))
         }
         var movedFrom: [Int64: IndexPath] = [:]
-        for rowID in moving.keys {
-            guard let position = oldPosition(rowID) else { continue }
-            movedFrom[rowID] = Self.indexPath(ofPosition: position, starts: oldStarts)
-            removalPositions.append(position)
-        }
         var updatedObjects: [(ManagedObject, IndexPath)] = []
-        for rowID in updatedInPlace {
-            guard let position = oldPosition(rowID) else { continue }
-            updatedObjects.append((members[position].object, Self.indexPath(ofPosition: position, starts: oldStarts)))
+        for (old, fresh) in stayingPut {
+            guard let position = members.position(of: old) else { continue }
+            let path = Self.indexPath(ofPosition: position, starts: oldStarts)
+            if sectionBy != nil, oldSections[path.section].name != fresh.section {
+                moving.append((old, fresh))  // same value, another name (say 0.0 and -0.0)
+            } else {
+                updatedObjects.append((fresh.object, path))
+            }
+        }
+        for (old, _) in moving {
+            guard let position = members.position(of: old) else { continue }
+            let path = Self.indexPath(ofPosition: position, starts: oldStarts)
+            movedFrom[old.rowID] = path
+            removals.append((path.section, position))
         }
 
-        // Remove what leaves or moves, then insert what enters or moves. The
-        // sections follow one member at a time; the arrays move once per batch
-        // when it is large (one O(n) pass instead of a memmove per member).
-        var removedSectionIDs: [Int] = []
-        removalPositions.sort(by: >)
-        for position in removalPositions {
-            let (sectionIndex, _) = sectionAndItem(ofPosition: position)
-            sections[sectionIndex].count -= 1
-            if sections[sectionIndex].count == 0 {
-                removedSectionIDs.append(sections[sectionIndex].id)
-                sections.remove(at: sectionIndex)
-            }
+        // Remove what leaves or moves, then insert what enters or moves, each
+        // as one batch: a chunk of the list is rewritten once however many
+        // of its members change.
+        removals = ListOrdering.ascending(removals)
+        for (section, position) in removals {
+            sections[section].count -= 1
             keysByRowID[members[position].rowID] = nil
         }
-        var incoming = entering + Array(moving.values)
-        let isLargeBatch = removalPositions.count + incoming.count > 8
-        if isLargeBatch {
-            compact(removingAscending: removalPositions.reversed())
-        } else {
-            for position in removalPositions {
-                members.remove(at: position)
-            }
-        }
-        incoming.sort { precedes($0.keys, $0.object.rowID, $1.keys, $1.object.rowID) }
+        let removedSectionIDs = sections.filter { $0.count == 0 }.map(\.id)
+        sections.removeAll { $0.count == 0 }
+        members.remove(ascending: removals.map(\.position))
+
         // Final positions: where each would go among the remaining members,
         // plus the incoming members that sort before it.
-        let placed = incoming.enumerated().map { offset, member in
-            (position: insertionPoint(keys: member.keys, rowID: member.object.rowID) + offset, member: member)
+        var placed: [(position: Int, member: ListMember)] = []
+        var entries: [(position: Int, entry: ListEntry)] = []
+        for incoming in ListOrdering.byKey(entering + moving.map(\.fresh)) {
+            let position = members.insertionPoint(of: incoming.key) + placed.count
+            placed.append((position, incoming))
+            entries.append((position, ListEntry(object: incoming.object, key: incoming.key)))
+            keysByRowID[incoming.key.rowID] = incoming.key
         }
-        var insertedSectionIDs: [Int] = []
-        var needsFullSectioning = false
-        var total = members.count
-        for (position, incoming) in placed {
-            let before = position > 0 ? sections[sectionAndItem(ofPosition: position - 1).section].name : nil
-            let after = position < total ? sections[sectionAndItem(ofPosition: position).section].name : nil
-            if before == incoming.section {
-                sections[sectionAndItem(ofPosition: position - 1).section].count += 1
-            } else if after == incoming.section {
-                sections[sectionAndItem(ofPosition: position).section].count += 1
-            } else if before != nil, before == after {
-                needsFullSectioning = true  // a non-monotone section name would split a section
-            } else {
-                let index = position < total ? sectionAndItem(ofPosition: position).section : sections.count
-                sections.insert(ListSection(id: nextSectionID, name: incoming.section, count: 1), at: index)
-                insertedSectionIDs.append(nextSectionID)
-                nextSectionID += 1
-            }
-            total += 1
-            keysByRowID[incoming.object.rowID] = incoming.keys
-        }
-        if isLargeBatch {
-            merge(placed)
-        } else {
-            for (position, incoming) in placed {
-                members.insert(ListEntry(object: incoming.object, keys: incoming.keys), at: position)
-            }
-        }
+        let (insertedSectionIDs, needsFullSectioning) = placeInSections(placed)
+        members.insert(entries)
         if needsFullSectioning {
             // A SectionBy whose names are not monotone in its key split a
             // section: the sections are rebuilt and observers told so as a refetch.
@@ -159,11 +128,11 @@ extension ListMonitor {
         }
 
         // New index paths, against the list as it is now.
+        var result = ListChanges()
         let oldSectionIndex = Dictionary(uniqueKeysWithValues: oldSections.enumerated().map { ($1.id, $0) })
         let newSectionIndex = Dictionary(uniqueKeysWithValues: sections.enumerated().map { ($1.id, $0) })
         result.deletedSections = removedSectionIDs.compactMap { oldSectionIndex[$0] }.sorted()
         result.insertedSections = insertedSectionIDs.compactMap { newSectionIndex[$0] }.sorted()
-        // New index paths, from the final positions.
         let newStarts = sectionStarts(sections)
         var insertedObjects: [(ManagedObject, IndexPath)] = []
         var movedObjects: [(ManagedObject, IndexPath, IndexPath)] = []
@@ -179,6 +148,49 @@ extension ListMonitor {
             deleted: deletedObjects, inserted: insertedObjects, moved: movedObjects, updated: updatedObjects,
             deletedSections: result.deletedSections.map { (oldSections[$0], $0) },
             insertedSections: result.insertedSections)
+    }
+
+    /// Counts each placed member into the section it joins (the one before
+    /// or after it when the name matches), or a new section between them.
+    ///
+    /// `placed` is ascending by final position, so one cursor walks the
+    /// sections once. Returns the IDs of the new sections, and whether a
+    /// member would split a section (a SectionBy whose names are not
+    /// monotone in its key), which needs the sections rebuilt.
+    private func placeInSections(_ placed: [(position: Int, member: ListMember)]) -> (inserted: [Int], split: Bool) {
+        var inserted: [Int] = []
+        var total = members.count
+        // The section holding the position the cursor last found, and where it starts.
+        var cursor = (section: 0, start: 0)
+        func section(containing position: Int) -> (section: Int, start: Int) {
+            if position < cursor.start { cursor = (0, 0) }
+            while cursor.section < sections.count - 1, cursor.start + sections[cursor.section].count <= position {
+                cursor.start += sections[cursor.section].count
+                cursor.section += 1
+            }
+            return cursor
+        }
+        for (position, incoming) in placed {
+            let before = position > 0 ? section(containing: position - 1) : nil
+            let after = position < total ? section(containing: position) : nil
+            if let before, sections[before.section].name == incoming.section {
+                sections[before.section].count += 1
+                cursor = before
+            } else if let after, sections[after.section].name == incoming.section {
+                sections[after.section].count += 1
+                cursor = after
+            } else if let before, let after, before.section == after.section {
+                return (inserted, true)
+            } else {
+                let index = after?.section ?? sections.count
+                sections.insert(ListSection(id: nextSectionID, name: incoming.section, count: 1), at: index)
+                inserted.append(nextSectionID)
+                nextSectionID += 1
+                cursor = (index, position)
+            }
+            total += 1
+        }
+        return (inserted, false)
     }
 
     /// Where each section starts in the list.
@@ -204,58 +216,9 @@ extension ListMonitor {
         return IndexPath(item: position - (starts.isEmpty ? 0 : starts[section]), section: section)
     }
 
-    /// Removes the members at `positions` (ascending) in one pass, moving
-    /// elements bitwise through buffer pointers (no retains).
-    private func compact(removingAscending positions: [Int]) {
-        let kept = members.withUnsafeMutableBufferPointer { entries in
-            var write = 0
-            var next = 0
-            for read in 0..<entries.count {
-                if next < positions.count, positions[next] == read {
-                    next += 1
-                    continue
-                }
-                if write != read { entries.swapAt(write, read) }
-                write += 1
-            }
-            return write
-        }
-        members.removeLast(members.count - kept)
-    }
-
-    /// Inserts members at their final positions (ascending) in one pass from the end.
-    private func merge(_ placed: [(position: Int, member: ListMember)]) {
-        guard let first = placed.first else { return }
-        let oldCount = members.count
-        let filler = ListEntry(object: first.member.object, keys: [])
-        members.append(contentsOf: repeatElement(filler, count: placed.count))
-        members.withUnsafeMutableBufferPointer { entries in
-            var read = oldCount - 1
-            var write = entries.count - 1
-            for (position, member) in placed.reversed() {
-                while write > position {
-                    entries.swapAt(write, read)
-                    read -= 1
-                    write -= 1
-                }
-                entries[write] = ListEntry(object: member.object, keys: member.keys)
-                write -= 1
-            }
-        }
-    }
-
     /// A member as the monitor's type; every member is an object of its entity.
     private func typed(_ object: ManagedObject) -> Object {
         unsafeDowncast(object, to: Object.self)
-    }
-
-    private func sameKeys(_ a: [StoredValue], _ b: [StoredValue]) -> Bool {
-        zip(a, b).allSatisfy { $0.isIdentical(to: $1) }
-    }
-
-    func sectionAndItem(ofPosition position: Int) -> (section: Int, item: Int) {
-        let path = indexPath(ofPosition: position)
-        return (path.section, path.item)
     }
 
     // MARK: Notifying
@@ -267,14 +230,19 @@ extension ListMonitor {
     ) {
         let boxes = liveObservers
         guard !boxes.isEmpty else { return }
+        // Deletes from the end, inserts from the start, as batch updates apply them.
+        let deleted = ListOrdering.descending(deleted)
+        let deletedSections = ListOrdering.descending(deletedSections)
+        let insertedSections = insertedSections.sorted()
+        let inserted = ListOrdering.ascending(inserted)
         for box in boxes { box.willChange(self) }
         for box in boxes {
-            for (object, path) in deleted.sorted(by: { $0.1 > $1.1 }) { box.didDeleteObject?(self, typed(object), path) }
-            for (section, index) in deletedSections.sorted(by: { $0.1 > $1.1 }) {
+            for (object, path) in deleted { box.didDeleteObject?(self, typed(object), path) }
+            for (section, index) in deletedSections {
                 box.didDeleteSection?(self, ListSectionInfo(name: section.name, objects: []), index)
             }
-            for index in insertedSections.sorted() { box.didInsertSection?(self, sectionInfo(at: index), index) }
-            for (object, path) in inserted.sorted(by: { $0.1 < $1.1 }) { box.didInsertObject?(self, typed(object), path) }
+            for index in insertedSections { box.didInsertSection?(self, sectionInfo(at: index), index) }
+            for (object, path) in inserted { box.didInsertObject?(self, typed(object), path) }
             for (object, from, to) in moved { box.didMoveObject?(self, typed(object), from, to) }
             for (object, path) in updated { box.didUpdateObject?(self, typed(object), path) }
         }
@@ -290,7 +258,7 @@ extension ListMonitor {
         return SectionedList(sections: sections.map { section in
             let seen = occurrences[section.name, default: 0]
             occurrences[section.name] = seen + 1
-            let items = members[start..<(start + section.count)].map(\.rowID)
+            let items = members.entries(in: start..<(start + section.count)).map(\.rowID)
             start += section.count
             // Names may repeat when a section name is not monotone in its key.
             let identifier = seen == 0 ? section.name : "\(section.name)\u{0}\(seen)"
@@ -312,7 +280,7 @@ extension ListMonitor {
              oldMembers: oldMembers, oldSections: oldSections)
     }
 
-    private func emit(_ changes: ListChanges, oldMembers: ContiguousArray<ListEntry>, oldSections: [ListSection]) {
+    private func emit(_ changes: ListChanges, oldMembers: ListMembers, oldSections: [ListSection]) {
         guard !changes.isEmpty else { return }
         func oldObject(at path: IndexPath) -> ManagedObject {
             let start = oldSections[..<path.section].reduce(0) { $0 + $1.count }
@@ -325,5 +293,26 @@ extension ListMonitor {
             updated: changes.updates.map { (oldObject(at: $0), $0) },
             deletedSections: changes.deletedSections.map { (oldSections[$0], $0) },
             insertedSections: changes.insertedSections)
+    }
+}
+
+/// Sorting for the monitor, outside the main actor: a closure formed in a
+/// main-actor method is isolated to it, and Swift checks the executor on
+/// every call when such a closure is handed to a generic algorithm. These
+/// run once per changed member, so they stay nonisolated.
+enum ListOrdering {
+    /// The members in list order.
+    static func byKey(_ members: [ListMember]) -> [ListMember] {
+        members.sorted { $0.key < $1.key }
+    }
+
+    /// Items in ascending order of their position.
+    static func ascending<Item, Position: Comparable>(_ items: [(Item, Position)]) -> [(Item, Position)] {
+        items.sorted { $0.1 < $1.1 }
+    }
+
+    /// Items in descending order of their position.
+    static func descending<Item, Position: Comparable>(_ items: [(Item, Position)]) -> [(Item, Position)] {
+        items.sorted { $0.1 > $1.1 }
     }
 }

@@ -29,14 +29,15 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// The generation of the last change set the list reflects.
     var generation: UInt64 = 0
     var specs: [ListSortKey] = []
-    /// The list, in order: each member with its sort keys (16 bytes an entry,
-    /// so inserting or removing moves little, and one swap moves both).
-    var members: ContiguousArray<ListEntry> = []
-    var keysByRowID: [Int64: [StoredValue]] = [:]
+    /// The list, in order: each member with its key.
+    var members = ListMembers()
+    var keysByRowID: [Int64: ListKey] = [:]
     /// The entities the predicate, the sort keys and the sections read
     /// through relationships (including the monitored one, for a path back to it).
     var entitiesRead: Set<String> = []
     var sections: [ListSection] = []
+    /// Section names by section-key value, while the SectionBy stays the same.
+    var namesByValue: [StoredValue: String] = [:]
     var nextSectionID = 0
     var observers: [ListObserverBox<Object>] = []
 
@@ -83,7 +84,9 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// The section's name, index title and objects.
     public func sectionInfo(at section: Int) -> ListSectionInfo<Object> {
         let start = sections[..<section].reduce(0) { $0 + $1.count }
-        let objects = members[start..<(start + sections[section].count)].map { unsafeDowncast($0.object, to: Object.self) }
+        let objects = members.entries(in: start..<(start + sections[section].count)).map {
+            unsafeDowncast($0.object, to: Object.self)
+        }
         return ListSectionInfo(name: sections[section].name, objects: objects)
     }
 
@@ -98,8 +101,8 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
 
     /// Where `object` (of any context) is in the list, or `nil`.
     public func indexPath(of object: Object) -> IndexPath? {
-        guard object.entity != nil, let keys = keysByRowID[object.rowID],
-              let position = find(rowID: object.rowID, keys: keys)
+        guard object.entity != nil, let key = keysByRowID[object.rowID],
+              let position = members.position(of: key)
         else { return nil }
         return indexPath(ofPosition: position)
     }
@@ -134,7 +137,10 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     }
 
     var liveObservers: [ListObserverBox<Object>] {
-        observers.removeAll { $0.observer == nil }
+        // Checked before removing: this runs on every commit the list shows.
+        if observers.contains(where: { $0.observer == nil }) {
+            observers.removeAll { $0.observer == nil }
+        }
         return observers
     }
 
@@ -187,20 +193,12 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     }
 }
 
-/// One entry of a monitored list: the object and its sort keys.
-struct ListEntry {
-    let object: ManagedObject
-    let keys: [StoredValue]
-
-    var rowID: Int64 { object.rowID }
-}
-
-/// One member of a monitored list while it is being placed: the object, its
-/// sort keys (folded as the order says) and its section name.
+/// One member of a monitored list while it is being placed: the object,
+/// where it sorts and its section name.
 struct ListMember {
     let object: ManagedObject
-    var keys: [StoredValue]
-    var section: String
+    let key: ListKey
+    let section: String
 }
 
 /// One sort key of a monitored list, resolved for in-memory comparison.

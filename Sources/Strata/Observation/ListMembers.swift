@@ -1,0 +1,232 @@
+/// One entry of a monitored list: the object and where it sorts.
+struct ListEntry {
+    let object: ManagedObject
+    let key: ListKey
+
+    var rowID: Int64 { key.rowID }
+}
+
+/// The members of a monitored list, in order, kept in chunks of at most
+/// `chunkCapacity` entries.
+///
+/// A commit that moves one member moves at most a chunk's entries, not half
+/// the list; a batch touches each chunk once. Positions are found by binary
+/// search over where the chunks start, keys by binary search over the chunks'
+/// last keys and then within one chunk: both O(log n).
+struct ListMembers: Sequence {
+    static let defaultChunkCapacity = 512
+
+    let chunkCapacity: Int
+    private(set) var count = 0
+    private var chunks: [ContiguousArray<ListEntry>] = []
+    /// Where each chunk starts in the list; no chunk is empty.
+    private var starts: [Int] = []
+
+    init(_ entries: [ListEntry] = [], chunkCapacity: Int = defaultChunkCapacity) {
+        precondition(chunkCapacity >= 2, "a chunk holds at least two entries")
+        self.chunkCapacity = chunkCapacity
+        chunks = Self.split(entries[...], capacity: chunkCapacity)
+        restart()
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The entry at `position` in the whole list.
+    subscript(position: Int) -> ListEntry {
+        let chunk = chunkIndex(containing: position)
+        return chunks[chunk][position - starts[chunk]]
+    }
+
+    /// The entries at `range`, in order.
+    func entries(in range: Range<Int>) -> [ListEntry] {
+        var result: [ListEntry] = []
+        result.reserveCapacity(range.count)
+        guard !range.isEmpty else { return result }
+        var chunk = chunkIndex(containing: range.lowerBound)
+        var offset = range.lowerBound - starts[chunk]
+        while result.count < range.count {
+            let take = Swift.min(chunks[chunk].count - offset, range.count - result.count)
+            result.append(contentsOf: chunks[chunk][offset..<(offset + take)])
+            chunk += 1
+            offset = 0
+        }
+        return result
+    }
+
+    func makeIterator() -> FlattenSequence<[ContiguousArray<ListEntry>]>.Iterator {
+        chunks.joined().makeIterator()
+    }
+
+    // MARK: Searching
+
+    /// The position of the first entry that does not sort before `key`: where
+    /// an entry with `key` is, or would be inserted.
+    func insertionPoint(of key: ListKey) -> Int {
+        // The first chunk whose last entry does not sort before the key.
+        var low = 0, high = chunks.count
+        while low < high {
+            let middle = (low + high) / 2
+            if chunks[middle][chunks[middle].count - 1].key < key { low = middle + 1 } else { high = middle }
+        }
+        guard low < chunks.count else { return count }
+        return chunks[low].withUnsafeBufferPointer { entries in
+            var first = 0, last = entries.count
+            while first < last {
+                let middle = (first + last) / 2
+                if entries[middle].key < key { first = middle + 1 } else { last = middle }
+            }
+            return starts[low] + first
+        }
+    }
+
+    /// The position of the entry with exactly `key` (and so its row ID), or `nil`.
+    func position(of key: ListKey) -> Int? {
+        let position = insertionPoint(of: key)
+        guard position < count, self[position].rowID == key.rowID else { return nil }
+        return position
+    }
+
+    // MARK: Changing
+
+    /// Removes the entries at `positions` (ascending, distinct), moving
+    /// each chunk that loses one once, in place.
+    mutating func remove(ascending positions: [Int]) {
+        guard !positions.isEmpty else { return }
+        var next = 0
+        var emptied = false
+        while next < positions.count {
+            let chunk = chunkIndex(containing: positions[next])
+            let start = starts[chunk], end = start + chunks[chunk].count
+            var offsets: [Int] = []
+            while next < positions.count, positions[next] < end {
+                offsets.append(positions[next] - start)
+                next += 1
+            }
+            Self.remove(offsets, from: &chunks[chunk])
+            if chunks[chunk].isEmpty { emptied = true }
+        }
+        if emptied { chunks.removeAll { $0.isEmpty } }
+        restart()
+    }
+
+    /// Inserts entries at their final positions (ascending, as in the list
+    /// after all of them are in), moving each chunk that gains one once, in
+    /// place, and splitting any that grows past the capacity.
+    mutating func insert(_ placed: [(position: Int, entry: ListEntry)]) {
+        guard !placed.isEmpty else { return }
+        if chunks.isEmpty {
+            chunks = [[]]
+            restart()
+        }
+        // Each entry's position among the entries already here is its final
+        // position less the number of placed entries before it; the chunk
+        // indices only grow along `placed`.
+        var groups: [(chunk: Int, added: [(offset: Int, entry: ListEntry)])] = []
+        for (index, (position, entry)) in placed.enumerated() {
+            let existing = position - index
+            let chunk = existing >= count ? chunks.count - 1 : chunkIndex(containing: existing)
+            if groups.last?.chunk != chunk { groups.append((chunk, [])) }
+            groups[groups.count - 1].added.append((existing - starts[chunk], entry))
+        }
+        // From the last chunk back, so that a split does not move the chunks still to do.
+        for (chunk, added) in groups.reversed() {
+            Self.insert(added, into: &chunks[chunk])
+            if chunks[chunk].count > chunkCapacity {
+                chunks.replaceSubrange(chunk...chunk, with: Self.split(chunks[chunk][...], capacity: chunkCapacity))
+            }
+        }
+        restart()
+    }
+
+    // MARK: Chunks
+
+    private func chunkIndex(containing position: Int) -> Int {
+        precondition(position >= 0 && position < count, "position \(position) outside a list of \(count)")
+        var low = 0, high = starts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if starts[middle] <= position { low = middle + 1 } else { high = middle }
+        }
+        return low - 1
+    }
+
+    /// Recomputes the chunk starts and the count.
+    private mutating func restart() {
+        if starts.count != chunks.count { starts = Array(repeating: 0, count: chunks.count) }
+        var start = 0
+        for index in chunks.indices {
+            starts[index] = start
+            start += chunks[index].count
+        }
+        count = start
+    }
+
+    /// Cuts entries into chunks filled to three quarters, leaving room to grow.
+    private static func split(_ entries: ArraySlice<ListEntry>, capacity: Int) -> [ContiguousArray<ListEntry>] {
+        let size = Swift.max(capacity * 3 / 4, 1)
+        return stride(from: entries.startIndex, to: entries.endIndex, by: size).map {
+            ContiguousArray(entries[$0..<Swift.min($0 + size, entries.endIndex)])
+        }
+    }
+
+    /// Removes the entries at `offsets` (ascending) from one chunk, moving
+    /// the survivors bitwise (no retains).
+    private static func remove(_ offsets: [Int], from chunk: inout ContiguousArray<ListEntry>) {
+        if offsets.count == 1 {
+            chunk.remove(at: offsets[0])
+            return
+        }
+        let kept = chunk.withUnsafeMutableBufferPointer { entries in
+            var write = 0
+            var next = 0
+            for read in 0..<entries.count {
+                if next < offsets.count, offsets[next] == read {
+                    next += 1
+                    continue
+                }
+                if write != read { entries.swapAt(write, read) }
+                write += 1
+            }
+            return write
+        }
+        chunk.removeLast(chunk.count - kept)
+    }
+
+    /// Inserts entries into one chunk; `added` holds offsets among the
+    /// chunk's present entries, ascending, and entries at the same offset
+    /// keep their order. Present entries move bitwise, from the end.
+    private static func insert(_ added: [(offset: Int, entry: ListEntry)], into chunk: inout ContiguousArray<ListEntry>) {
+        if added.count == 1 {
+            chunk.insert(added[0].entry, at: added[0].offset)
+            return
+        }
+        let oldCount = chunk.count
+        chunk.append(contentsOf: repeatElement(added[0].entry, count: added.count))
+        chunk.withUnsafeMutableBufferPointer { entries in
+            var read = oldCount - 1
+            var write = entries.count - 1
+            for (offset, entry) in added.reversed() {
+                while read >= offset {
+                    entries.swapAt(write, read)
+                    read -= 1
+                    write -= 1
+                }
+                entries[write] = entry
+                write -= 1
+            }
+        }
+    }
+
+    #if DEBUG
+    /// Checks the chunks against the starts and the order; for tests.
+    func checkInvariants() {
+        precondition(count == chunks.reduce(0) { $0 + $1.count }, "count differs from the chunks")
+        precondition(chunks.allSatisfy { !$0.isEmpty && $0.count <= chunkCapacity }, "a chunk is empty or over capacity")
+        var previous: ListKey?
+        for entry in self {
+            if let previous { precondition(previous < entry.key, "entries out of order") }
+            previous = entry.key
+        }
+    }
+    #endif
+}
