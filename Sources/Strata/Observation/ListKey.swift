@@ -40,22 +40,28 @@ struct ListKey {
 
     /// The key of a member whose sort-key values are `values`, one per spec.
     init(_ values: [StoredValue], specs: [ListSortKey], rowID: Int64) {
-        self.rowID = rowID
         var writer = Writer()
         for (value, spec) in zip(values, specs) {
             writer.append(value, spec)
         }
+        self.init(writer, rowID: rowID)
+    }
+
+    /// The key a writer has encoded, for the member with `rowID`.
+    init(_ writer: Writer, rowID: Int64) {
+        self.rowID = rowID
         (first, second, third, tail) = (writer.words.0, writer.words.1, writer.words.2, writer.tail)
     }
 
     /// Builds the encoding a byte at a time: the first 24 bytes into the
     /// words (big-endian, so word order is byte order), the rest into a tail.
-    private struct Writer {
-        var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var tail: [UInt8]?
-        var count = 0
+    /// Values go in one spec at a time, in the specs' order.
+    struct Writer {
+        private(set) var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        private(set) var tail: [UInt8]?
+        private var count = 0
         /// XOR-ed into every byte of a descending key, which reverses its order.
-        var mask: UInt8 = 0
+        private var mask: UInt8 = 0
 
         mutating func append(_ value: StoredValue, _ spec: ListSortKey) {
             mask = spec.ascending ? 0 : 0xFF

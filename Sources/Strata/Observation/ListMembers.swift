@@ -21,6 +21,8 @@ struct ListMembers: Sequence {
     private var chunks: [ContiguousArray<ListEntry>] = []
     /// Where each chunk starts in the list; no chunk is empty.
     private var starts: [Int] = []
+    /// The key of each chunk's last entry.
+    private var lastKeys: ContiguousArray<ListKey> = []
 
     init(_ entries: [ListEntry] = [], chunkCapacity: Int = defaultChunkCapacity) {
         precondition(chunkCapacity >= 2, "a chunk holds at least two entries")
@@ -62,28 +64,40 @@ struct ListMembers: Sequence {
     /// The position of the first entry that does not sort before `key`: where
     /// an entry with `key` is, or would be inserted.
     func insertionPoint(of key: ListKey) -> Int {
-        // The first chunk whose last entry does not sort before the key.
-        var low = 0, high = chunks.count
-        while low < high {
-            let middle = (low + high) / 2
-            if chunks[middle][chunks[middle].count - 1].key < key { low = middle + 1 } else { high = middle }
-        }
-        guard low < chunks.count else { return count }
-        return chunks[low].withUnsafeBufferPointer { entries in
-            var first = 0, last = entries.count
-            while first < last {
-                let middle = (first + last) / 2
-                if entries[middle].key < key { first = middle + 1 } else { last = middle }
-            }
-            return starts[low] + first
-        }
+        let (chunk, offset) = location(of: key)
+        return chunk < chunks.count ? starts[chunk] + offset : count
     }
 
     /// The position of the entry with exactly `key` (and so its row ID), or `nil`.
     func position(of key: ListKey) -> Int? {
-        let position = insertionPoint(of: key)
-        guard position < count, self[position].rowID == key.rowID else { return nil }
-        return position
+        let (chunk, offset) = location(of: key)
+        guard chunk < chunks.count, chunks[chunk][offset].rowID == key.rowID else { return nil }
+        return starts[chunk] + offset
+    }
+
+    /// The chunk and offset of the first entry that does not sort before
+    /// `key`; the chunk is `chunks.count` when every entry does.
+    private func location(of key: ListKey) -> (chunk: Int, offset: Int) {
+        // The first chunk whose last entry does not sort before the key,
+        // found among the last keys, which lie together in memory.
+        let chunk = lastKeys.withUnsafeBufferPointer { lastKeys in
+            var low = 0, high = lastKeys.count
+            while low < high {
+                let middle = (low + high) / 2
+                if lastKeys[middle] < key { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+        guard chunk < chunks.count else { return (chunk, 0) }
+        let offset = chunks[chunk].withUnsafeBufferPointer { entries in
+            var low = 0, high = entries.count
+            while low < high {
+                let middle = (low + high) / 2
+                if entries[middle].key < key { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+        return (chunk, offset)
     }
 
     // MARK: Changing
@@ -150,13 +164,15 @@ struct ListMembers: Sequence {
         return low - 1
     }
 
-    /// Recomputes the chunk starts and the count.
+    /// Recomputes the chunk starts, the last keys and the count.
     private mutating func restart() {
         if starts.count != chunks.count { starts = Array(repeating: 0, count: chunks.count) }
+        lastKeys.removeAll(keepingCapacity: true)
         var start = 0
         for index in chunks.indices {
             starts[index] = start
             start += chunks[index].count
+            if let last = chunks[index].last { lastKeys.append(last.key) }
         }
         count = start
     }

@@ -21,7 +21,9 @@ extension ListMonitor {
             $0.formUnion(schema.entitiesRead(by: $1.path, from: entity))
         }
         specs = orderForFetch.keys.map {
-            ListSortKey(path: $0.path, ascending: $0.isAscending, options: $0.options, nullsFirst: $0.nullsFirst)
+            ListSortKey(
+                path: $0.path, ascending: $0.isAscending, options: $0.options, nullsFirst: $0.nullsFirst,
+                slot: $0.path.relationships.isEmpty ? $0.path.field.flatMap(entity.slot(of:)) : nil)
         }
         let loaded = objects.map(member)
         members = ListMembers(loaded.map { ListEntry(object: $0.object, key: $0.key) }, chunkCapacity: members.chunkCapacity)
@@ -32,10 +34,16 @@ extension ListMonitor {
     /// The object as a member: its key and its section name, each value read once.
     func member(_ object: ManagedObject) -> ListMember {
         let evaluator = MemoryEvaluator(context: main.context)
-        let values = specs.map { evaluator.value($0.path, of: object) }
-        // When sectioned, the section key leads the keys.
-        let section = sectionBy == nil ? "" : sectionName(ofValue: values[0])
-        return ListMember(object: object, key: ListKey(values, specs: specs, rowID: object.rowID), section: section)
+        var writer = ListKey.Writer()
+        var section = ""
+        for (index, spec) in specs.enumerated() {
+            let value: StoredValue
+            if let slot = spec.slot { value = object.value(at: slot) } else { value = evaluator.value(spec.path, of: object) }
+            // When sectioned, the section key leads the keys.
+            if index == 0, sectionBy != nil { section = sectionName(ofValue: value) }
+            writer.append(value, spec)
+        }
+        return ListMember(object: object, key: ListKey(writer, rowID: object.rowID), section: section)
     }
 
     /// The name of the section for a section-key value. Names of integers and

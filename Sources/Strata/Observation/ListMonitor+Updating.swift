@@ -35,85 +35,92 @@ extension ListMonitor {
             return evaluator.evaluate(predicate.predicate, on: object) ?? false
         }
 
+        // Every changed object that matches, as a member, with its key before
+        // the change (nil when it enters); the lists below hold indices into it.
+        var fresh: [ListMember] = []
+        var oldKeys: [ListKey?] = []
         var leaving: [ListKey] = []                   // deleted or no longer matching
-        var moving: [(old: ListKey, fresh: ListMember)] = []  // still matching, sort or section key changed
-        var entering: [ListMember] = []               // newly matching
-        var stayingPut: [(old: ListKey, fresh: ListMember)] = []  // still matching, same keys
         for rowID in changes.deleted {
             if let key = keysByRowID[rowID] { leaving.append(key) }
         }
         for (rowID, update) in changes.updated {
             let object = main.object(entity, rowID: rowID, values: update.values, generation: generation)
             let old = keysByRowID[rowID]
-            guard matches(object) else {
-                if let old { leaving.append(old) }
-                continue
-            }
-            let fresh = member(object)
-            if let old {
-                // The section key leads the keys, so equal keys mean the same section
-                // value; the section's name is checked below, where the position is known.
-                if old.sortsWith(fresh.key) { stayingPut.append((old, fresh)) } else { moving.append((old, fresh)) }
-            } else {
-                entering.append(fresh)
+            if matches(object) {
+                fresh.append(member(object))
+                oldKeys.append(old)
+            } else if let old {
+                leaving.append(old)
             }
         }
         for (rowID, values) in changes.inserted where keysByRowID[rowID] == nil {
             let object = main.object(entity, rowID: rowID, values: values, generation: generation)
-            if matches(object) { entering.append(member(object)) }
+            if matches(object) {
+                fresh.append(member(object))
+                oldKeys.append(nil)
+            }
         }
-        guard !leaving.isEmpty || !moving.isEmpty || !entering.isEmpty || !stayingPut.isEmpty else { return }
+        guard !leaving.isEmpty || !fresh.isEmpty else { return }
 
         // Old positions (one binary search each) and index paths, against the list as it was.
         let oldSections = sections
         let oldStarts = sectionStarts(oldSections)
         var deletedObjects: [(ManagedObject, IndexPath)] = []
-        var removals: [(section: Int, position: Int)] = []
+        // What leaves or moves comes out of its section now (the index
+        // paths above read the old starts and the copy of the sections).
+        var removals: [Int] = []
         for key in leaving {
             guard let position = members.position(of: key) else { continue }
             let path = Self.indexPath(ofPosition: position, starts: oldStarts)
             deletedObjects.append((members[position].object, path))
-            removals.append((path.section, position))
+            removals.append(position)
+            sections[path.section].count -= 1
+            keysByRowID[key.rowID] = nil
         }
-        var movedFrom: [Int64: IndexPath] = [:]
+        var incoming: [Int] = []                           // entering, or moving to a new position
+        var movedFrom = [IndexPath?](repeating: nil, count: fresh.count)
         var updatedObjects: [(ManagedObject, IndexPath)] = []
-        for (old, fresh) in stayingPut {
-            guard let position = members.position(of: old) else { continue }
-            let path = Self.indexPath(ofPosition: position, starts: oldStarts)
-            if sectionBy != nil, oldSections[path.section].name != fresh.section {
-                moving.append((old, fresh))  // same value, another name (say 0.0 and -0.0)
-            } else {
-                updatedObjects.append((fresh.object, path))
+        for index in fresh.indices {
+            guard let old = oldKeys[index] else {
+                incoming.append(index)
+                continue
             }
-        }
-        for (old, _) in moving {
             guard let position = members.position(of: old) else { continue }
             let path = Self.indexPath(ofPosition: position, starts: oldStarts)
-            movedFrom[old.rowID] = path
-            removals.append((path.section, position))
+            // The section key leads the keys, so equal keys mean the same
+            // section value; its name may still differ (say for 0.0 and -0.0).
+            if old.sortsWith(fresh[index].key), oldSections[path.section].name == fresh[index].section {
+                updatedObjects.append((fresh[index].object, path))
+            } else {
+                movedFrom[index] = path
+                removals.append(position)
+                sections[path.section].count -= 1
+                incoming.append(index)
+            }
         }
 
         // Remove what leaves or moves, then insert what enters or moves, each
         // as one batch: a chunk of the list is rewritten once however many
         // of its members change.
-        removals = ListOrdering.ascending(removals)
-        for (section, position) in removals {
-            sections[section].count -= 1
-            keysByRowID[members[position].rowID] = nil
-        }
         let removedSectionIDs = sections.filter { $0.count == 0 }.map(\.id)
         sections.removeAll { $0.count == 0 }
-        members.remove(ascending: removals.map(\.position))
+        members.remove(ascending: removals.sorted())
 
         // Final positions: where each would go among the remaining members,
         // plus the incoming members that sort before it.
         var placed: [(position: Int, member: ListMember)] = []
         var entries: [(position: Int, entry: ListEntry)] = []
-        for incoming in ListOrdering.byKey(entering + moving.map(\.fresh)) {
-            let position = members.insertionPoint(of: incoming.key) + placed.count
-            placed.append((position, incoming))
-            entries.append((position, ListEntry(object: incoming.object, key: incoming.key)))
-            keysByRowID[incoming.key.rowID] = incoming.key
+        var placedFrom: [IndexPath?] = []
+        placed.reserveCapacity(incoming.count)
+        entries.reserveCapacity(incoming.count)
+        placedFrom.reserveCapacity(incoming.count)
+        for index in ListOrdering.byKey(incoming, of: fresh) {
+            let member = fresh[index]
+            let position = members.insertionPoint(of: member.key) + placed.count
+            placed.append((position, member))
+            entries.append((position, ListEntry(object: member.object, key: member.key)))
+            placedFrom.append(movedFrom[index])
+            keysByRowID[member.key.rowID] = member.key
         }
         let (insertedSectionIDs, needsFullSectioning) = placeInSections(placed)
         members.insert(entries)
@@ -136,9 +143,9 @@ extension ListMonitor {
         let newStarts = sectionStarts(sections)
         var insertedObjects: [(ManagedObject, IndexPath)] = []
         var movedObjects: [(ManagedObject, IndexPath, IndexPath)] = []
-        for (position, member) in placed {
+        for ((position, member), from) in zip(placed, placedFrom) {
             let path = Self.indexPath(ofPosition: position, starts: newStarts)
-            if let from = movedFrom[member.object.rowID] {
+            if let from {
                 movedObjects.append((member.object, from, path))
             } else {
                 insertedObjects.append((member.object, path))
@@ -301,9 +308,10 @@ extension ListMonitor {
 /// every call when such a closure is handed to a generic algorithm. These
 /// run once per changed member, so they stay nonisolated.
 enum ListOrdering {
-    /// The members in list order.
-    static func byKey(_ members: [ListMember]) -> [ListMember] {
-        members.sorted { $0.key < $1.key }
+    /// The indices of `members` at `indices`, in list order.
+    static func byKey(_ indices: [Int], of members: [ListMember]) -> [Int] {
+        let keys = members.map(\.key)
+        return indices.sorted { keys[$0] < keys[$1] }
     }
 
     /// Items in ascending order of their position.

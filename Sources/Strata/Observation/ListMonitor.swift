@@ -207,6 +207,8 @@ struct ListSortKey {
     let ascending: Bool
     let options: TextOptions
     let nullsFirst: Bool
+    /// The value's slot when the path is a field of the object itself.
+    var slot: Int? = nil
 }
 
 /// One section of a monitored list: a run of members with the same name.
