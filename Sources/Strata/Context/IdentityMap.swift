@@ -71,14 +71,26 @@ final class EntityObjectTable {
     private func setSlot(_ slot: Int, for rowID: Int64) {
         // Row IDs stay in the direct array while it is at most ~4 entries per live object.
         let limit = Int64(max(1 << 16, 4 * (liveCount + 1)))
-        if rowID >= 0, rowID < limit, slot < Int(Int32.max) {
-            if rowID >= Int64(direct.count) {
-                let size = min(Int(limit), max(Int(rowID) + 1, direct.count * 2))
-                direct.append(contentsOf: repeatElement(0, count: size - direct.count))
-            }
+        // A row ID the direct array already covers stays there, even when the
+        // limit has since shrunk: `slot(of:)` reads the direct array first.
+        if rowID >= 0, rowID < max(limit, Int64(direct.count)), slot < Int(Int32.max) {
+            if rowID >= Int64(direct.count) { growDirect(to: min(Int(limit), max(Int(rowID) + 1, direct.count * 2))) }
             direct[Int(rowID)] = Int32(slot + 1)
         } else {
             overflow[rowID] = slot
+        }
+    }
+
+    /// Extends the direct array to `size` entries, moving in the row IDs of
+    /// the new range that the overflow held: `slot(of:)` reads the direct
+    /// array first, so an entry left behind would hide its object.
+    private func growDirect(to size: Int) {
+        let oldCount = direct.count
+        direct.append(contentsOf: repeatElement(0, count: size - oldCount))
+        let covered = overflow.filter { $0.key >= Int64(oldCount) && $0.key < Int64(size) }
+        for (rowID, slot) in covered {
+            direct[Int(rowID)] = Int32(slot + 1)
+            overflow[rowID] = nil
         }
     }
 
