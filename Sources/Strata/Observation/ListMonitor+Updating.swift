@@ -17,7 +17,7 @@ extension ListMonitor {
         let mustRefetch = !(query.predicate?.isEvaluableInMemory ?? true)
             || (readsRelationships && othersChanged)
             || query.options.fetchLimit != nil || query.options.fetchOffset > 0
-            || changeCount > max(32, members.count / 4)
+            || changeCount > max(32, members.count / 2)
         if mustRefetch {
             refetchAndDiff(updated: Set(mine?.updated.keys.map { $0 } ?? []))
         } else if let mine {

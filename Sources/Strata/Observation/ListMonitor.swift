@@ -17,7 +17,7 @@ import Foundation
 /// memory: a raw-SQL `Where`, a `Where` or sort key reading through a
 /// relationship whose other side changed, a fetch limit or offset (which
 /// objects enter at the window's edges depends on objects outside it), or a
-/// change set larger than a quarter of the list.
+/// change set larger than half the list (past that, re-fetching is no dearer).
 @MainActor
 public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     let main: MainContext
@@ -41,11 +41,17 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     var nextSectionID = 0
     var observers: [ListObserverBox<Object>] = []
 
-    init(main: MainContext, query: From<Object>, sectionBy: SectionBy<Object>?) throws {
+    /// `chunkCapacity` sizes the chunks the list is kept in; tests make it
+    /// small so that a few dozen members already span several chunks.
+    init(
+        main: MainContext, query: From<Object>, sectionBy: SectionBy<Object>?,
+        chunkCapacity: Int = ListMembers.defaultChunkCapacity
+    ) throws {
         self.main = main
         self.entity = main.context.schema.entity(of: Object.self)
         self.query = query
         self.sectionBy = sectionBy
+        self.members = ListMembers(chunkCapacity: chunkCapacity)
         try load()
         main.observation.add(self, stage: .monitors)
     }

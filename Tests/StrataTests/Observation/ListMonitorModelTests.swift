@@ -135,9 +135,12 @@ struct ListMonitorModelTests {
         for shape in shapes {
             var query = From<MonItem>().orderBy(OrderBy(shape.order))
             if let predicate = shape.predicate { query = query.where(predicate) }
-            let monitor = shape.sectioned
-                ? try stack.monitorSectionedList(query.sectionBy(\.$group) { "g\($0)" })
-                : try stack.monitorList(query)
+            // Odd seeds keep the list in chunks of 3, so that every commit
+            // crosses chunk boundaries; even seeds use the default size.
+            let monitor = try ListMonitor(
+                main: stack.main(), query: query,
+                sectionBy: shape.sectioned ? SectionBy(\.$group) { "g\($0)" } : nil,
+                chunkCapacity: seed % 2 == 1 ? 3 : ListMembers.defaultChunkCapacity)
             let observer = RecordingObserver()
             monitor.addObserver(observer)
             monitors.append((monitor, observer, shape))
@@ -184,6 +187,7 @@ struct ListMonitorModelTests {
             })
             for (index, (monitor, observer, shape)) in monitors.enumerated() {
                 let context = "seed \(seed), commit \(commit), monitor \(index): \(shape)"
+                monitor.members.checkInvariants()
                 let now = monitor.sectionedRowIDs()
                 // Applying the emitted batch to the previous list gives the new one.
                 let applied = try? observer.changes.apply(to: before[index], insertingFrom: now)
