@@ -102,8 +102,10 @@ extension ListMonitor {
         // Remove what leaves or moves, then insert what enters or moves, each
         // as one batch: a chunk of the list is rewritten once however many
         // of its members change.
-        let removedSectionIDs = sections.filter { $0.count == 0 }.map(\.id)
-        sections.removeAll { $0.count == 0 }
+        // Sections left empty, by index in the old list (nothing has moved yet).
+        var deletedSections: [Int] = []
+        for index in sections.indices where sections[index].count == 0 { deletedSections.append(index) }
+        for index in deletedSections.reversed() { sections.remove(at: index) }
         members.remove(ascending: removals.sorted())
 
         // Final positions: where each would go among the remaining members,
@@ -122,7 +124,7 @@ extension ListMonitor {
             placedFrom.append(movedFrom[index])
             keysByRowID[member.key.rowID] = member.key
         }
-        let (insertedSectionIDs, needsFullSectioning) = placeInSections(placed)
+        let (insertedSections, needsFullSectioning) = placeInSections(placed)
         members.insert(entries)
         if needsFullSectioning {
             // A SectionBy whose names are not monotone in its key split a
@@ -135,11 +137,6 @@ extension ListMonitor {
         }
 
         // New index paths, against the list as it is now.
-        var result = ListChanges()
-        let oldSectionIndex = Dictionary(uniqueKeysWithValues: oldSections.enumerated().map { ($1.id, $0) })
-        let newSectionIndex = Dictionary(uniqueKeysWithValues: sections.enumerated().map { ($1.id, $0) })
-        result.deletedSections = removedSectionIDs.compactMap { oldSectionIndex[$0] }.sorted()
-        result.insertedSections = insertedSectionIDs.compactMap { newSectionIndex[$0] }.sorted()
         let newStarts = sectionStarts(sections)
         var insertedObjects: [(ManagedObject, IndexPath)] = []
         var movedObjects: [(ManagedObject, IndexPath, IndexPath)] = []
@@ -153,15 +150,16 @@ extension ListMonitor {
         }
         notify(
             deleted: deletedObjects, inserted: insertedObjects, moved: movedObjects, updated: updatedObjects,
-            deletedSections: result.deletedSections.map { (oldSections[$0], $0) },
-            insertedSections: result.insertedSections)
+            deletedSections: deletedSections.map { (oldSections[$0], $0) },
+            insertedSections: insertedSections)
     }
 
     /// Counts each placed member into the section it joins (the one before
     /// or after it when the name matches), or a new section between them.
     ///
     /// `placed` is ascending by final position, so one cursor walks the
-    /// sections once. Returns the IDs of the new sections, and whether a
+    /// sections once, and a new section's index is final when it is made
+    /// (later ones come after it). Returns the new sections' indices, and whether a
     /// member would split a section (a SectionBy whose names are not
     /// monotone in its key), which needs the sections rebuilt.
     private func placeInSections(_ placed: [(position: Int, member: ListMember)]) -> (inserted: [Int], split: Bool) {
@@ -191,7 +189,7 @@ extension ListMonitor {
             } else {
                 let index = after?.section ?? sections.count
                 sections.insert(ListSection(id: nextSectionID, name: incoming.section, count: 1), at: index)
-                inserted.append(nextSectionID)
+                inserted.append(index)
                 nextSectionID += 1
                 cursor = (index, position)
             }
