@@ -71,8 +71,7 @@ extension ListMonitor {
             if let last = sections.last, last.name == name {
                 sections[sections.count - 1].count += 1
             } else {
-                sections.append(ListSection(id: nextSectionID, name: name, count: 1))
-                nextSectionID += 1
+                sections.append(ListSection(name: name, count: 1))
             }
         }
     }

@@ -99,13 +99,13 @@ extension ListMonitor {
             }
         }
 
-        // Remove what leaves or moves, then insert what enters or moves, each
-        // as one batch: a chunk of the list is rewritten once however many
-        // of its members change.
         // Sections left empty, by index in the old list (nothing has moved yet).
         var deletedSections: [Int] = []
         for index in sections.indices where sections[index].count == 0 { deletedSections.append(index) }
         for index in deletedSections.reversed() { sections.remove(at: index) }
+        // Remove what leaves or moves, then insert what enters or moves, each
+        // as one batch: a chunk of the list is rewritten once however many
+        // of its members change.
         members.remove(ascending: removals.sorted())
 
         // Final positions: where each would go among the remaining members,
@@ -188,9 +188,8 @@ extension ListMonitor {
                 return (inserted, true)
             } else {
                 let index = after?.section ?? sections.count
-                sections.insert(ListSection(id: nextSectionID, name: incoming.section, count: 1), at: index)
+                sections.insert(ListSection(name: incoming.section, count: 1), at: index)
                 inserted.append(index)
-                nextSectionID += 1
                 cursor = (index, position)
             }
             total += 1

@@ -38,7 +38,6 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     var sections: [ListSection] = []
     /// Section names by section-key value, while the SectionBy stays the same.
     var namesByValue: [StoredValue: String] = [:]
-    var nextSectionID = 0
     var observers: [ListObserverBox<Object>] = []
 
     /// `chunkCapacity` sizes the chunks the list is kept in; tests make it
@@ -218,9 +217,7 @@ struct ListSortKey {
 }
 
 /// One section of a monitored list: a run of members with the same name.
-/// The ID tells sections apart across changes even when names repeat.
 struct ListSection {
-    let id: Int
     let name: String
     var count: Int
 }
