@@ -87,10 +87,18 @@ final class EntityObjectTable {
     private func growDirect(to size: Int) {
         let oldCount = direct.count
         direct.append(contentsOf: repeatElement(0, count: size - oldCount))
-        let covered = overflow.filter { $0.key >= Int64(oldCount) && $0.key < Int64(size) }
-        for (rowID, slot) in covered {
-            direct[Int(rowID)] = Int32(slot + 1)
-            overflow[rowID] = nil
+        guard !overflow.isEmpty else { return }
+        // Whichever is smaller: the new range, or the overflow (the array can
+        // grow a few entries at a time while the overflow holds thousands).
+        if size - oldCount <= overflow.count {
+            for rowID in oldCount..<size {
+                if let slot = overflow.removeValue(forKey: Int64(rowID)) { direct[rowID] = Int32(slot + 1) }
+            }
+        } else {
+            for (rowID, slot) in overflow where rowID >= Int64(oldCount) && rowID < Int64(size) {
+                direct[Int(rowID)] = Int32(slot + 1)
+            }
+            overflow = overflow.filter { $0.key < Int64(oldCount) || $0.key >= Int64(size) }
         }
     }
 

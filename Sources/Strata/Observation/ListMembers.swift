@@ -68,7 +68,8 @@ struct ListMembers: Sequence {
         return chunk < chunks.count ? starts[chunk] + offset : count
     }
 
-    /// The position of the entry with exactly `key` (and so its row ID), or `nil`.
+    /// The position of the entry with `key`'s row ID, found by `key`, or `nil`.
+    /// The key must be the one the entry was placed with.
     func position(of key: ListKey) -> Int? {
         let (chunk, offset) = location(of: key)
         guard chunk < chunks.count, chunks[chunk][offset].rowID == key.rowID else { return nil }

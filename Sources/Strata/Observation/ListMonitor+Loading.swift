@@ -52,16 +52,17 @@ extension ListMonitor {
     /// `0.0` and `-0.0`, equal as keys, keep names of their own.
     func sectionName(ofValue value: StoredValue) -> String {
         guard let sectionBy else { return "" }
+        let key: SectionNameKey
         switch value {
-        case .integer, .text:
-            if let name = namesByValue[value] { return name }
-            let name = sectionBy.name(value)
-            if namesByValue.count >= 4_096 { namesByValue.removeAll(keepingCapacity: true) }
-            namesByValue[value] = name
-            return name
-        case .null, .real, .blob:
-            return sectionBy.name(value)
+        case .integer(let integer): key = .integer(integer)
+        case .text(let text): key = .text(Array(text.utf8))
+        case .null, .real, .blob: return sectionBy.name(value)
         }
+        if let name = namesByValue[key] { return name }
+        let name = sectionBy.name(value)
+        if namesByValue.count >= 4_096 { namesByValue.removeAll(keepingCapacity: true) }
+        namesByValue[key] = name
+        return name
     }
 
     /// Rebuilds the sections from each member's section name, in list order.

@@ -14,7 +14,7 @@ extension ListMonitor {
         let readsRelationships = rawSQL || !entitiesRead.isEmpty
         guard mine != nil || (readsRelationships && othersChanged) else { return }
         let changeCount = mine.map { $0.inserted.count + $0.updated.count + $0.deleted.count } ?? 0
-        let mustRefetch = !(query.predicate?.isEvaluableInMemory ?? true)
+        let mustRefetch = rawSQL
             || (readsRelationships && othersChanged)
             || query.options.fetchLimit != nil || query.options.fetchOffset > 0
             || changeCount > max(32, members.count / 2)
@@ -103,6 +103,12 @@ extension ListMonitor {
         var deletedSections: [Int] = []
         for index in sections.indices where sections[index].count == 0 { deletedSections.append(index) }
         for index in deletedSections.reversed() { sections.remove(at: index) }
+        // With names not monotone in the section key, an emptied section can
+        // leave two of the same name side by side, which a fetch makes one.
+        var joinsSections = false
+        for index in sections.indices.dropFirst() where sections[index - 1].name == sections[index].name {
+            joinsSections = true
+        }
         // Remove what leaves or moves, then insert what enters or moves, each
         // as one batch: a chunk of the list is rewritten once however many
         // of its members change.
@@ -124,11 +130,11 @@ extension ListMonitor {
             placedFrom.append(movedFrom[index])
             keysByRowID[member.key.rowID] = member.key
         }
-        let (insertedSections, needsFullSectioning) = placeInSections(placed)
+        let (insertedSections, splitsASection) = placeInSections(placed)
         members.insert(entries)
-        if needsFullSectioning {
-            // A SectionBy whose names are not monotone in its key split a
-            // section: the sections are rebuilt and observers told so as a refetch.
+        if splitsASection || joinsSections {
+            // A SectionBy whose names are not monotone in its key split or
+            // joined sections: they are rebuilt and observers told so as a refetch.
             let boxes = liveObservers
             for box in boxes { box.willRefetch(self) }
             rebuildSections(names: members.map { sectionName(of: $0.object) })
@@ -197,29 +203,6 @@ extension ListMonitor {
         return (inserted, false)
     }
 
-    /// Where each section starts in the list.
-    private func sectionStarts(_ sections: [ListSection]) -> [Int] {
-        var starts: [Int] = []
-        starts.reserveCapacity(sections.count)
-        var start = 0
-        for section in sections {
-            starts.append(start)
-            start += section.count
-        }
-        return starts
-    }
-
-    /// The index path of a position, by binary search over section starts.
-    private static func indexPath(ofPosition position: Int, starts: [Int]) -> IndexPath {
-        var low = 0, high = starts.count
-        while low < high {
-            let middle = (low + high) / 2
-            if starts[middle] <= position { low = middle + 1 } else { high = middle }
-        }
-        let section = max(low - 1, 0)
-        return IndexPath(item: position - (starts.isEmpty ? 0 : starts[section]), section: section)
-    }
-
     /// A member as the monitor's type; every member is an object of its entity.
     private func typed(_ object: ManagedObject) -> Object {
         unsafeDowncast(object, to: Object.self)
@@ -239,6 +222,7 @@ extension ListMonitor {
         let deletedSections = ListOrdering.descending(deletedSections)
         let insertedSections = insertedSections.sorted()
         let inserted = ListOrdering.ascending(inserted)
+        let updated = ListOrdering.ascending(updated)
         for box in boxes { box.willChange(self) }
         for box in boxes {
             for (object, path) in deleted { box.didDeleteObject?(self, typed(object), path) }

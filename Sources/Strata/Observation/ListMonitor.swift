@@ -37,7 +37,7 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     var entitiesRead: Set<String> = []
     var sections: [ListSection] = []
     /// Section names by section-key value, while the SectionBy stays the same.
-    var namesByValue: [StoredValue: String] = [:]
+    var namesByValue: [SectionNameKey: String] = [:]
     var observers: [ListObserverBox<Object>] = []
 
     /// `chunkCapacity` sizes the chunks the list is kept in; tests make it
@@ -189,12 +189,30 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     }
 
     func indexPath(ofPosition position: Int) -> IndexPath {
+        Self.indexPath(ofPosition: position, starts: sectionStarts(sections))
+    }
+
+    /// Where each section starts in the list.
+    func sectionStarts(_ sections: [ListSection]) -> [Int] {
+        var starts: [Int] = []
+        starts.reserveCapacity(sections.count)
         var start = 0
-        for (index, section) in sections.enumerated() {
-            if position < start + section.count { return IndexPath(item: position - start, section: index) }
+        for section in sections {
+            starts.append(start)
             start += section.count
         }
-        return IndexPath(item: position - start, section: max(sections.count - 1, 0))
+        return starts
+    }
+
+    /// The index path of a position, by binary search over section starts.
+    static func indexPath(ofPosition position: Int, starts: [Int]) -> IndexPath {
+        var low = 0, high = starts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if starts[middle] <= position { low = middle + 1 } else { high = middle }
+        }
+        let section = max(low - 1, 0)
+        return IndexPath(item: position - (starts.isEmpty ? 0 : starts[section]), section: section)
     }
 }
 
@@ -214,6 +232,14 @@ struct ListSortKey {
     let nullsFirst: Bool
     /// The value's slot when the path is a field of the object itself.
     var slot: Int? = nil
+}
+
+/// A section-key value as the name cache tells values apart: texts by their
+/// bytes, as the list's order does (Swift's `String` equality would take
+/// `"é"` and `"e\u{301}"` for one value).
+enum SectionNameKey: Hashable {
+    case integer(Int64)
+    case text([UInt8])
 }
 
 /// One section of a monitored list: a run of members with the same name.

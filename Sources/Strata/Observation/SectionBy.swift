@@ -11,6 +11,10 @@
 /// list's own order, so that each section is one run of the list. Sections
 /// whose names come out equal for different values are one section only if
 /// their values are adjacent in that order.
+///
+/// A monitor remembers the name of each integer or text value it has seen,
+/// so the closure must name a value the same way every time (no clock or
+/// changing settings in it); a monitor made again calls it afresh.
 public struct SectionBy<Object: ManagedObject>: Sendable {
     let path: ValuePath
     let name: @Sendable (StoredValue) -> String
