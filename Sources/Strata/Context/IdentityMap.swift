@@ -122,6 +122,13 @@ final class EntityObjectTable {
         else { return }
         slab[slot] = nil
         freeSlots.append(slot)
+        // Forget the row ID too: left pointing at the slot, a later look-up of
+        // the row would read whichever object reuses the slot (a cache miss per
+        // row when a fetch repeats one whose objects are gone).
+        let rowID = object.rowID
+        if rowID >= 0, rowID < Int64(direct.count), direct[Int(rowID)] == Int32(truncatingIfNeeded: slot + 1) {
+            direct[Int(rowID)] = 0
+        }
         object.identitySlot = -1
         liveCount -= 1
         if ownership == .strong { entry.release() }
