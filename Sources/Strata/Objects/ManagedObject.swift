@@ -20,13 +20,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Makes the object a member of `context`.
     final func attach(to context: ObjectContext, entity: EntityDescription, rowID: Int64) {
         contextOwner = context
-        self.context = context
-        self.entity = entity
+        contextReference = Unmanaged.passUnretained(context)
+        entityReference = Unmanaged.passUnretained(entity)
         self.rowID = rowID
     }
 
     deinit {
-        if let context, let entity { context.objectWillDeinitialize(self, entity) }
+        withMembership { context, entity in context.objectWillDeinitialize(self, entity) }
     }
 
     // MARK: State kept by the owning context
@@ -35,12 +35,30 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // than a field read itself; only the owning context's code touches it, and
     // never with overlapping accesses.
 
-    /// The owning context, unretained for speed: `contextOwner` keeps it alive.
-    @exclusivity(unchecked) final unowned(unsafe) var context: ObjectContext?
+    /// The owning context and the object's entity, unretained: `contextOwner`
+    /// keeps the context alive, and the context the schema that owns the
+    /// entity. Unmanaged rather than `unowned(unsafe)`, whose every read the
+    /// compiler may turn into a retain and a release: see ``withMembership(_:)``.
+    @exclusivity(unchecked) private final var contextReference: Unmanaged<ObjectContext>?
+    @exclusivity(unchecked) private final var entityReference: Unmanaged<EntityDescription>?
     /// Keeps the owning context alive as long as the object.
     private final var contextOwner: ObjectContext?
-    /// Unowned: the schema, which the context (held above) keeps, owns it.
-    final unowned(unsafe) var entity: EntityDescription?
+
+    /// The owning context; `nil` for a detached object.
+    final var context: ObjectContext? { contextReference?.takeUnretainedValue() }
+    /// The object's entity; `nil` for a detached object.
+    final var entity: EntityDescription? { entityReference?.takeUnretainedValue() }
+
+    /// Calls `body` with the owning context and the entity, borrowed without
+    /// a retain; `nil` for a detached object. For the paths run per field
+    /// access or per object.
+    @inline(__always)
+    final func withMembership<Result>(_ body: (ObjectContext, EntityDescription) -> Result) -> Result? {
+        guard let contextReference, let entityReference else { return nil }
+        return contextReference._withUnsafeGuaranteedRef { context in
+            entityReference._withUnsafeGuaranteedRef { entity in body(context, entity) }
+        }
+    }
     final var rowID: Int64 = 0
     /// The object's own values, once it has any (see ``values``).
     @exclusivity(unchecked) private final var ownValues = ContiguousArray<StoredValue>()
