@@ -1,9 +1,13 @@
 /// One object per ID within a context: a table per entity, keyed by row ID.
 struct IdentityMap {
     private let tables: [EntityObjectTable]
+    /// The same tables, unretained, for the path every deinitialized object
+    /// takes: borrowing a table from here costs no retain and release.
+    private let unretainedTables: [Unmanaged<EntityObjectTable>]
 
     init(entityCount: Int, ownership: EntityObjectTable.Ownership) {
         tables = (0..<entityCount).map { _ in EntityObjectTable(ownership: ownership) }
+        unretainedTables = tables.map { Unmanaged.passUnretained($0) }
     }
 
     func table(_ entity: EntityDescription) -> EntityObjectTable { tables[entity.index] }
@@ -18,7 +22,7 @@ struct IdentityMap {
 
     /// Removes the entry for the object's ID if it is this very object.
     func remove(_ object: ManagedObject, _ entity: EntityDescription) {
-        tables[entity.index].remove(object)
+        unretainedTables[entity.index]._withUnsafeGuaranteedRef { $0.remove(object) }
     }
 
     func forEach(_ body: (ManagedObject) throws -> Void) rethrows {

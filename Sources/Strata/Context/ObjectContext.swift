@@ -159,8 +159,7 @@ final class ObjectContext {
             return existing
         }
         let object = entity.type.init()
-        object.attach(to: self, entity: entity, rowID: rowID)
-        object.setRow(in: batch, at: batch.append(statement))
+        object.attach(toRowAt: batch.append(statement), in: batch, entity: entity, rowID: rowID)
         object.generation = generation
         table.insertNew(object)
         return object
@@ -205,9 +204,9 @@ final class ObjectContext {
         lastReadGeneration = generation
         guard hasRow else { return [] }
         let table = objects.table(entity)
-        var batch = RowBatch(columns: entity.attributes.count)
+        var batch = RowBatch(columns: entity.attributes.count, context: self)
         repeat {
-            if !batch.hasRoom { batch = RowBatch(columns: entity.attributes.count) }
+            if !batch.hasRoom { batch = RowBatch(columns: entity.attributes.count, context: self) }
             fetched.append(object(entity, row: statement, generation: generation, table: table, batch: batch))
         } while try fetched.count < maxRows && statement.step()
         // Every row of the entity is an object of its class, `Object`, so the

@@ -17,12 +17,22 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// objects; your code creates objects with `transaction.create(Into<T>())`.
     public required init() {}
 
-    /// Makes the object a member of `context`.
+    /// Makes the object a member of `context`, with values of its own.
     final func attach(to context: ObjectContext, entity: EntityDescription, rowID: Int64) {
         contextOwner = context
         contextReference = Unmanaged.passUnretained(context)
         entityReference = Unmanaged.passUnretained(entity)
         self.rowID = rowID
+    }
+
+    /// Makes the object a member of the context whose fetch read its row
+    /// into `batch` at `start`, reading its values from there.
+    final func attach(toRowAt start: Int, in batch: RowBatch, entity: EntityDescription, rowID: Int64) {
+        contextReference = Unmanaged.passUnretained(batch.context)
+        entityReference = Unmanaged.passUnretained(entity)
+        self.rowID = rowID
+        self.batch = batch
+        batchStart = start
     }
 
     deinit {
@@ -35,14 +45,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // than a field read itself; only the owning context's code touches it, and
     // never with overlapping accesses.
 
-    /// The owning context and the object's entity, unretained: `contextOwner`
-    /// keeps the context alive, and the context the schema that owns the
-    /// entity. Unmanaged rather than `unowned(unsafe)`, whose every read the
+    /// The owning context and the object's entity, unretained: the row batch
+    /// or `contextOwner` keeps the context alive, and the context the schema
+    /// that owns the entity. Unmanaged rather than `unowned(unsafe)`, whose every read the
     /// compiler may turn into a retain and a release: see ``withMembership(_:)``.
     @exclusivity(unchecked) private final var contextReference: Unmanaged<ObjectContext>?
     @exclusivity(unchecked) private final var entityReference: Unmanaged<EntityDescription>?
-    /// Keeps the owning context alive as long as the object.
-    private final var contextOwner: ObjectContext?
+    /// Keeps the owning context alive as long as the object, once the object
+    /// has values of its own (until then its row batch keeps the context).
+    @exclusivity(unchecked) private final var contextOwner: ObjectContext?
 
     /// The owning context; `nil` for a detached object.
     final var context: ObjectContext? { contextReference?.takeUnretainedValue() }
@@ -59,6 +70,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             entityReference._withUnsafeGuaranteedRef { entity in body(context, entity) }
         }
     }
+
     final var rowID: Int64 = 0
     /// The object's own values, once it has any (see ``values``).
     @exclusivity(unchecked) private final var ownValues = ContiguousArray<StoredValue>()
@@ -73,31 +85,30 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var values: ContiguousArray<StoredValue> {
         get { batch.map { $0.row(from: batchStart) } ?? ownValues }
         set {
+            leaveBatch()
             ownValues = newValue
-            batch = nil
         }
         _modify {
-            if let batch {
-                ownValues = batch.row(from: batchStart)
-                self.batch = nil
-            }
+            if let batch { ownValues = batch.row(from: batchStart) }
+            leaveBatch()
             yield &ownValues
         }
+    }
+
+    /// Stops reading from the row batch; the object now holds the context.
+    private final func leaveBatch() {
+        guard let batch else { return }
+        contextOwner = batch.context
+        self.batch = nil
     }
 
     /// The value in one slot, without copying the row.
     @inline(__always)
     final func value(at slot: Int) -> StoredValue {
-        if let batch { return batch.storage[batchStart + slot] }
+        if let batch { return batch.value(at: batchStart + slot) }
         return ownValues[slot]
     }
 
-    /// Points the object at its row in a fetch's shared buffer.
-    final func setRow(in batch: RowBatch, at start: Int) {
-        self.batch = batch
-        batchStart = start
-        ownValues = []
-    }
     /// The commit generation the values were read at (main context).
     final var generation: UInt64 = 0
     /// The values when the enclosing transaction first changed the object.
