@@ -204,9 +204,13 @@ final class ObjectContext {
         lastReadGeneration = generation
         guard hasRow else { return [] }
         let table = objects.table(entity)
-        var batch = RowBatch(columns: entity.attributes.count, context: self)
+        let columns = entity.attributes.count
+        var batch = RowBatch(columns: columns, rows: maxRows, context: self)
         repeat {
-            if !batch.hasRoom { batch = RowBatch(columns: entity.attributes.count, context: self) }
+            if !batch.hasRoom {
+                // The next rows likely need as many text and blob bytes.
+                batch = RowBatch(columns: columns, byteCapacity: batch.byteCount, context: self)
+            }
             fetched.append(object(entity, row: statement, generation: generation, table: table, batch: batch))
         } while try fetched.count < maxRows && statement.step()
         // Every row of the entity is an object of its class, `Object`, so the

@@ -1,7 +1,15 @@
-/// Up to ``capacity`` rows that one fetch read, in one buffer that their
-/// objects share until one is changed (then it takes its own copy): a fetch of
-/// 100,000 objects makes about a hundred allocations for their values instead
-/// of 100,000.
+import CSQLite
+import Foundation
+
+/// Up to ``capacity`` rows that one fetch read, in buffers that their objects
+/// share until one is changed (then it takes its own copy of its values).
+///
+/// The rows stay close to SQLite's own encoding: a storage class and eight
+/// bytes per value (the integer, the double, or where a text or blob value's
+/// bytes start), and the text and blob bytes one after another in one byte
+/// buffer. A read decodes the value it asks for, so a fetch of 100,000 objects
+/// makes a few hundred allocations for their values, not one per object and
+/// string, and freeing them is as cheap.
 ///
 /// A batch lives as long as any object that still reads from it; keeping
 /// batches small bounds what one long-lived object keeps in memory. It also
@@ -10,41 +18,72 @@
 final class RowBatch {
     static let capacity = 1_024
 
+    /// A value's storage class.
+    private enum Kind: UInt8 { case null, integer, real, text, blob }
+
     let columns: Int
     /// The context whose fetch read the rows.
     let context: ObjectContext
-    /// Room for ``capacity`` rows, of which the first `count` values are
-    /// initialized. A buffer of its own rather than an array, so that filling
-    /// it checks neither uniqueness nor capacity per value.
-    private let storage: UnsafeMutablePointer<StoredValue>
-    // Unchecked exclusivity: only `append` and `deinit` touch it.
+    /// How many values fit.
+    private let valueCapacity: Int
+    /// Per value: the integer, the bits of the double, or the offset of the
+    /// text's or blob's length (four bytes) and bytes in `bytes`.
+    private let payloads: UnsafeMutablePointer<UInt64>
+    /// Per value, its storage class.
+    private let kinds: UnsafeMutablePointer<Kind>
+    // Unchecked exclusivity: only `append` (and `deinit`) change the state
+    // below, never while a read is in progress.
+    @exclusivity(unchecked) private var bytes: UnsafeMutableRawPointer
+    @exclusivity(unchecked) private var byteCapacity: Int
+    @exclusivity(unchecked) private(set) var byteCount = 0
     @exclusivity(unchecked) private var count = 0
 
-    init(columns: Int, context: ObjectContext) {
+    /// A batch for up to `rows` rows (at most ``capacity``) of `columns`
+    /// values, whose text and blob bytes start with room for `byteCapacity`
+    /// (by default, eight bytes a value).
+    init(columns: Int, rows: Int = RowBatch.capacity, byteCapacity: Int? = nil, context: ObjectContext) {
         self.columns = columns
         self.context = context
-        storage = .allocate(capacity: max(1, columns * Self.capacity))
+        valueCapacity = max(1, columns * min(rows, Self.capacity))
+        let storage = UnsafeMutableRawPointer.allocate(
+            byteCount: valueCapacity * (MemoryLayout<UInt64>.stride + MemoryLayout<Kind>.stride),
+            alignment: MemoryLayout<UInt64>.alignment)
+        payloads = storage.bindMemory(to: UInt64.self, capacity: valueCapacity)
+        kinds = (storage + valueCapacity * MemoryLayout<UInt64>.stride)
+            .bindMemory(to: Kind.self, capacity: valueCapacity)
+        self.byteCapacity = max(64, byteCapacity ?? valueCapacity * 8)
+        bytes = .allocate(byteCount: self.byteCapacity, alignment: 1)
+        bytes.bindMemory(to: UInt8.self, capacity: self.byteCapacity)
     }
 
     deinit {
-        storage.deinitialize(count: count)
-        storage.deallocate()
+        // The payloads and kinds are trivial: no value needs deinitializing.
+        UnsafeMutableRawPointer(payloads).deallocate()
+        bytes.deallocate()
     }
 
     /// Whether another row fits.
-    var hasRoom: Bool { count + columns <= columns * Self.capacity }
+    var hasRoom: Bool { count + columns <= valueCapacity }
 
-    /// The value at `index` (a row's start plus a slot).
+    /// The value at `index` (a row's start plus a slot), decoded.
     @inline(__always)
     func value(at index: Int) -> StoredValue {
-        precondition(index < count, "Strata: a row batch was read past its rows")
-        return storage[index]
+        precondition(index >= 0 && index < count, "Strata: a row batch was read past its rows")
+        let payload = payloads[index]
+        switch kinds[index] {
+        case .null: return .null
+        case .integer: return .integer(Int64(bitPattern: payload))
+        case .real: return .real(Double(bitPattern: payload))
+        case .text: return .text(String(decoding: storedBytes(at: payload), as: UTF8.self))
+        case .blob:
+            let stored = storedBytes(at: payload)
+            return stored.isEmpty ? .blob(Data()) : .blob(Data(buffer: stored))
+        }
     }
 
     /// A copy of the row that starts at `start`.
     func row(from start: Int) -> ContiguousArray<StoredValue> {
-        precondition(start + columns <= count, "Strata: a row batch was read past its rows")
-        return ContiguousArray(UnsafeBufferPointer(start: storage + start, count: columns))
+        ContiguousArray((start..<(start + columns)).lazy.map { self.value(at: $0) })
     }
 
     /// Appends the attribute columns (1...columns) of the statement's current
@@ -53,9 +92,63 @@ final class RowBatch {
         precondition(hasRoom, "Strata: a full row batch was appended to")
         let start = count
         for column in 0..<columns {
-            (storage + start + column).initialize(to: statement.value(at: Int32(column + 1)))
+            let index = Int32(column + 1)
+            let value = start + column
+            switch statement.columnType(at: index) {
+            case SQLITE_INTEGER:
+                kinds[value] = .integer
+                payloads[value] = UInt64(bitPattern: statement.int64(at: index))
+            case SQLITE_FLOAT:
+                kinds[value] = .real
+                payloads[value] = statement.double(at: index).bitPattern
+            case SQLITE_TEXT:
+                kinds[value] = .text
+                payloads[value] = store(statement.textBytes(at: index))
+            case SQLITE_BLOB:
+                kinds[value] = .blob
+                payloads[value] = store(statement.blobBytes(at: index))
+            default:
+                kinds[value] = .null
+                payloads[value] = 0
+            }
         }
         count += columns
         return start
+    }
+
+    /// Copies `source` after the stored bytes, behind its length, and returns
+    /// where the length starts.
+    private func store(_ source: UnsafeRawBufferPointer) -> UInt64 {
+        // SQLite caps a value at 2^31 - 1 bytes, so its length fits four bytes.
+        let length = UInt32(source.count)
+        let needed = byteCount + MemoryLayout<UInt32>.size + source.count
+        if needed > byteCapacity { grow(toHold: needed) }
+        let offset = byteCount
+        bytes.storeBytes(of: length, toByteOffset: offset, as: UInt32.self)
+        if let base = source.baseAddress, source.count > 0 {
+            (bytes + offset + MemoryLayout<UInt32>.size).copyMemory(from: base, byteCount: source.count)
+        }
+        byteCount = needed
+        return UInt64(offset)
+    }
+
+    private func grow(toHold needed: Int) {
+        let capacity = max(needed, byteCapacity * 2)
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 1)
+        grown.bindMemory(to: UInt8.self, capacity: capacity)
+        grown.copyMemory(from: bytes, byteCount: byteCount)
+        bytes.deallocate()
+        bytes = grown
+        byteCapacity = capacity
+    }
+
+    /// The bytes of the text or blob value whose length is stored at `offset`.
+    @inline(__always)
+    private func storedBytes(at offset: UInt64) -> UnsafeBufferPointer<UInt8> {
+        let start = Int(offset)
+        let length = Int(bytes.loadUnaligned(fromByteOffset: start, as: UInt32.self))
+        return UnsafeBufferPointer(
+            start: (bytes + start + MemoryLayout<UInt32>.size).assumingMemoryBound(to: UInt8.self),
+            count: length)
     }
 }
