@@ -112,7 +112,7 @@ final class EntityObjectTable {
             slot = slab.count
             slab.append(reference)
         }
-        object.identitySlot = slot
+        object.identitySlot = Int32(slot)
         liveCount += 1
         setSlot(slot, for: object.rowID)
         if overflow.count > 1_024, overflow.count > 2 * liveCount { sweepOverflow() }
@@ -120,7 +120,7 @@ final class EntityObjectTable {
 
     /// Removes the object's entry if it is this very object.
     func remove(_ object: ManagedObject) {
-        let slot = object.identitySlot
+        let slot = Int(object.identitySlot)
         guard slot >= 0, slot < slab.count,
               let entry = slab[slot], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque()
         else { return }

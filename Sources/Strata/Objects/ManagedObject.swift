@@ -19,7 +19,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Makes the object a member of `context`, with values of its own.
     final func attach(to context: ObjectContext, entity: EntityDescription, rowID: Int64) {
-        contextOwner = context
+        owner = context
         contextReference = Unmanaged.passUnretained(context)
         entityReference = Unmanaged.passUnretained(entity)
         self.rowID = rowID
@@ -28,11 +28,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Makes the object a member of the context whose fetch read its row
     /// into `batch` at `start`, reading its values from there.
     final func attach(toRowAt start: Int, in batch: RowBatch, entity: EntityDescription, rowID: Int64) {
+        owner = batch
+        readsFromBatch = true
+        batchStart = Int32(start)
         contextReference = Unmanaged.passUnretained(batch.context)
         entityReference = Unmanaged.passUnretained(entity)
         self.rowID = rowID
-        self.batch = batch
-        batchStart = start
     }
 
     deinit {
@@ -43,17 +44,19 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     //
     // The hot state opts out of dynamic exclusivity checks, which cost more
     // than a field read itself; only the owning context's code touches it, and
-    // never with overlapping accesses.
+    // never with overlapping accesses. Every object of a fetch carries this
+    // state, so it is kept compact: small integers and flags share one word.
 
-    /// The owning context and the object's entity, unretained: the row batch
-    /// or `contextOwner` keeps the context alive, and the context the schema
-    /// that owns the entity. Unmanaged rather than `unowned(unsafe)`, whose every read the
-    /// compiler may turn into a retain and a release: see ``withMembership(_:)``.
+    /// The owning context and the object's entity, unretained: `owner` keeps
+    /// the context alive, and the context the schema that owns the entity.
+    /// Unmanaged rather than `unowned(unsafe)`, whose every read the compiler
+    /// may turn into a retain and a release: see ``withMembership(_:)``.
     @exclusivity(unchecked) private final var contextReference: Unmanaged<ObjectContext>?
     @exclusivity(unchecked) private final var entityReference: Unmanaged<EntityDescription>?
-    /// Keeps the owning context alive as long as the object, once the object
-    /// has values of its own (until then its row batch keeps the context).
-    @exclusivity(unchecked) private final var contextOwner: ObjectContext?
+    /// Keeps the owning context alive as long as the object: the row batch
+    /// the object reads its values from (which keeps the context), or, once
+    /// the object has values of its own, the context itself.
+    @exclusivity(unchecked) private final var owner: AnyObject?
 
     /// The owning context; `nil` for a detached object.
     final var context: ObjectContext? { contextReference?.takeUnretainedValue() }
@@ -74,22 +77,25 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var rowID: Int64 = 0
     /// The object's own values, once it has any (see ``values``).
     @exclusivity(unchecked) private final var ownValues = ContiguousArray<StoredValue>()
+
     /// The rows of the fetch that read this object, while it has no values of
     /// its own: a fetch reads every row into one shared buffer instead of an
     /// array per object.
-    @exclusivity(unchecked) private final var batch: RowBatch?
-    @exclusivity(unchecked) private final var batchStart = 0
+    @inline(__always)
+    private final var batch: RowBatch? {
+        readsFromBatch ? unsafeDowncast(owner.unsafelyUnwrapped, to: RowBatch.self) : nil
+    }
 
     /// The current values, one per attribute slot of the entity. Setting or
     /// mutating them gives the object its own copy.
     final var values: ContiguousArray<StoredValue> {
-        get { batch.map { $0.row(from: batchStart) } ?? ownValues }
+        get { batch.map { $0.row(from: Int(batchStart)) } ?? ownValues }
         set {
             leaveBatch()
             ownValues = newValue
         }
         _modify {
-            if let batch { ownValues = batch.row(from: batchStart) }
+            if let batch { ownValues = batch.row(from: Int(batchStart)) }
             leaveBatch()
             yield &ownValues
         }
@@ -98,14 +104,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Stops reading from the row batch; the object now holds the context.
     private final func leaveBatch() {
         guard let batch else { return }
-        contextOwner = batch.context
-        self.batch = nil
+        readsFromBatch = false
+        owner = batch.context
     }
 
     /// The value in one slot, without copying the row.
     @inline(__always)
     final func value(at slot: Int) -> StoredValue {
-        if let batch { return batch.value(at: batchStart + slot) }
+        if let batch { return batch.value(at: Int(batchStart) + slot) }
         return ownValues[slot]
     }
 
@@ -117,11 +123,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var flushed: ContiguousArray<StoredValue>?
     /// Values assigned that cannot be stored; reported at the next flush.
     @exclusivity(unchecked) final var invalidValues: [Int: (value: Any, error: StrataError)]?
+    /// Where the object's row starts in `batch`.
+    @exclusivity(unchecked) private final var batchStart: Int32 = 0
+    /// The object's slot in its context's identity map, or -1.
+    final var identitySlot: Int32 = -1
+    /// Whether `owner` is the row batch the object reads its values from.
+    @exclusivity(unchecked) private final var readsFromBatch = false
     final var isInserted = false
     final var isWritten = true
     final var isDeleted = false
-    /// The object's slot in the main context's identity map, or -1.
-    final var identitySlot = -1
 
     // MARK: Identity
 
