@@ -117,12 +117,50 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// The commit generation the values were read at (main context).
     final var generation: UInt64 = 0
+    /// What only an object changed in a transaction needs; `nil` until then,
+    /// so that the objects of a fetch are smaller.
+    @exclusivity(unchecked) private final var changes: PendingChanges?
+
     /// The values when the enclosing transaction first changed the object.
-    final var baseline: ContiguousArray<StoredValue>?
+    final var baseline: ContiguousArray<StoredValue>? {
+        get { changes?.baseline }
+        set { updateChanges { $0.baseline = newValue } }
+        _modify { yield &pendingChanges().baseline }
+    }
+
     /// The values as last written to the transaction's store, while unwritten changes exist.
-    final var flushed: ContiguousArray<StoredValue>?
+    final var flushed: ContiguousArray<StoredValue>? {
+        get { changes?.flushed }
+        set { updateChanges { $0.flushed = newValue } }
+        _modify { yield &pendingChanges().flushed }
+    }
+
     /// Values assigned that cannot be stored; reported at the next flush.
-    @exclusivity(unchecked) final var invalidValues: [Int: (value: Any, error: StrataError)]?
+    final var invalidValues: [Int: (value: Any, error: StrataError)]? {
+        @inline(__always) get { changes?.invalidValues }
+        set { updateChanges { $0.invalidValues = newValue } }
+        _modify { yield &pendingChanges().invalidValues }
+    }
+
+    private final func pendingChanges() -> PendingChanges {
+        if let changes { return changes }
+        let created = PendingChanges()
+        changes = created
+        return created
+    }
+
+    /// Applies `update`, creating the changes only to store something in
+    /// them and dropping them once they hold nothing.
+    private final func updateChanges(_ update: (PendingChanges) -> Void) {
+        if let changes {
+            update(changes)
+            if changes.isEmpty { self.changes = nil }
+        } else {
+            let created = PendingChanges()
+            update(created)
+            if !created.isEmpty { changes = created }
+        }
+    }
     /// Where the object's row starts in `batch`.
     @exclusivity(unchecked) private final var batchStart: Int32 = 0
     /// The object's slot in its context's identity map, or -1.
@@ -177,4 +215,13 @@ extension ContiguousArray where Element == StoredValue {
     func isIdentical(to other: ContiguousArray<StoredValue>) -> Bool {
         count == other.count && indices.allSatisfy { self[$0].isIdentical(to: other[$0]) }
     }
+}
+
+/// The state of an object that its transaction changed (see ``ManagedObject``).
+final class PendingChanges {
+    var baseline: ContiguousArray<StoredValue>?
+    var flushed: ContiguousArray<StoredValue>?
+    var invalidValues: [Int: (value: Any, error: StrataError)]?
+
+    var isEmpty: Bool { baseline == nil && flushed == nil && invalidValues == nil }
 }
