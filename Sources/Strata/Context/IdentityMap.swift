@@ -67,15 +67,30 @@ final class EntityObjectTable {
     private func slot(of rowID: Int64) -> Int? {
         if rowID >= 0, rowID < Int64(direct.count) {
             let entry = direct[Int(rowID)]
-            return entry == 0 ? nil : Int(entry) - 1
+            if entry != 0 { return Int(entry) - 1 }
         }
-        return overflow[rowID]
+        // The row ID may have gone to the overflow before the direct array
+        // grew to cover it.
+        return overflow.isEmpty ? nil : overflow[rowID]
     }
 
+    @inline(__always)
     private func setSlot(_ slot: Int, for rowID: Int64) {
-        // Row IDs stay in the direct array while it is at most ~4 entries per live object.
+        precondition(slot < Int(Int32.max), "Strata: too many objects in one context")
+        // A row ID the direct array covers must be stored there, where
+        // `slot(of:)` looks first, even when the array has since grown past
+        // what the live objects alone would justify.
+        if rowID >= 0, rowID < Int64(direct.count) {
+            direct[Int(rowID)] = Int32(slot + 1)
+        } else {
+            setSlotBeyondDirect(slot, for: rowID)
+        }
+    }
+
+    private func setSlotBeyondDirect(_ slot: Int, for rowID: Int64) {
+        // The direct array grows while it stays at most ~4 entries per live object.
         let limit = Int64(max(1 << 16, 4 * (liveCount + 1)))
-        if rowID >= 0, rowID < limit, slot < Int(Int32.max) {
+        if rowID >= 0, rowID < limit {
             if rowID >= Int64(direct.count) {
                 let size = min(Int(limit), max(Int(rowID) + 1, direct.count * 2))
                 direct.append(contentsOf: repeatElement(0, count: size - direct.count))
