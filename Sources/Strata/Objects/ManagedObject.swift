@@ -87,9 +87,18 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// The current values, one per attribute slot of the entity. Setting or
-    /// mutating them gives the object its own copy.
+    /// mutating them gives the object its own copy; so does reading them in
+    /// a transaction, which reads a whole row to change it (to keep its
+    /// baseline, then its flushed values): the row is decoded once.
     final var values: ContiguousArray<StoredValue> {
-        get { batch.map { $0.row(from: Int(batchStart)) } ?? ownValues }
+        get {
+            guard let batch else { return ownValues }
+            let row = batch.row(from: Int(batchStart))
+            if batch.context.isReadOnly { return row }
+            leaveBatch()
+            ownValues = row
+            return row
+        }
         set {
             leaveBatch()
             ownValues = newValue
