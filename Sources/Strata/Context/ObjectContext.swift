@@ -208,10 +208,8 @@ final class ObjectContext {
         var batch = RowBatch(columns: columns, rows: maxRows, context: self)
         repeat {
             if !batch.hasRoom {
-                // The next rows likely need about as many text and blob bytes:
-                // a little more room saves growing (copying) the byte buffer.
-                batch = RowBatch(
-                    columns: columns, byteCapacity: batch.byteCount + batch.byteCount / 4, context: self)
+                // The next rows likely need as many text and blob bytes.
+                batch = RowBatch(columns: columns, byteCapacity: batch.byteCount, context: self)
             }
             fetched.append(object(entity, row: statement, generation: generation, table: table, batch: batch))
         } while try fetched.count < maxRows && statement.step()
