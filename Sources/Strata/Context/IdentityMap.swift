@@ -120,8 +120,8 @@ final class EntityObjectTable {
         let reference = Unmanaged.passUnretained(object)
         if ownership == .strong { _ = reference.retain() }
         let slot: Int
-        if let free = freeSlots.popLast() {
-            slot = free
+        if !freeSlots.isEmpty {
+            slot = freeSlots.removeLast()
             slab[slot] = reference
         } else {
             slot = slab.count
