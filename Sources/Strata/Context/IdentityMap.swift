@@ -145,7 +145,8 @@ final class EntityObjectTable {
         // the row would read whichever object reuses the slot (a cache miss per
         // row when a fetch repeats one whose objects are gone).
         let rowID = object.rowID
-        if rowID >= 0, rowID < Int64(direct.count), direct[Int(rowID)] == Int32(truncatingIfNeeded: slot + 1) {
+        if rowID >= 0, rowID < Int64(direct.count),
+           direct[Int(rowID)] == Int32(truncatingIfNeeded: slot + 1) {
             direct[Int(rowID)] = 0
         }
         object.identitySlot = -1

@@ -59,7 +59,9 @@ final class ObjectContext {
     /// Resolves the value slot of the field whose wrapper is at `keyPath` in
     /// `object` by the wrapper's name, and remembers it for the entity.
     @inline(never)
-    func resolveSlot(ofFieldAt keyPath: AnyKeyPath, in entity: EntityDescription, of object: ManagedObject) -> Int {
+    func resolveSlot(
+        ofFieldAt keyPath: AnyKeyPath, in entity: EntityDescription, of object: ManagedObject
+    ) -> Int {
         guard let name = (object[keyPath: keyPath] as? any FieldWrapper)?.name,
               let slot = entity.slot(of: name)
         else {

@@ -6,8 +6,8 @@ import Foundation
 ///
 /// The rows stay close to SQLite's own encoding: a storage class and eight
 /// bytes per value (the integer, the double, or where a text or blob value's
-/// bytes start), and the text and blob bytes one after another in one byte
-/// buffer. A read decodes the value it asks for, so a fetch of 100,000 objects
+/// length and bytes start), and the text and blob bytes one after another in
+/// one byte buffer. A read decodes the value it asks for, so a fetch of 100,000 objects
 /// makes a few hundred allocations for their values, not one per object and
 /// string, and freeing them is as cheap.
 ///
@@ -41,7 +41,10 @@ final class RowBatch {
     /// A batch for up to `rows` rows (at most ``capacity``) of `columns`
     /// values, whose text and blob bytes start with room for `byteCapacity`
     /// (by default, eight bytes a value).
-    init(columns: Int, rows: Int = RowBatch.capacity, byteCapacity: Int? = nil, context: ObjectContext) {
+    init(
+        columns: Int, rows: Int = RowBatch.capacity, byteCapacity: Int? = nil,
+        context: ObjectContext
+    ) {
         self.columns = columns
         self.context = context
         valueCapacity = max(1, columns * min(rows, Self.capacity))
@@ -126,7 +129,8 @@ final class RowBatch {
         let offset = byteCount
         bytes.storeBytes(of: length, toByteOffset: offset, as: UInt32.self)
         if let base = source.baseAddress, source.count > 0 {
-            (bytes + offset + MemoryLayout<UInt32>.size).copyMemory(from: base, byteCount: source.count)
+            let start = bytes + offset + MemoryLayout<UInt32>.size
+            start.copyMemory(from: base, byteCount: source.count)
         }
         byteCount = needed
         return UInt64(offset)

@@ -27,7 +27,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Makes the object a member of the context whose fetch read its row
     /// into `batch` at `start`, reading its values from there.
-    final func attach(toRowAt start: Int, in batch: RowBatch, entity: EntityDescription, rowID: Int64) {
+    final func attach(
+        toRowAt start: Int, in batch: RowBatch, entity: EntityDescription, rowID: Int64
+    ) {
         owner = batch
         readsFromBatch = true
         batchStart = Int32(start)
@@ -67,7 +69,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// a retain; `nil` for a detached object. For the paths run per field
     /// access or per object.
     @inline(__always)
-    final func withMembership<Result>(_ body: (ObjectContext, EntityDescription) -> Result) -> Result? {
+    final func withMembership<Result>(
+        _ body: (ObjectContext, EntityDescription) -> Result
+    ) -> Result? {
         guard let contextReference, let entityReference else { return nil }
         return contextReference._withUnsafeGuaranteedRef { context in
             entityReference._withUnsafeGuaranteedRef { entity in body(context, entity) }
@@ -170,6 +174,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             if !created.isEmpty { changes = created }
         }
     }
+
     /// Where the object's row starts in `batch`.
     @exclusivity(unchecked) private final var batchStart: Int32 = 0
     /// The object's slot in its context's identity map, or -1.
