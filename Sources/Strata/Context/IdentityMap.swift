@@ -1,9 +1,13 @@
 /// One object per ID within a context: a table per entity, keyed by row ID.
 struct IdentityMap {
     private let tables: [EntityObjectTable]
+    /// The same tables, unretained, for the path every deinitialized object
+    /// takes: borrowing a table from here costs no retain and release.
+    private let unretainedTables: [Unmanaged<EntityObjectTable>]
 
     init(entityCount: Int, ownership: EntityObjectTable.Ownership) {
         tables = (0..<entityCount).map { _ in EntityObjectTable(ownership: ownership) }
+        unretainedTables = tables.map { Unmanaged.passUnretained($0) }
     }
 
     func table(_ entity: EntityDescription) -> EntityObjectTable { tables[entity.index] }
@@ -18,7 +22,7 @@ struct IdentityMap {
 
     /// Removes the entry for the object's ID if it is this very object.
     func remove(_ object: ManagedObject, _ entity: EntityDescription) {
-        tables[entity.index].remove(object)
+        unretainedTables[entity.index]._withUnsafeGuaranteedRef { $0.remove(object) }
     }
 
     func forEach(_ body: (ManagedObject) throws -> Void) rethrows {
@@ -63,17 +67,30 @@ final class EntityObjectTable {
     private func slot(of rowID: Int64) -> Int? {
         if rowID >= 0, rowID < Int64(direct.count) {
             let entry = direct[Int(rowID)]
+            // Never in the overflow too: `setSlot` files covered row IDs here,
+            // and `growDirect` moves them in when the array grows over them.
             return entry == 0 ? nil : Int(entry) - 1
         }
         return overflow[rowID]
     }
 
+    @inline(__always)
     private func setSlot(_ slot: Int, for rowID: Int64) {
-        // Row IDs stay in the direct array while it is at most ~4 entries per live object.
+        precondition(slot < Int(Int32.max), "Strata: too many objects in one context")
+        // A row ID the direct array covers must be stored there, where
+        // `slot(of:)` looks first, even when the array has since grown past
+        // what the live objects alone would justify.
+        if rowID >= 0, rowID < Int64(direct.count) {
+            direct[Int(rowID)] = Int32(slot + 1)
+        } else {
+            setSlotBeyondDirect(slot, for: rowID)
+        }
+    }
+
+    private func setSlotBeyondDirect(_ slot: Int, for rowID: Int64) {
+        // The direct array grows while it stays at most ~4 entries per live object.
         let limit = Int64(max(1 << 16, 4 * (liveCount + 1)))
-        // A row ID the direct array already covers stays there, even when the
-        // limit has since shrunk: `slot(of:)` reads the direct array first.
-        if rowID >= 0, rowID < max(limit, Int64(direct.count)), slot < Int(Int32.max) {
+        if rowID >= 0, rowID < limit {
             if rowID >= Int64(direct.count) { growDirect(to: min(Int(limit), max(Int(rowID) + 1, direct.count * 2))) }
             direct[Int(rowID)] = Int32(slot + 1)
         } else {
@@ -121,14 +138,14 @@ final class EntityObjectTable {
         let reference = Unmanaged.passUnretained(object)
         if ownership == .strong { _ = reference.retain() }
         let slot: Int
-        if let free = freeSlots.popLast() {
-            slot = free
+        if !freeSlots.isEmpty {
+            slot = freeSlots.removeLast()
             slab[slot] = reference
         } else {
             slot = slab.count
             slab.append(reference)
         }
-        object.identitySlot = slot
+        object.identitySlot = Int32(slot)
         liveCount += 1
         setSlot(slot, for: object.rowID)
         if overflow.count > 1_024, overflow.count > 2 * liveCount { sweepOverflow() }
@@ -136,12 +153,20 @@ final class EntityObjectTable {
 
     /// Removes the object's entry if it is this very object.
     func remove(_ object: ManagedObject) {
-        let slot = object.identitySlot
+        let slot = Int(object.identitySlot)
         guard slot >= 0, slot < slab.count,
               let entry = slab[slot], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque()
         else { return }
         slab[slot] = nil
         freeSlots.append(slot)
+        // Forget the row ID too: left pointing at the slot, a later look-up of
+        // the row would read whichever object reuses the slot (a cache miss per
+        // row when a fetch repeats one whose objects are gone).
+        let rowID = object.rowID
+        if rowID >= 0, rowID < Int64(direct.count),
+           direct[Int(rowID)] == Int32(truncatingIfNeeded: slot + 1) {
+            direct[Int(rowID)] = 0
+        }
         object.identitySlot = -1
         liveCount -= 1
         if ownership == .strong { entry.release() }

@@ -42,22 +42,33 @@ final class ObjectContext {
     @exclusivity(unchecked) private var fieldSlots: [ContiguousArray<(keyPath: ObjectIdentifier, slot: Int)>]
     private var resolvedKeyPaths: [AnyKeyPath] = []
 
-    /// The value slot of the field whose wrapper is at `keyPath` in `object`.
-    func slot(ofFieldAt keyPath: AnyKeyPath, in entity: EntityDescription, of object: ManagedObject) -> Int {
+    /// The value slot of the field whose wrapper is at `keyPath`, when an
+    /// earlier access resolved it. Inlined into field accesses, with no call
+    /// on the way, so that reading the object's unowned context and entity
+    /// costs no retain.
+    @inline(__always)
+    func resolvedSlot(ofFieldAt keyPath: AnyKeyPath, in entity: EntityDescription) -> Int? {
         let id = ObjectIdentifier(keyPath)
-        let found = fieldSlots.withUnsafeBufferPointer { tables in
+        return fieldSlots.withUnsafeBufferPointer { tables in
             tables[entity.index].withUnsafeBufferPointer { table in
                 table.first { $0.keyPath == id }?.slot
             }
         }
-        if let found { return found }
+    }
+
+    /// Resolves the value slot of the field whose wrapper is at `keyPath` in
+    /// `object` by the wrapper's name, and remembers it for the entity.
+    @inline(never)
+    func resolveSlot(
+        ofFieldAt keyPath: AnyKeyPath, in entity: EntityDescription, of object: ManagedObject
+    ) -> Int {
         guard let name = (object[keyPath: keyPath] as? any FieldWrapper)?.name,
               let slot = entity.slot(of: name)
         else {
             preconditionFailure("Strata: \(keyPath) does not name a stored field of \(entity.name).")
         }
         resolvedKeyPaths.append(keyPath)
-        fieldSlots[entity.index].append((id, slot))
+        fieldSlots[entity.index].append((ObjectIdentifier(keyPath), slot))
         return slot
     }
 
@@ -150,8 +161,7 @@ final class ObjectContext {
             return existing
         }
         let object = entity.type.init()
-        object.attach(to: self, entity: entity, rowID: rowID)
-        object.setRow(in: batch, at: batch.append(statement))
+        object.attach(toRowAt: batch.append(statement), in: batch, entity: entity, rowID: rowID)
         object.generation = generation
         table.insertNew(object)
         return object
@@ -196,9 +206,13 @@ final class ObjectContext {
         lastReadGeneration = generation
         guard hasRow else { return [] }
         let table = objects.table(entity)
-        var batch = RowBatch(columns: entity.attributes.count)
+        let columns = entity.attributes.count
+        var batch = RowBatch(columns: columns, rows: maxRows, context: self)
         repeat {
-            if !batch.hasRoom { batch = RowBatch(columns: entity.attributes.count) }
+            if !batch.hasRoom {
+                // The next rows likely need as many text and blob bytes.
+                batch = RowBatch(columns: columns, byteCapacity: batch.byteCount, context: self)
+            }
             fetched.append(object(entity, row: statement, generation: generation, table: table, batch: batch))
         } while try fetched.count < maxRows && statement.step()
         // Every row of the entity is an object of its class, `Object`, so the

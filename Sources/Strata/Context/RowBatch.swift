@@ -1,36 +1,158 @@
-/// Up to ``capacity`` rows that one fetch read, in one buffer that their
-/// objects share until one is changed (then it takes its own copy): a fetch of
-/// 100,000 objects makes about a hundred allocations for their values instead
-/// of 100,000.
+import CSQLite
+import Foundation
+
+/// Up to ``capacity`` rows that one fetch read, in buffers that their objects
+/// share until one is changed (then it takes its own copy of its values).
+///
+/// The rows stay close to SQLite's own encoding: a storage class and eight
+/// bytes per value (the integer, the double, or where a text or blob value's
+/// length and bytes start), and the text and blob bytes one after another in
+/// one byte buffer. A read decodes the value it asks for, so a fetch of 100,000 objects
+/// makes a few hundred allocations for their values, not one per object and
+/// string, and freeing them is as cheap.
 ///
 /// A batch lives as long as any object that still reads from it; keeping
-/// batches small bounds what one long-lived object keeps in memory.
+/// batches small bounds what one long-lived object keeps in memory. It also
+/// keeps the fetching context alive for those objects, so that each of them
+/// need not retain the context itself.
 final class RowBatch {
     static let capacity = 1_024
 
-    let columns: Int
-    @exclusivity(unchecked) var storage = ContiguousArray<StoredValue>()
+    /// A value's storage class.
+    private enum Kind: UInt8 { case null, integer, real, text, blob }
 
-    init(columns: Int) {
+    let columns: Int
+    /// The context whose fetch read the rows.
+    let context: ObjectContext
+    /// How many values fit.
+    private let valueCapacity: Int
+    /// Per value: the integer, the bits of the double, or the offset of the
+    /// text's or blob's length (four bytes) and bytes in `bytes`.
+    private let payloads: UnsafeMutablePointer<UInt64>
+    /// Per value, its storage class.
+    private let kinds: UnsafeMutablePointer<Kind>
+    // Unchecked exclusivity: only `append` (and `deinit`) change the state
+    // below, never while a read is in progress.
+    @exclusivity(unchecked) private var bytes: UnsafeMutableRawPointer
+    @exclusivity(unchecked) private var byteCapacity: Int
+    @exclusivity(unchecked) private(set) var byteCount = 0
+    @exclusivity(unchecked) private var count = 0
+
+    /// A batch for up to `rows` rows (at most ``capacity``) of `columns`
+    /// values, whose text and blob bytes start with room for `byteCapacity`
+    /// (by default, eight bytes a value).
+    init(
+        columns: Int, rows: Int = RowBatch.capacity, byteCapacity: Int? = nil,
+        context: ObjectContext
+    ) {
         self.columns = columns
-        storage.reserveCapacity(columns * Self.capacity)
+        self.context = context
+        valueCapacity = max(1, columns * min(rows, Self.capacity))
+        let storage = UnsafeMutableRawPointer.allocate(
+            byteCount: valueCapacity * (MemoryLayout<UInt64>.stride + MemoryLayout<Kind>.stride),
+            alignment: MemoryLayout<UInt64>.alignment)
+        payloads = storage.bindMemory(to: UInt64.self, capacity: valueCapacity)
+        kinds = (storage + valueCapacity * MemoryLayout<UInt64>.stride)
+            .bindMemory(to: Kind.self, capacity: valueCapacity)
+        self.byteCapacity = max(64, byteCapacity ?? valueCapacity * 8)
+        bytes = .allocate(byteCount: self.byteCapacity, alignment: 1)
+        bytes.bindMemory(to: UInt8.self, capacity: self.byteCapacity)
     }
 
-    /// Whether another row fits without growing the buffer.
-    var hasRoom: Bool { storage.count + columns <= columns * Self.capacity }
+    deinit {
+        // The payloads and kinds are trivial: no value needs deinitializing.
+        UnsafeMutableRawPointer(payloads).deallocate()
+        bytes.deallocate()
+    }
+
+    /// Whether another row fits.
+    var hasRoom: Bool { count + columns <= valueCapacity }
+
+    /// The value at `index` (a row's start plus a slot), decoded.
+    @inline(__always)
+    func value(at index: Int) -> StoredValue {
+        precondition(index >= 0 && index < count, "Strata: a row batch was read past its rows")
+        let payload = payloads[index]
+        switch kinds[index] {
+        case .null: return .null
+        case .integer: return .integer(Int64(bitPattern: payload))
+        case .real: return .real(Double(bitPattern: payload))
+        case .text: return .text(String(decoding: storedBytes(at: payload), as: UTF8.self))
+        case .blob:
+            let stored = storedBytes(at: payload)
+            return stored.isEmpty ? .blob(Data()) : .blob(Data(buffer: stored))
+        }
+    }
 
     /// A copy of the row that starts at `start`.
     func row(from start: Int) -> ContiguousArray<StoredValue> {
-        ContiguousArray(storage[start..<(start + columns)])
+        ContiguousArray((start..<(start + columns)).lazy.map { self.value(at: $0) })
     }
 
     /// Appends the attribute columns (1...columns) of the statement's current
     /// row and returns where the row starts.
     func append(_ statement: Statement) -> Int {
-        let start = storage.count
+        precondition(hasRoom, "Strata: a full row batch was appended to")
+        let start = count
         for column in 0..<columns {
-            storage.append(statement.value(at: Int32(column + 1)))
+            let index = Int32(column + 1)
+            let value = start + column
+            switch statement.columnType(at: index) {
+            case SQLITE_INTEGER:
+                kinds[value] = .integer
+                payloads[value] = UInt64(bitPattern: statement.int64(at: index))
+            case SQLITE_FLOAT:
+                kinds[value] = .real
+                payloads[value] = statement.double(at: index).bitPattern
+            case SQLITE_TEXT:
+                kinds[value] = .text
+                payloads[value] = store(statement.textBytes(at: index))
+            case SQLITE_BLOB:
+                kinds[value] = .blob
+                payloads[value] = store(statement.blobBytes(at: index))
+            default:
+                kinds[value] = .null
+                payloads[value] = 0
+            }
         }
+        count += columns
         return start
+    }
+
+    /// Copies `source` after the stored bytes, behind its length, and returns
+    /// where the length starts.
+    private func store(_ source: UnsafeRawBufferPointer) -> UInt64 {
+        // SQLite caps a value at 2^31 - 1 bytes, so its length fits four bytes.
+        let length = UInt32(source.count)
+        let needed = byteCount + MemoryLayout<UInt32>.size + source.count
+        if needed > byteCapacity { grow(toHold: needed) }
+        let offset = byteCount
+        bytes.storeBytes(of: length, toByteOffset: offset, as: UInt32.self)
+        if let base = source.baseAddress, source.count > 0 {
+            let start = bytes + offset + MemoryLayout<UInt32>.size
+            start.copyMemory(from: base, byteCount: source.count)
+        }
+        byteCount = needed
+        return UInt64(offset)
+    }
+
+    private func grow(toHold needed: Int) {
+        let capacity = max(needed, byteCapacity * 2)
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 1)
+        grown.bindMemory(to: UInt8.self, capacity: capacity)
+        grown.copyMemory(from: bytes, byteCount: byteCount)
+        bytes.deallocate()
+        bytes = grown
+        byteCapacity = capacity
+    }
+
+    /// The bytes of the text or blob value whose length is stored at `offset`.
+    @inline(__always)
+    private func storedBytes(at offset: UInt64) -> UnsafeBufferPointer<UInt8> {
+        let start = Int(offset)
+        let length = Int(bytes.loadUnaligned(fromByteOffset: start, as: UInt32.self))
+        return UnsafeBufferPointer(
+            start: (bytes + start + MemoryLayout<UInt32>.size).assumingMemoryBound(to: UInt8.self),
+            count: length)
     }
 }

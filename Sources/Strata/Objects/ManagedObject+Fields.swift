@@ -4,21 +4,28 @@ extension ManagedObject {
     /// when the slow path must decide (a detached object, an invalid pending value).
     @usableFromInline
     final func storedValue(forField keyPath: AnyKeyPath) -> StoredValue? {
-        guard invalidValues == nil, let context, let entity else { return nil }
-        return value(at: context.slot(ofFieldAt: keyPath, in: entity, of: self))
+        guard invalidValues == nil else { return nil }
+        let slot = withMembership { context, entity in
+            context.resolvedSlot(ofFieldAt: keyPath, in: entity)
+                ?? context.resolveSlot(ofFieldAt: keyPath, in: entity, of: self)
+        }
+        return slot.map { value(at: $0) }
     }
 
     /// Assigns a field's new stored value; `false` when the slow path must
     /// handle it (a detached object, an invalid pending value).
     @usableFromInline
     final func assignStoredValue(_ value: StoredValue, forField keyPath: AnyKeyPath) -> Bool {
-        guard invalidValues == nil, let context, let entity else { return false }
-        let slot = context.slot(ofFieldAt: keyPath, in: entity, of: self)
-        if context.isReadOnly || !context.isOpen || isDeleted {
-            _ = checkedWritableContext(entity.attributes[slot].name)  // traps with the reason
-        }
-        context.assign(value, slot: slot, of: self)
-        return true
+        guard invalidValues == nil else { return false }
+        return withMembership { context, entity in
+            let slot = context.resolvedSlot(ofFieldAt: keyPath, in: entity)
+                ?? context.resolveSlot(ofFieldAt: keyPath, in: entity, of: self)
+            if context.isReadOnly || !context.isOpen || isDeleted {
+                _ = checkedWritableContext(entity.attributes[slot].name)  // traps with the reason
+            }
+            context.assign(value, slot: slot, of: self)
+            return true
+        } ?? false
     }
 
     @usableFromInline

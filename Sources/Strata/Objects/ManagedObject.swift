@@ -17,82 +17,173 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// objects; your code creates objects with `transaction.create(Into<T>())`.
     public required init() {}
 
-    /// Makes the object a member of `context`.
+    /// Makes the object a member of `context`, with values of its own.
     final func attach(to context: ObjectContext, entity: EntityDescription, rowID: Int64) {
-        contextOwner = context
-        self.context = context
-        self.entity = entity
+        owner = context
+        contextReference = Unmanaged.passUnretained(context)
+        entityReference = Unmanaged.passUnretained(entity)
+        self.rowID = rowID
+    }
+
+    /// Makes the object a member of the context whose fetch read its row
+    /// into `batch` at `start`, reading its values from there.
+    final func attach(
+        toRowAt start: Int, in batch: RowBatch, entity: EntityDescription, rowID: Int64
+    ) {
+        owner = batch
+        readsFromBatch = true
+        batchStart = Int32(start)
+        contextReference = Unmanaged.passUnretained(batch.context)
+        entityReference = Unmanaged.passUnretained(entity)
         self.rowID = rowID
     }
 
     deinit {
-        if let context, let entity { context.objectWillDeinitialize(self, entity) }
+        withMembership { context, entity in context.objectWillDeinitialize(self, entity) }
     }
 
     // MARK: State kept by the owning context
     //
     // The hot state opts out of dynamic exclusivity checks, which cost more
     // than a field read itself; only the owning context's code touches it, and
-    // never with overlapping accesses.
+    // never with overlapping accesses. Every object of a fetch carries this
+    // state, so it is kept compact: small integers and flags share one word.
 
-    /// The owning context, unretained for speed: `contextOwner` keeps it alive.
-    @exclusivity(unchecked) final unowned(unsafe) var context: ObjectContext?
-    /// Keeps the owning context alive as long as the object.
-    private final var contextOwner: ObjectContext?
-    /// Unowned: the schema, which the context (held above) keeps, owns it.
-    final unowned(unsafe) var entity: EntityDescription?
+    /// The owning context and the object's entity, unretained: `owner` keeps
+    /// the context alive, and the context the schema that owns the entity.
+    /// Unmanaged rather than `unowned(unsafe)`, whose every read the compiler
+    /// may turn into a retain and a release: see ``withMembership(_:)``.
+    @exclusivity(unchecked) private final var contextReference: Unmanaged<ObjectContext>?
+    @exclusivity(unchecked) private final var entityReference: Unmanaged<EntityDescription>?
+    /// Keeps the owning context alive as long as the object: the row batch
+    /// the object reads its values from (which keeps the context), or, once
+    /// the object has values of its own, the context itself.
+    @exclusivity(unchecked) private final var owner: AnyObject?
+
+    /// The owning context; `nil` for a detached object.
+    final var context: ObjectContext? { contextReference?.takeUnretainedValue() }
+    /// The object's entity; `nil` for a detached object.
+    final var entity: EntityDescription? { entityReference?.takeUnretainedValue() }
+
+    /// Calls `body` with the owning context and the entity, borrowed without
+    /// a retain; `nil` for a detached object. For the paths run per field
+    /// access or per object.
+    @inline(__always)
+    final func withMembership<Result>(
+        _ body: (ObjectContext, EntityDescription) -> Result
+    ) -> Result? {
+        guard let contextReference, let entityReference else { return nil }
+        return contextReference._withUnsafeGuaranteedRef { context in
+            entityReference._withUnsafeGuaranteedRef { entity in body(context, entity) }
+        }
+    }
+
     final var rowID: Int64 = 0
     /// The object's own values, once it has any (see ``values``).
     @exclusivity(unchecked) private final var ownValues = ContiguousArray<StoredValue>()
+
     /// The rows of the fetch that read this object, while it has no values of
     /// its own: a fetch reads every row into one shared buffer instead of an
     /// array per object.
-    @exclusivity(unchecked) private final var batch: RowBatch?
-    @exclusivity(unchecked) private final var batchStart = 0
+    @inline(__always)
+    private final var batch: RowBatch? {
+        readsFromBatch ? unsafeDowncast(owner.unsafelyUnwrapped, to: RowBatch.self) : nil
+    }
 
     /// The current values, one per attribute slot of the entity. Setting or
-    /// mutating them gives the object its own copy.
+    /// mutating them gives the object its own copy; so does reading them in
+    /// a transaction, which reads a whole row to change it (to keep its
+    /// baseline, then its flushed values): the row is decoded once.
     final var values: ContiguousArray<StoredValue> {
-        get { batch.map { $0.row(from: batchStart) } ?? ownValues }
+        get {
+            guard let batch else { return ownValues }
+            let row = batch.row(from: Int(batchStart))
+            if batch.context.isReadOnly { return row }
+            leaveBatch()
+            ownValues = row
+            return row
+        }
         set {
+            leaveBatch()
             ownValues = newValue
-            batch = nil
         }
         _modify {
-            if let batch {
-                ownValues = batch.row(from: batchStart)
-                self.batch = nil
-            }
+            if let batch { ownValues = batch.row(from: Int(batchStart)) }
+            leaveBatch()
             yield &ownValues
         }
+    }
+
+    /// Stops reading from the row batch; the object now holds the context.
+    private final func leaveBatch() {
+        guard let batch else { return }
+        readsFromBatch = false
+        owner = batch.context
     }
 
     /// The value in one slot, without copying the row.
     @inline(__always)
     final func value(at slot: Int) -> StoredValue {
-        if let batch { return batch.storage[batchStart + slot] }
+        if let batch { return batch.value(at: Int(batchStart) + slot) }
         return ownValues[slot]
     }
 
-    /// Points the object at its row in a fetch's shared buffer.
-    final func setRow(in batch: RowBatch, at start: Int) {
-        self.batch = batch
-        batchStart = start
-        ownValues = []
-    }
     /// The commit generation the values were read at (main context).
     final var generation: UInt64 = 0
+    /// What only an object changed in a transaction needs; `nil` until then,
+    /// so that the objects of a fetch are smaller.
+    @exclusivity(unchecked) private final var changes: PendingChanges?
+
     /// The values when the enclosing transaction first changed the object.
-    final var baseline: ContiguousArray<StoredValue>?
+    final var baseline: ContiguousArray<StoredValue>? {
+        get { changes?.baseline }
+        set { updateChanges { $0.baseline = newValue } }
+        _modify { yield &pendingChanges().baseline }
+    }
+
     /// The values as last written to the transaction's store, while unwritten changes exist.
-    final var flushed: ContiguousArray<StoredValue>?
+    final var flushed: ContiguousArray<StoredValue>? {
+        get { changes?.flushed }
+        set { updateChanges { $0.flushed = newValue } }
+        _modify { yield &pendingChanges().flushed }
+    }
+
     /// Values assigned that cannot be stored; reported at the next flush.
-    @exclusivity(unchecked) final var invalidValues: [Int: (value: Any, error: StrataError)]?
+    final var invalidValues: [Int: (value: Any, error: StrataError)]? {
+        @inline(__always) get { changes?.invalidValues }
+        set { updateChanges { $0.invalidValues = newValue } }
+        _modify { yield &pendingChanges().invalidValues }
+    }
+
+    private final func pendingChanges() -> PendingChanges {
+        if let changes { return changes }
+        let created = PendingChanges()
+        changes = created
+        return created
+    }
+
+    /// Applies `update`, creating the changes only to store something in
+    /// them and dropping them once they hold nothing.
+    private final func updateChanges(_ update: (PendingChanges) -> Void) {
+        if let changes {
+            update(changes)
+            if changes.isEmpty { self.changes = nil }
+        } else {
+            let created = PendingChanges()
+            update(created)
+            if !created.isEmpty { changes = created }
+        }
+    }
+
+    /// Where the object's row starts in `batch`.
+    @exclusivity(unchecked) private final var batchStart: Int32 = 0
+    /// The object's slot in its context's identity map, or -1.
+    final var identitySlot: Int32 = -1
+    /// Whether `owner` is the row batch the object reads its values from.
+    @exclusivity(unchecked) private final var readsFromBatch = false
     final var isInserted = false
     final var isWritten = true
     final var isDeleted = false
-    /// The object's slot in the main context's identity map, or -1.
-    final var identitySlot = -1
 
     // MARK: Identity
 
@@ -138,4 +229,13 @@ extension ContiguousArray where Element == StoredValue {
     func isIdentical(to other: ContiguousArray<StoredValue>) -> Bool {
         count == other.count && indices.allSatisfy { self[$0].isIdentical(to: other[$0]) }
     }
+}
+
+/// The state of an object that its transaction changed (see ``ManagedObject``).
+final class PendingChanges {
+    var baseline: ContiguousArray<StoredValue>?
+    var flushed: ContiguousArray<StoredValue>?
+    var invalidValues: [Int: (value: Any, error: StrataError)]?
+
+    var isEmpty: Bool { baseline == nil && flushed == nil && invalidValues == nil }
 }

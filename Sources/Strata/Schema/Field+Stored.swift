@@ -14,7 +14,7 @@ extension Field {
         /// The field's name in the schema and column name in the store.
         public var name: String { names.name }
         /// The field's options.
-        public let options: FieldOptions
+        public var options: FieldOptions { names.options }
         /// The field's name in the previous schema version, when it was renamed;
         /// read by migrations only, and not part of the fingerprint.
         public var renamingIdentifier: String? { names.previous }
@@ -36,15 +36,13 @@ extension Field {
             wrappedValue: Value, _ name: String, _ options: FieldOptions = [],
             renamingIdentifier: String? = nil
         ) {
-            self.names = FieldNames(name, previous: renamingIdentifier)
-            self.options = options
+            self.names = FieldNames(name, previous: renamingIdentifier, options: options)
             self.defaultValue = wrappedValue
             self.enclosingObject = nil
         }
 
         private init(_ field: Self, enclosingObject: ManagedObject) {
             self.names = field.names
-            self.options = field.options
             self.defaultValue = field.defaultValue
             self.enclosingObject = enclosingObject
         }

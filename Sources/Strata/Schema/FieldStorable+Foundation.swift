@@ -4,13 +4,22 @@ extension String: FieldStorable {
     public static var storedType: StoredType { .text }
     @inlinable
     public func storedValue() throws -> StoredValue { .text(self) }
-    @inlinable
+    // Inlined for text, the case of every read; the rest stays out of line.
+    @inlinable @inline(__always)
     public init(storedValue: StoredValue) throws {
-        switch storedValue {
-        case .text(let value): self = value
-        case .blob(let data): self = String(decoding: data, as: UTF8.self)
-        default: throw StrataError.conversion(storedValue, to: String.self)
+        if case .text(let value) = storedValue {
+            self = value
+        } else {
+            self = try Self.converting(storedValue)
         }
+    }
+
+    @usableFromInline
+    static func converting(_ storedValue: StoredValue) throws -> String {
+        guard case .blob(let data) = storedValue else {
+            throw StrataError.conversion(storedValue, to: String.self)
+        }
+        return String(decoding: data, as: UTF8.self)
     }
 }
 

@@ -15,6 +15,7 @@ extension Bool: FieldStorable {
 }
 
 /// Integers are stored as SQLite's 64-bit INTEGER; reading back checks the range.
+@usableFromInline
 protocol StorableInteger: FixedWidthInteger, FieldStorable {}
 
 extension StorableInteger {

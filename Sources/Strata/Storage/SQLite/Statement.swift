@@ -85,6 +85,30 @@ final class Statement {
 
     func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
+    /// The storage class of column `index` of the current row
+    /// (`SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`, `SQLITE_BLOB`, `SQLITE_NULL`).
+    func columnType(at index: Int32) -> Int32 { sqlite3_column_type(handle, index) }
+
+    func double(at index: Int32) -> Double { sqlite3_column_double(handle, index) }
+
+    /// The UTF-8 bytes of column `index`, valid until the statement steps or
+    /// resets; empty for NULL.
+    func textBytes(at index: Int32) -> UnsafeRawBufferPointer {
+        guard let bytes = sqlite3_column_text(handle, index) else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        return UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index)))
+    }
+
+    /// The bytes of blob column `index`, valid until the statement steps or
+    /// resets; empty for NULL or an empty blob.
+    func blobBytes(at index: Int32) -> UnsafeRawBufferPointer {
+        guard let bytes = sqlite3_column_blob(handle, index) else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        return UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index)))
+    }
+
     /// The value of column `index` of the current row, in its storage class.
     func value(at index: Int32) -> StoredValue {
         switch sqlite3_column_type(handle, index) {
