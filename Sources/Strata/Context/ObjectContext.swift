@@ -44,8 +44,8 @@ final class ObjectContext {
 
     /// The value slot of the field whose wrapper is at `keyPath`, when an
     /// earlier access resolved it. Inlined into field accesses, with no call
-    /// on the way, so that reading the object's unowned context and entity
-    /// costs no retain.
+    /// on the way, so that borrowing the object's context and entity
+    /// (`Unmanaged`) costs no retain.
     @inline(__always)
     func resolvedSlot(ofFieldAt keyPath: AnyKeyPath, in entity: EntityDescription) -> Int? {
         let id = ObjectIdentifier(keyPath)
@@ -210,8 +210,10 @@ final class ObjectContext {
         var batch = RowBatch(columns: columns, rows: maxRows, context: self)
         repeat {
             if !batch.hasRoom {
-                // The next rows likely need as many text and blob bytes.
-                batch = RowBatch(columns: columns, byteCapacity: batch.byteCount, context: self)
+                // The next rows likely need as many text and blob bytes as the
+                // last batch took; up to 1 MB, so that one batch of long texts
+                // does not make every later one reserve as much.
+                batch = RowBatch(columns: columns, byteCapacity: min(batch.byteCount, 1 << 20), context: self)
             }
             fetched.append(object(entity, row: statement, generation: generation, table: table, batch: batch))
         } while try fetched.count < maxRows && statement.step()

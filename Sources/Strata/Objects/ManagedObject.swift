@@ -20,6 +20,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Makes the object a member of `context`, with values of its own.
     final func attach(to context: ObjectContext, entity: EntityDescription, rowID: Int64) {
         owner = context
+        readsFromBatch = false
         contextReference = Unmanaged.passUnretained(context)
         entityReference = Unmanaged.passUnretained(entity)
         self.rowID = rowID
@@ -47,7 +48,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // The hot state opts out of dynamic exclusivity checks, which cost more
     // than a field read itself; only the owning context's code touches it, and
     // never with overlapping accesses. Every object of a fetch carries this
-    // state, so it is kept compact: small integers and flags share one word.
+    // state, so it is kept compact: the row offset and identity slot share
+    // one word, the flags the next.
 
     /// The owning context and the object's entity, unretained: `owner` keeps
     /// the context alive, and the context the schema that owns the entity.
@@ -137,21 +139,21 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The values when the enclosing transaction first changed the object.
     final var baseline: ContiguousArray<StoredValue>? {
         get { changes?.baseline }
-        set { updateChanges { $0.baseline = newValue } }
+        set { if changes != nil || newValue != nil { updateChanges { $0.baseline = newValue } } }
         _modify { yield &pendingChanges().baseline }
     }
 
     /// The values as last written to the transaction's store, while unwritten changes exist.
     final var flushed: ContiguousArray<StoredValue>? {
         get { changes?.flushed }
-        set { updateChanges { $0.flushed = newValue } }
+        set { if changes != nil || newValue != nil { updateChanges { $0.flushed = newValue } } }
         _modify { yield &pendingChanges().flushed }
     }
 
     /// Values assigned that cannot be stored; reported at the next flush.
     final var invalidValues: [Int: (value: Any, error: StrataError)]? {
         @inline(__always) get { changes?.invalidValues }
-        set { updateChanges { $0.invalidValues = newValue } }
+        set { if changes != nil || newValue != nil { updateChanges { $0.invalidValues = newValue } } }
         _modify { yield &pendingChanges().invalidValues }
     }
 

@@ -13,17 +13,30 @@ extension Field {
         @usableFromInline let names: FieldNames
         /// The field's name in the schema and column name in the store.
         public var name: String { names.name }
-        /// The field's options.
-        public var options: FieldOptions { names.options }
+        /// The field's options. A projected value (`object.$age`) reads them
+        /// from its object's entity, and a detached object's from nowhere: `[]`.
+        public var options: FieldOptions {
+            switch extra {
+            case .options(let rawValue):
+                return FieldOptions(rawValue: Int(rawValue))
+            case .object(let object):
+                return object.entity?.attributes.first { $0.name == name }?.options ?? []
+            }
+        }
         /// The field's name in the previous schema version, when it was renamed;
         /// read by migrations only, and not part of the fingerprint.
         public var renamingIdentifier: String? { names.previous }
         @usableFromInline let defaultValue: Value
-        /// The object whose field this is, in a projected value (`object.$age`);
-        /// `nil` in the wrapper an object stores and in key-path prototypes.
-        /// Strong, not weak: a projected value is a short-lived value, and a
-        /// weak reference would give every object it is read from a side table.
-        @usableFromInline let enclosingObject: ManagedObject?
+        /// The declared options in the wrapper an object stores; the object
+        /// whose field this is in a projected value (`object.$age`).
+        @usableFromInline let extra: StoredFieldExtra
+
+        /// The object whose field this is, in a projected value; `nil` in the
+        /// wrapper an object stores and in key-path prototypes.
+        var enclosingObject: ManagedObject? {
+            if case .object(let object) = extra { return object }
+            return nil
+        }
 
         /// Declares a field with a default value. `renamingIdentifier` is the
         /// field's previous name, when a new schema version renames it:
@@ -36,15 +49,16 @@ extension Field {
             wrappedValue: Value, _ name: String, _ options: FieldOptions = [],
             renamingIdentifier: String? = nil
         ) {
-            self.names = FieldNames(name, previous: renamingIdentifier, options: options)
+            self.names = FieldNames(name, previous: renamingIdentifier)
             self.defaultValue = wrappedValue
-            self.enclosingObject = nil
+            // Every option Strata defines fits in a byte; bits past them mean nothing.
+            self.extra = .options(UInt8(truncatingIfNeeded: options.rawValue))
         }
 
         private init(_ field: Self, enclosingObject: ManagedObject) {
             self.names = field.names
             self.defaultValue = field.defaultValue
-            self.enclosingObject = enclosingObject
+            self.extra = .object(enclosingObject)
         }
 
         /// Declares an optional field whose default is `nil`.
@@ -115,4 +129,17 @@ extension Field {
             }
         }
     }
+}
+
+/// What a `Field.Stored` holds beside its names and default: the declared
+/// options in the wrapper an object stores, or, in a projected value
+/// (`object.$age`), the object it was read from (held strongly: a projected
+/// value is short-lived, and a weak reference would give every object it is
+/// read from a side table). One word either way, since the options fit in
+/// bits a reference never uses; every fetched object stores one per field,
+/// and nothing is built when it is made.
+@usableFromInline
+enum StoredFieldExtra {
+    case options(UInt8)
+    case object(ManagedObject)
 }

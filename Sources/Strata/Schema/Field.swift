@@ -59,48 +59,30 @@ protocol FieldWrapper {
     func declaration() -> FieldDeclaration
 }
 
-/// What a field's declaration says besides its type and default: its name,
-/// its previous name when a schema version renamed it, and its options,
-/// packed into one string ("name", "name\u{1F}previous", "name\u{1E}1" or
-/// "name\u{1F}previous\u{1E}1", the last part being the options' raw value).
-/// Every object stores its fields' wrappers, so what only the schema reads
-/// must not make each one bigger: a field declared with neither a previous
-/// name nor options stores just its name, and nothing is built at run time.
-/// Field names are validated identifiers, which cannot hold the separators.
-/// Inlinable with the wrappers' initializers, which every object creation
-/// runs once per field: the model's module then specializes them.
+/// A field's name and, when a schema version renamed it, its previous name,
+/// packed into one string ("name" or "name\u{1F}previous"). Every object
+/// stores its fields' wrappers, so what only migrations read must not make
+/// each one bigger: a field that was not renamed stores just its name, and
+/// nothing is built at run time. Inlinable with the wrappers' initializers,
+/// which every object creation runs once per field: the model's module then
+/// specializes them.
 @usableFromInline
 struct FieldNames: Sendable, Hashable {
-    private static let previousSeparator: UInt8 = 0x1F
-    private static let optionsSeparator: UInt8 = 0x1E
+    private static let separator: UInt8 = 0x1F
     @usableFromInline let packed: String
 
     @inlinable
-    init(_ name: String, previous: String?, options: FieldOptions = []) {
-        var packed = name
-        if let previous { packed += "\u{1F}" + previous }
-        if !options.isEmpty { packed += "\u{1E}" + String(options.rawValue) }
-        self.packed = packed
+    init(_ name: String, previous: String?) {
+        packed = previous.map { name + "\u{1F}" + $0 } ?? name
     }
 
     var name: String {
-        guard let end = packed.utf8.firstIndex(where: Self.isSeparator) else { return packed }
+        guard let end = packed.utf8.firstIndex(of: Self.separator) else { return packed }
         return String(packed[..<end])
     }
 
     var previous: String? {
-        guard let separator = packed.utf8.firstIndex(of: Self.previousSeparator) else { return nil }
-        let start = packed.utf8.index(after: separator)
-        let end = packed.utf8[start...].firstIndex(of: Self.optionsSeparator) ?? packed.endIndex
-        return String(packed[start..<end])
-    }
-
-    var options: FieldOptions {
-        guard let separator = packed.utf8.firstIndex(of: Self.optionsSeparator) else { return [] }
-        return FieldOptions(rawValue: Int(packed[packed.utf8.index(after: separator)...]) ?? 0)
-    }
-
-    private static func isSeparator(_ byte: UInt8) -> Bool {
-        byte == previousSeparator || byte == optionsSeparator
+        guard let separator = packed.utf8.firstIndex(of: Self.separator) else { return nil }
+        return String(packed[packed.utf8.index(after: separator)...])
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+@testable import Strata
 import Testing
 
 // MARK: Models: one base shape and its variations
@@ -99,6 +99,21 @@ private final class Right: ManagedObject {
 
 private final class Third: ManagedObject {
     @Field.Stored("value") var value: Int = 0
+}
+
+private final class ControlCharacterField: ManagedObject {
+    @Field.Stored("weird\u{1E}1") var weird: Int = 0
+}
+
+private final class SeparatorField: ManagedObject {
+    // U+001F separates a renamed field's previous name inside its wrapper.
+    @Field.Stored("weird\u{1F}1") var weird: Int = 0
+}
+
+private final class Declared: ManagedObject {
+    @Field.Stored("email", [.unique, .indexed], renamingIdentifier: "mail") var email: String = ""
+    @Field.Stored("rank", .indexed) var rank: Int = 0
+    @Field.Stored("plain") var plain: Int = 0
 }
 
 // MARK: Helpers
@@ -246,6 +261,29 @@ struct SchemaMistakeTests {
             Schema("V1", entities: [Entity<UnderscoreField>("Under")]), entity: "Under", field: "_x")
         expectInvalidSchema(
             Schema("V1", entities: [Entity<QuoteField>("Quote")]), entity: "Quote", field: "a\"b")
+    }
+
+    @Test
+    func fieldNamesWithControlCharactersAreRefused() {
+        expectInvalidSchema(
+            Schema("V1", entities: [Entity<ControlCharacterField>("Control")]), entity: "Control",
+            field: "weird\u{1E}1")
+        // Read as "weird" renamed from "1", which no field could have been called.
+        expectInvalidSchema(
+            Schema("V1", entities: [Entity<SeparatorField>("Separator")]), entity: "Separator", field: "weird")
+    }
+
+    @Test
+    func optionsAndPreviousNamesReachTheSchema() throws {
+        let schema = Schema("V1", entities: [Entity<Declared>("Declared")])
+        try schema.validate()
+        let attributes = Dictionary(uniqueKeysWithValues: schema.entities[0].attributes.map { ($0.name, $0) })
+        #expect(attributes["email"]?.options == [.unique, .indexed])
+        #expect(attributes["email"]?.renamingIdentifier == "mail")
+        #expect(attributes["rank"]?.options == [.indexed])
+        #expect(attributes["plain"]?.options == [])
+        let field = Field.Stored<String>(wrappedValue: "", "email", [.unique], renamingIdentifier: "mail")
+        #expect(field.name == "email" && field.renamingIdentifier == "mail" && field.options == .unique)
     }
 
     @Test(arguments: ["first name", "1abc", "_x", "", "sqlite_master", "a-b", "é", String(repeating: "a", count: 65)])
