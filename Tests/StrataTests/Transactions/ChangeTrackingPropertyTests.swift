@@ -2,18 +2,13 @@ import Foundation
 import Testing
 @testable import Strata
 
-final class TrackedItem: ManagedObject {
-    @Field.Stored("k") var k: Int = 0
-    @Field.Stored("name") var name: String = ""
-    @Field.Stored("note") var note: String? = nil
-    @Field.Stored("data") var data: Data? = nil
-    @Field.Stored("score") var score: Double = 0
-}
+// The model is `BatchRow` (Context/RowBatchTests.swift): a field of each kind a
+// row batch encodes differently.
 
 private struct Expected: Equatable, CustomStringConvertible {
     var k = 0, name = "", note: String? = nil, data: Data? = nil, score = 0.0
     init() {}
-    init(_ o: TrackedItem) { k = o.k; name = o.name; note = o.note; data = o.data; score = o.score }
+    init(_ o: BatchRow) { k = o.k; name = o.name; note = o.note; data = o.data; score = o.score }
     var description: String { "k=\(k) name=\(name.prefix(10))(\(name.utf8.count)) note=\(note.map { "\($0.utf8.count)" } ?? "nil") data=\(data?.count ?? -1) score=\(score)" }
 }
 
@@ -46,7 +41,7 @@ private func mutate(_ v: inout Expected, _ g: inout SplitMix64) {
     }
 }
 
-private func assign(_ o: TrackedItem, _ v: Expected) {
+private func assign(_ o: BatchRow, _ v: Expected) {
     o.k = v.k; o.name = v.name; o.note = v.note; o.data = v.data; o.score = v.score
 }
 
@@ -62,26 +57,26 @@ struct ChangeTrackingPropertyTests {
     func randomTransactionsKeepMainAndTrackingExact(seed: UInt64) throws {
         var g = SplitMix64(seed: seed)
         let directory = TemporaryDirectory()
-        let stack = try makeStack(Schema("TrackedItem", entities: [Entity<TrackedItem>("TrackedItem")]), seed % 2 == 0 ? .file : .inMemory, in: directory)
+        let stack = try makeStack(batchSchema, seed % 2 == 0 ? .file : .inMemory, in: directory)
         var shadow: [Int64: Expected] = [:]
         try stack.perform(synchronous: { tx in
             for _ in 0..<1_500 {
-                let o = tx.create(Into<TrackedItem>())
+                let o = tx.create(Into<BatchRow>())
                 var v = Expected()
                 for _ in 0..<3 { mutate(&v, &g) }
                 assign(o, v)
                 shadow[o.objectID.rowID] = v
             }
         })
-        var keptMain = try stack.fetchAll(From<TrackedItem>())
-        var keptTx: [(TrackedItem, Expected)] = []
+        var keptMain = try stack.fetchAll(From<BatchRow>())
+        var keptTx: [(BatchRow, Expected)] = []
         for round in 0..<40 {
             var pending = shadow
             let outcome = g.next() % 4  // 0,1: commit; 2: throw; 3: NaN (failed commit)
             var localG = g
             do {
                 try stack.perform(synchronous: { tx in
-                    let objects = try tx.fetchAll(From<TrackedItem>())
+                    let objects = try tx.fetchAll(From<BatchRow>())
                     #expect(objects.count == shadow.count)
                     for _ in 0..<60 {
                         let o = objects[Int(localG.next() % UInt64(objects.count))]
@@ -115,7 +110,7 @@ struct ChangeTrackingPropertyTests {
                 Issue.record("round \(round) seed \(seed) kept tx #\(o.rowID): \(Expected(o)) vs \(v)")
                 break
             }
-            let main = try stack.fetchAll(From<TrackedItem>())
+            let main = try stack.fetchAll(From<BatchRow>())
             for o in main where Expected(o) != shadow[o.rowID]! {
                 Issue.record("round \(round) seed \(seed) main #\(o.rowID): \(Expected(o)) vs \(shadow[o.rowID]!)")
                 break
