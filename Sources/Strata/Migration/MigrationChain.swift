@@ -46,13 +46,7 @@ public struct MigrationChain: Sendable, Hashable, ExpressibleByArrayLiteral,
     /// A branching chain: each key migrates to its value. Several versions may
     /// migrate to the same one; a version may not have two successors.
     public init(_ successors: KeyValuePairs<String, String>) {
-        var problems: [String] = []
-        var seen: Set<String> = []
-        for (source, _) in successors where !seen.insert(source).inserted {
-            problems.append("\(source) is given two successors")
-        }
-        self.edges = successors.map { Edge(source: $0, destination: $1) }
-        self.problems = problems
+        self.init(successors: successors.map { ($0, $1) })
     }
 
     /// A linear chain from an array literal: `let chain: MigrationChain = ["V1", "V2"]`.
@@ -62,6 +56,12 @@ public struct MigrationChain: Sendable, Hashable, ExpressibleByArrayLiteral,
 
     /// A branching chain from a dictionary literal: `let chain: MigrationChain = ["V1": "V2"]`.
     public init(dictionaryLiteral successors: (String, String)...) {
+        self.init(successors: successors)
+    }
+
+    /// A branching chain; a version given two successors is recorded as a
+    /// problem, which the history reports as `.invalidMigrationChain`.
+    private init(successors: [(String, String)]) {
         var problems: [String] = []
         var seen: Set<String> = []
         for (source, _) in successors where !seen.insert(source).inserted {

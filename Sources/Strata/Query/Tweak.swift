@@ -9,6 +9,8 @@ public struct Tweak: Sendable {
     /// How many matching objects to skip first.
     public var fetchOffset: Int = 0
 
+    /// A tweak with a limit (none by default) and an offset (0 by default):
+    /// `From<Person>().tweak(Tweak(fetchLimit: 20))`.
     public init(fetchLimit: Int? = nil, fetchOffset: Int = 0) {
         self.fetchLimit = fetchLimit
         self.fetchOffset = fetchOffset

@@ -116,11 +116,17 @@ extension Where {
             Where(.count(owner: ValuePath(field: nil), relationship: relationship, op, value))
         }
 
+        /// Objects whose relationship's size is `rhs`: `Where<Person>.count(\.$pets) == 2`.
         public static func == (lhs: Self, rhs: Int) -> Where<Object> { lhs.compared(.equal, rhs) }
+        /// Objects whose relationship's size is not `rhs`: `Where<Person>.count(\.$pets) != 2`.
         public static func != (lhs: Self, rhs: Int) -> Where<Object> { lhs.compared(.notEqual, rhs) }
+        /// Objects whose relationship's size is less than `rhs`: `Where<Person>.count(\.$pets) < 2`.
         public static func < (lhs: Self, rhs: Int) -> Where<Object> { lhs.compared(.less, rhs) }
+        /// Objects whose relationship's size is at most `rhs`: `Where<Person>.count(\.$pets) <= 2`.
         public static func <= (lhs: Self, rhs: Int) -> Where<Object> { lhs.compared(.lessOrEqual, rhs) }
+        /// Objects whose relationship's size is more than `rhs`: `Where<Person>.count(\.$pets) > 2`.
         public static func > (lhs: Self, rhs: Int) -> Where<Object> { lhs.compared(.greater, rhs) }
+        /// Objects whose relationship's size is at least `rhs`: `Where<Person>.count(\.$pets) >= 2`.
         public static func >= (lhs: Self, rhs: Int) -> Where<Object> { lhs.compared(.greaterOrEqual, rhs) }
     }
 }

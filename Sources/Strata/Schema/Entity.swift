@@ -39,5 +39,6 @@ public struct Entity<Object: ManagedObject>: AnyEntity {
         self.renamingIdentifier = renamingIdentifier
     }
 
+    /// The model class the entity's objects are made of.
     public var objectType: ManagedObject.Type { Object.self }
 }

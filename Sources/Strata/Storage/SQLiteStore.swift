@@ -9,6 +9,7 @@ import Foundation
 public struct SQLiteStore: StorageInterface {
     /// The store's file.
     public let fileURL: URL
+    /// How the store is opened: options, synchronous mode, busy timeout, read-only.
     public var configuration: StoreConfiguration
 
     /// A store at `fileURL`.
@@ -93,6 +94,7 @@ public struct SQLiteStore: StorageInterface {
 /// process that crashed are deleted by the next one that opens an `InMemoryStore`.
 /// Each `InMemoryStore()` is a new, empty store.
 public struct InMemoryStore: StorageInterface {
+    /// How the store is opened: options, synchronous mode, busy timeout, read-only.
     public var configuration: StoreConfiguration
 
     /// A new, empty in-memory store.
