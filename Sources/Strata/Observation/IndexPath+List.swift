@@ -15,3 +15,18 @@ extension IndexPath {
     public var item: Int { self[1] }
 }
 #endif
+
+extension IndexPath {
+    /// The index path of `position` in a sectioned list whose sections end
+    /// at `sectionEnds` (ascending; a section's end is the next one's start),
+    /// by binary search.
+    init(position: Int, sectionEnds: [Int]) {
+        // The first section whose end lies past `position`.
+        var low = 0, high = sectionEnds.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sectionEnds[middle] <= position { low = middle + 1 } else { high = middle }
+        }
+        self.init(item: position - (low == 0 ? 0 : sectionEnds[low - 1]), section: low)
+    }
+}

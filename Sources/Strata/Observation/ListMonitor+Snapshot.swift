@@ -6,13 +6,6 @@ extension ListMonitor {
         var items: [ObjectID<Object>] = []
         items.reserveCapacity(members.count)
         for member in members { items.append(ObjectID(entityName: entity.name, rowID: member.rowID)) }
-        var ends: [Int] = []
-        ends.reserveCapacity(sections.count)
-        var end = 0
-        for section in sections {
-            end += section.count
-            ends.append(end)
-        }
-        return ListSnapshot(sectionIDs: sections.map(\.name), items: items, sectionEnds: ends)
+        return ListSnapshot(sectionIDs: sections.map(\.name), items: items, sectionEnds: sectionEnds(sections))
     }
 }

@@ -64,14 +64,14 @@ extension ListMonitor {
 
         // Old positions (one binary search each) and index paths, against the list as it was.
         let oldSections = sections
-        let oldStarts = sectionStarts(oldSections)
+        let oldEnds = sectionEnds(oldSections)
         var deletedObjects: [(ManagedObject, IndexPath)] = []
         // What leaves or moves comes out of its section now (the index
-        // paths above read the old starts and the copy of the sections).
+        // paths above read the old ends and the copy of the sections).
         var removals: [Int] = []
         for key in leaving {
             guard let position = members.position(of: key) else { continue }
-            let path = Self.indexPath(ofPosition: position, starts: oldStarts)
+            let path = IndexPath(position: position, sectionEnds: oldEnds)
             deletedObjects.append((members[position].object, path))
             removals.append(position)
             sections[path.section].count -= 1
@@ -86,7 +86,7 @@ extension ListMonitor {
                 continue
             }
             guard let position = members.position(of: old) else { continue }
-            let path = Self.indexPath(ofPosition: position, starts: oldStarts)
+            let path = IndexPath(position: position, sectionEnds: oldEnds)
             // The section key leads the keys, so equal keys mean the same
             // section value; its name may still differ (say for 0.0 and -0.0).
             if old.sortsWith(fresh[index].key), oldSections[path.section].name == fresh[index].section {
@@ -143,11 +143,11 @@ extension ListMonitor {
         }
 
         // New index paths, against the list as it is now.
-        let newStarts = sectionStarts(sections)
+        let newEnds = sectionEnds(sections)
         var insertedObjects: [(ManagedObject, IndexPath)] = []
         var movedObjects: [(ManagedObject, IndexPath, IndexPath)] = []
         for ((position, member), from) in zip(placed, placedFrom) {
-            let path = Self.indexPath(ofPosition: position, starts: newStarts)
+            let path = IndexPath(position: position, sectionEnds: newEnds)
             if let from {
                 movedObjects.append((member.object, from, path))
             } else {
@@ -271,8 +271,7 @@ extension ListMonitor {
     private func emit(_ changes: ListChanges, oldMembers: ListMembers, oldSections: [ListSection]) {
         guard !changes.isEmpty else { return }
         func oldObject(at path: IndexPath) -> ManagedObject {
-            let start = oldSections[..<path.section].reduce(0) { $0 + $1.count }
-            return oldMembers[start + path.item].object
+            oldMembers[Self.position(of: path, in: oldSections)].object
         }
         notify(
             deleted: changes.deletes.map { (oldObject(at: $0), $0) },

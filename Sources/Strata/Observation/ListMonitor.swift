@@ -88,7 +88,7 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
 
     /// The section's name, index title and objects.
     public func sectionInfo(at section: Int) -> ListSectionInfo<Object> {
-        let start = sections[..<section].reduce(0) { $0 + $1.count }
+        let start = Self.position(of: IndexPath(item: 0, section: section), in: sections)
         let objects = members.entries(in: start..<(start + sections[section].count)).map {
             unsafeDowncast($0.object, to: Object.self)
         }
@@ -185,34 +185,28 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     // MARK: Positions
 
     func position(of indexPath: IndexPath) -> Int {
+        Self.position(of: indexPath, in: sections)
+    }
+
+    /// The position in the whole list of `indexPath` among `sections`.
+    static func position(of indexPath: IndexPath, in sections: [ListSection]) -> Int {
         sections[..<indexPath.section].reduce(0) { $0 + $1.count } + indexPath.item
     }
 
     func indexPath(ofPosition position: Int) -> IndexPath {
-        Self.indexPath(ofPosition: position, starts: sectionStarts(sections))
+        IndexPath(position: position, sectionEnds: sectionEnds(sections))
     }
 
-    /// Where each section starts in the list.
-    func sectionStarts(_ sections: [ListSection]) -> [Int] {
-        var starts: [Int] = []
-        starts.reserveCapacity(sections.count)
-        var start = 0
+    /// Where each section ends in the list (the next one's start).
+    func sectionEnds(_ sections: [ListSection]) -> [Int] {
+        var ends: [Int] = []
+        ends.reserveCapacity(sections.count)
+        var end = 0
         for section in sections {
-            starts.append(start)
-            start += section.count
+            end += section.count
+            ends.append(end)
         }
-        return starts
-    }
-
-    /// The index path of a position, by binary search over section starts.
-    static func indexPath(ofPosition position: Int, starts: [Int]) -> IndexPath {
-        var low = 0, high = starts.count
-        while low < high {
-            let middle = (low + high) / 2
-            if starts[middle] <= position { low = middle + 1 } else { high = middle }
-        }
-        let section = max(low - 1, 0)
-        return IndexPath(item: position - (starts.isEmpty ? 0 : starts[section]), section: section)
+        return ends
     }
 }
 

@@ -133,14 +133,7 @@ public struct ListSnapshot<Object: ManagedObject>: Sendable, Equatable, RandomAc
     /// ```
     public func indexPath(ofPosition position: Int) -> IndexPath {
         precondition(items.indices.contains(position), "Strata: position \(position) is out of range")
-        // The first section whose end lies past `position`: binary search.
-        var low = 0, high = sectionEnds.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sectionEnds[middle] <= position { low = middle + 1 } else { high = middle }
-        }
-        let start = low == 0 ? 0 : sectionEnds[low - 1]
-        return IndexPath(item: position - start, section: low)
+        return IndexPath(position: position, sectionEnds: sectionEnds)
     }
 
     private func range(ofSection section: Int) -> Range<Int> {
