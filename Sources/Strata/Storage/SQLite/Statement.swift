@@ -77,12 +77,6 @@ final class Statement {
         }
     }
 
-    var columnCount: Int32 { sqlite3_column_count(handle) }
-
-    func columnName(at index: Int32) -> String {
-        String(cString: sqlite3_column_name(handle, index))
-    }
-
     func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
     /// The storage class of column `index` of the current row
