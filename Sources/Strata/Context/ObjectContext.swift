@@ -56,13 +56,11 @@ final class ObjectContext {
         }
     }
 
-    /// Resolves the value slot of the field whose wrapper is at `keyPath` in
-    /// `object` by the wrapper's name, and remembers it for the entity.
+    /// Resolves the value slot of the field whose wrapper is at `keyPath` by
+    /// the field's name, and remembers it for the entity.
     @inline(never)
-    func resolveSlot(
-        ofFieldAt keyPath: AnyKeyPath, in entity: EntityDescription, of object: ManagedObject
-    ) -> Int {
-        guard let name = (object[keyPath: keyPath] as? any FieldWrapper)?.name,
+    func resolveSlot(ofFieldAt keyPath: AnyKeyPath, in entity: EntityDescription) -> Int {
+        guard let name = DeclaredFields.field(at: keyPath)?.declaration.name,
               let slot = entity.slot(of: name)
         else {
             preconditionFailure("Strata: \(keyPath) does not name a stored field of \(entity.name).")

@@ -138,13 +138,12 @@ extension ImportableUniqueObject {
     /// The value of the unique-ID field.
     @inlinable
     var importedUniqueID: UniqueIDType {
-        let field = self[keyPath: Self.uniqueIDKeyPath]
-        return readStored(field.name, default: field.defaultValue)
+        readStored(fieldAt: Self.uniqueIDKeyPath, as: UniqueIDType.self)
     }
 
     /// Sets the unique-ID field of an object of an open transaction.
     @inlinable
     func assignImportedUniqueID(_ id: UniqueIDType) {
-        writeStored(id, field: self[keyPath: Self.uniqueIDKeyPath].name)
+        writeStored(id, fieldAt: Self.uniqueIDKeyPath)
     }
 }

@@ -7,7 +7,7 @@ extension ManagedObject {
         guard invalidValues == nil else { return nil }
         let slot = withMembership { context, entity in
             context.resolvedSlot(ofFieldAt: keyPath, in: entity)
-                ?? context.resolveSlot(ofFieldAt: keyPath, in: entity, of: self)
+                ?? context.resolveSlot(ofFieldAt: keyPath, in: entity)
         }
         return slot.map { value(at: $0) }
     }
@@ -19,7 +19,7 @@ extension ManagedObject {
         guard invalidValues == nil else { return false }
         return withMembership { context, entity in
             let slot = context.resolvedSlot(ofFieldAt: keyPath, in: entity)
-                ?? context.resolveSlot(ofFieldAt: keyPath, in: entity, of: self)
+                ?? context.resolveSlot(ofFieldAt: keyPath, in: entity)
             if context.isReadOnly || !context.isOpen || isDeleted {
                 _ = checkedWritableContext(entity.attributes[slot].name)  // traps with the reason
             }
@@ -28,23 +28,30 @@ extension ManagedObject {
         } ?? false
     }
 
+    /// A stored field's value when the fast path could not read it: a
+    /// detached object's default, a pending value that cannot be stored, or a
+    /// stored value of another type (logged, and read as the default).
     @usableFromInline
-    final func readStored<Value: FieldStorable>(_ field: String, default defaultValue: Value) -> Value {
-        guard let slot = slot(of: field) else { return defaultValue }
+    final func readStored<Value: FieldStorable>(fieldAt keyPath: AnyKeyPath, as _: Value.Type) -> Value {
+        let field = DeclaredFields.field(at: keyPath, in: self, of: Value.self)
+        let name = field.declaration.name
+        guard let slot = slot(of: name) else { return field.defaultValue }
         if let invalid = invalidValues?[slot], let value = invalid.value as? Value { return value }
         do {
             return try Value(storedValue: value(at: slot))
         } catch {
             StrataLog.warning(
-                "\(entity?.name ?? "?").\(field) holds \(value(at: slot)), which is not a \(Value.self); "
+                "\(entity?.name ?? "?").\(name) holds \(value(at: slot)), which is not a \(Value.self); "
                     + "reading the field's default instead")
-            return defaultValue
+            return field.defaultValue
         }
     }
 
+    /// Assigns a stored field when the fast path could not: a value that
+    /// cannot be stored (reported at the next flush), or a write that traps.
     @usableFromInline
-    final func writeStored<Value: FieldStorable>(_ value: Value, field: String) {
-        let slot = writableSlot(of: field)
+    final func writeStored<Value: FieldStorable>(_ value: Value, fieldAt keyPath: AnyKeyPath) {
+        let slot = writableSlot(of: DeclaredFields.field(at: keyPath, in: self, of: Value.self).declaration.name)
         do {
             context!.assign(try value.storedValue(), slot: slot, of: self)
         } catch {
@@ -52,7 +59,10 @@ extension ManagedObject {
         }
     }
 
-    final func readCoded<Value: Codable>(_ field: String, default defaultValue: Value) -> Value {
+    final func readCoded<Value: Codable>(fieldAt keyPath: AnyKeyPath, as _: Value.Type) -> Value {
+        let declared = DeclaredFields.field(at: keyPath, in: self, of: Value.self)
+        let field = declared.declaration.name
+        let defaultValue = declared.defaultValue
         guard let slot = slot(of: field) else { return defaultValue }
         if let invalid = invalidValues?[slot], let value = invalid.value as? Value { return value }
         do {
@@ -65,8 +75,8 @@ extension ManagedObject {
         }
     }
 
-    final func writeCoded<Value: Codable>(_ value: Value, field: String) {
-        let slot = writableSlot(of: field)
+    final func writeCoded<Value: Codable>(_ value: Value, fieldAt keyPath: AnyKeyPath) {
+        let slot = writableSlot(of: DeclaredFields.field(at: keyPath, in: self, of: Value.self).declaration.name)
         do {
             context!.assign(try CodedValue.encode(value), slot: slot, of: self)
         } catch {

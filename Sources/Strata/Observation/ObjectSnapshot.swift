@@ -84,7 +84,7 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
             StrataLog.warning(
                 "\(entity.name).\(name) holds \(stored), which is not a \(Value.self); "
                     + "reading the field's default instead")
-            return Object()[keyPath: keyPath].defaultValue
+            return DeclaredFields.field(at: keyPath, of: Value.self).defaultValue
         }
     }
 
@@ -104,7 +104,7 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
             StrataLog.warning(
                 "\(entity.name).\(name) holds JSON that does not decode as \(Value.self); "
                     + "reading the field's default instead")
-            return Object()[keyPath: keyPath].defaultValue
+            return DeclaredFields.field(at: keyPath, of: Value.self).defaultValue
         }
     }
 

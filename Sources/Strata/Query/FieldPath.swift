@@ -1,31 +1,11 @@
-import Synchronization
-
 /// Resolves key paths like `\.$age` to the field names they declare.
 enum FieldPath {
-    /// Names already resolved, by key path identity. Each key path is kept
-    /// beside its name, so no identity in the table can be reused.
-    private static let resolved = Mutex<[ObjectIdentifier: Resolved]>([:])
-
-    /// `@unchecked Sendable`: a key path object is immutable once created.
-    private struct Resolved: @unchecked Sendable {
-        let keyPath: AnyKeyPath
-        let name: String
-    }
-
-    /// The name of the field at `keyPath`, read once from a prototype object.
+    /// The name of the field at `keyPath`, read once from the class's prototype.
     static func name<Object: ManagedObject, Wrapper>(_ keyPath: KeyPath<Object, Wrapper>) -> String {
-        let id = ObjectIdentifier(keyPath)
-        if let name = resolved.withLock({ $0[id].flatMap { $0.keyPath === keyPath ? $0.name : nil } }) {
-            return name
-        }
-        let prototype = Object()
-        guard let field = prototype[keyPath: keyPath] as? any FieldWrapper else {
+        guard let field = DeclaredFields.field(at: keyPath) else {
             preconditionFailure("Strata: \(keyPath) does not name a @Field of \(Object.self).")
         }
-        let name = field.name
-        let entry = Resolved(keyPath: keyPath, name: name)
-        resolved.withLock { $0[id] = entry }
-        return name
+        return field.declaration.name
     }
 }
 

@@ -12,18 +12,37 @@ extension Field {
     /// ```
     @propertyWrapper
     public struct Coded<Value: Codable & Sendable>: FieldWrapper {
-        @usableFromInline let names: FieldNames
+        /// The declaration, in a prototype's wrapper and a projected value;
+        /// `nil` in the wrapper an ordinary object stores (see ``DeclaredField``).
+        let declaredField: DeclaredField<Value>?
+
+        var declared: (any AnyDeclaredField)? { declaredField }
+
         /// The field's name in the schema and column name in the store.
-        public var name: String { names.name }
+        public var name: String { projection.declaration.name }
         /// The field's name in the previous schema version, when it was renamed.
-        public var renamingIdentifier: String? { names.previous }
-        let defaultValue: Value
+        public var renamingIdentifier: String? { projection.declaration.renamingIdentifier }
+        /// The value a new object starts with.
+        var defaultValue: Value { projection.defaultValue }
+
+        private var projection: DeclaredField<Value> {
+            guard let declaredField else {
+                preconditionFailure(
+                    "Strata: read a field's name through the projected value "
+                        + "(object.$field or \\.$field) of a ManagedObject subclass's field.")
+            }
+            return declaredField
+        }
 
         /// Declares a coded field with a default value; `renamingIdentifier` is
         /// its previous name, when a new schema version renames it.
         public init(wrappedValue: Value, _ name: String, renamingIdentifier: String? = nil) {
-            self.names = FieldNames(name, previous: renamingIdentifier)
-            self.defaultValue = wrappedValue
+            declaredField = DeclaredFields.isDescribing
+                ? Self.declare(wrappedValue, name, renamingIdentifier) : nil
+        }
+
+        private init(_ declaredField: DeclaredField<Value>) {
+            self.declaredField = declaredField
         }
 
         /// Declares an optional coded field whose default is `nil`.
@@ -41,33 +60,44 @@ extension Field {
         /// The field itself, so that `\.$name` can name it.
         public var projectedValue: Self { self }
 
+        /// `object.$address`: the field, carrying the object it was read from.
+        public static subscript<Object: ManagedObject>(
+            _enclosingInstance object: Object,
+            projected projectedKeyPath: KeyPath<Object, Self>,
+            storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+        ) -> Self {
+            let field = object[keyPath: storageKeyPath].declaredField
+                ?? DeclaredFields.field(at: storageKeyPath, of: Value.self)
+            return Self(field.projected(onto: object))
+        }
+
         public static subscript<Object: ManagedObject>(
             _enclosingInstance object: Object,
             wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Value {
-            get {
-                let field = object[keyPath: storageKeyPath]
-                return object.readCoded(field.name, default: field.defaultValue)
-            }
-            set {
-                object.writeCoded(newValue, field: object[keyPath: storageKeyPath].name)
-            }
+            get { object.readCoded(fieldAt: storageKeyPath, as: Value.self) }
+            set { object.writeCoded(newValue, fieldAt: storageKeyPath) }
         }
 
-        func declaration() -> FieldDeclaration {
+        /// The declaration a prototype's wrapper keeps.
+        private static func declare(
+            _ defaultValue: Value, _ name: String, _ renamingIdentifier: String?
+        ) -> DeclaredField<Value> {
+            let declaration: FieldDeclaration
             do {
-                return FieldDeclaration(
+                declaration = FieldDeclaration(
                     name: name,
                     kind: .coded(
                         isOptional: Value.self is any ExpressibleByNilLiteral.Type,
                         defaultValue: try CodedValue.encode(defaultValue)),
                     renamingIdentifier: renamingIdentifier)
             } catch {
-                return FieldDeclaration(
+                declaration = FieldDeclaration(
                     name: name, kind: .virtual,
                     problem: "its default value cannot be encoded: \(error)")
             }
+            return DeclaredField(declaration, defaultValue: defaultValue)
         }
     }
 }

@@ -54,14 +54,32 @@ extension Field {
     /// ```
     @propertyWrapper
     public struct Relationship<Value: RelationshipValue>: FieldWrapper {
-        @usableFromInline let names: FieldNames
+        /// The declaration, in a prototype's wrapper and a projected value;
+        /// `nil` in the wrapper an ordinary object stores (see ``DeclaredField``).
+        let declaredField: DeclaredField<Value>?
+
+        var declared: (any AnyDeclaredField)? { declaredField }
+
         /// The relationship's name in the schema.
-        public var name: String { names.name }
+        public var name: String { projection.declaration.name }
         /// What deleting the owner does to the related objects.
-        public let deleteRule: DeleteRule
+        public var deleteRule: DeleteRule {
+            if case let .relationship(_, _, _, deleteRule) = projection.declaration.kind {
+                return deleteRule
+            }
+            return .nullify
+        }
         /// The relationship's name in the previous schema version, when it was renamed.
-        public var renamingIdentifier: String? { names.previous }
-        let inverse: AnyKeyPath?
+        public var renamingIdentifier: String? { projection.declaration.renamingIdentifier }
+
+        private var projection: DeclaredField<Value> {
+            guard let declaredField else {
+                preconditionFailure(
+                    "Strata: read a relationship's name through the projected value "
+                        + "(object.$field or \\.$field) of a ManagedObject subclass's field.")
+            }
+            return declaredField
+        }
 
         /// Declares a relationship whose inverse is the given relationship of the target.
         public init<Inverse: RelationshipValue>(
@@ -70,9 +88,8 @@ extension Field {
             deleteRule: DeleteRule = .nullify,
             renamingIdentifier: String? = nil
         ) {
-            self.names = FieldNames(name, previous: renamingIdentifier)
-            self.inverse = inverse
-            self.deleteRule = deleteRule
+            declaredField = DeclaredFields.isDescribing
+                ? Self.declare(name, inverse, deleteRule, renamingIdentifier) : nil
         }
 
         /// Declares a relationship whose inverse, if any, is declared on the other side.
@@ -80,9 +97,12 @@ extension Field {
         public init(
             _ name: String, deleteRule: DeleteRule = .nullify, renamingIdentifier: String? = nil
         ) {
-            self.names = FieldNames(name, previous: renamingIdentifier)
-            self.inverse = nil
-            self.deleteRule = deleteRule
+            declaredField = DeclaredFields.isDescribing
+                ? Self.declare(name, nil, deleteRule, renamingIdentifier) : nil
+        }
+
+        private init(_ declaredField: DeclaredField<Value>) {
+            self.declaredField = declaredField
         }
 
         @available(*, unavailable, message: "Fields live in ManagedObject subclasses only")
@@ -94,28 +114,46 @@ extension Field {
         /// The field itself, so that `\.$owner` can name it in queries.
         public var projectedValue: Self { self }
 
+        /// `object.$owner`: the relationship, carrying the object it was read from.
+        public static subscript<Object: ManagedObject>(
+            _enclosingInstance object: Object,
+            projected projectedKeyPath: KeyPath<Object, Self>,
+            storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+        ) -> Self {
+            let field = object[keyPath: storageKeyPath].declaredField
+                ?? DeclaredFields.field(at: storageKeyPath, of: Value.self)
+            return Self(field.projected(onto: object))
+        }
+
         public static subscript<Object: ManagedObject>(
             _enclosingInstance object: Object,
             wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Value {
             get {
-                let name = object[keyPath: storageKeyPath].name
+                let name = (object[keyPath: storageKeyPath].declaredField
+                    ?? DeclaredFields.field(at: storageKeyPath, of: Value.self)).declaration.name
                 return Value(relatedObjects: object.readRelated(name, as: Value.Target.self))
             }
             set {
-                object.writeRelated(
-                    newValue.relatedObjects, field: object[keyPath: storageKeyPath].name)
+                let name = (object[keyPath: storageKeyPath].declaredField
+                    ?? DeclaredFields.field(at: storageKeyPath, of: Value.self)).declaration.name
+                object.writeRelated(newValue.relatedObjects, field: name)
             }
         }
 
-        func declaration() -> FieldDeclaration {
-            FieldDeclaration(
+        /// The declaration a prototype's wrapper keeps.
+        private static func declare(
+            _ name: String, _ inverse: AnyKeyPath?, _ deleteRule: DeleteRule,
+            _ renamingIdentifier: String?
+        ) -> DeclaredField<Value> {
+            let declaration = FieldDeclaration(
                 name: name,
                 kind: .relationship(
                     target: Value.Target.self, cardinality: Value.cardinality,
                     inverse: inverse, deleteRule: deleteRule),
                 renamingIdentifier: renamingIdentifier)
+            return DeclaredField(declaration, defaultValue: Value(relatedObjects: []))
         }
     }
 }

@@ -10,33 +10,35 @@ extension Field {
     /// ```
     @propertyWrapper
     public struct Stored<Value: FieldStorable>: FieldWrapper {
-        @usableFromInline let names: FieldNames
-        /// The field's name in the schema and column name in the store.
-        public var name: String { names.name }
-        /// The field's options. A projected value (`object.$age`) reads them
-        /// from its object's entity, and a detached object's from nowhere: `[]`.
-        public var options: FieldOptions {
-            switch extra {
-            case .options(let rawValue):
-                return FieldOptions(rawValue: Int(rawValue))
-            case .object(let object):
-                return object.entity?.attributes.first { $0.name == name }?.options ?? []
+        /// The declaration, in a prototype's wrapper and a projected value;
+        /// `nil` in the wrapper an ordinary object stores (see ``DeclaredField``).
+        @usableFromInline let declaredField: DeclaredField<Value>?
+
+        var declared: (any AnyDeclaredField)? { declaredField }
+
+        /// The declaration of a projected value (`object.$age`, `\.$age`).
+        private var projection: DeclaredField<Value> {
+            guard let declaredField else {
+                preconditionFailure(
+                    "Strata: read a field's name and options through the projected value "
+                        + "(object.$field or \\.$field) of a ManagedObject subclass's field.")
             }
+            return declaredField
         }
+
+        /// The field's name in the schema and column name in the store.
+        public var name: String { projection.declaration.name }
+        /// The field's options.
+        public var options: FieldOptions { projection.options }
         /// The field's name in the previous schema version, when it was renamed;
         /// read by migrations only, and not part of the fingerprint.
-        public var renamingIdentifier: String? { names.previous }
-        @usableFromInline let defaultValue: Value
-        /// The declared options in the wrapper an object stores; the object
-        /// whose field this is in a projected value (`object.$age`).
-        @usableFromInline let extra: StoredFieldExtra
+        public var renamingIdentifier: String? { projection.declaration.renamingIdentifier }
+        /// The value a new object starts with.
+        var defaultValue: Value { projection.defaultValue }
 
-        /// The object whose field this is, in a projected value; `nil` in the
-        /// wrapper an object stores and in key-path prototypes.
-        var enclosingObject: ManagedObject? {
-            if case .object(let object) = extra { return object }
-            return nil
-        }
+        /// The object whose field this is, in a projected value; `nil` in a
+        /// key-path prototype's.
+        var enclosingObject: ManagedObject? { declaredField?.object }
 
         /// Declares a field with a default value. `renamingIdentifier` is the
         /// field's previous name, when a new schema version renames it:
@@ -44,28 +46,48 @@ extension Field {
         /// ```swift
         /// @Field.Stored("fullName", renamingIdentifier: "name") var fullName: String = ""
         /// ```
-        @inlinable
+        // Always inlined: every object creation runs it once per field, and
+        // inlined, the arguments an ordinary object drops cost nothing.
+        @inlinable @inline(__always)
         public init(
             wrappedValue: Value, _ name: String, _ options: FieldOptions = [],
             renamingIdentifier: String? = nil
         ) {
-            self.names = FieldNames(name, previous: renamingIdentifier)
-            self.defaultValue = wrappedValue
-            // Every option Strata defines fits in a byte; bits past them mean nothing.
-            self.extra = .options(UInt8(truncatingIfNeeded: options.rawValue))
+            declaredField = DeclaredFields.isDescribing
+                ? Self.declare(wrappedValue, name, options, renamingIdentifier) : nil
         }
 
-        private init(_ field: Self, enclosingObject: ManagedObject) {
-            self.names = field.names
-            self.defaultValue = field.defaultValue
-            self.extra = .object(enclosingObject)
+        private init(_ declaredField: DeclaredField<Value>) {
+            self.declaredField = declaredField
         }
 
         /// Declares an optional field whose default is `nil`.
+        @inlinable @inline(__always)
         public init<Wrapped>(
             _ name: String, _ options: FieldOptions = [], renamingIdentifier: String? = nil
         ) where Value == Wrapped? {
             self.init(wrappedValue: nil, name, options, renamingIdentifier: renamingIdentifier)
+        }
+
+        /// The declaration a prototype's wrapper keeps.
+        @usableFromInline
+        static func declare(
+            _ defaultValue: Value, _ name: String, _ options: FieldOptions, _ renamingIdentifier: String?
+        ) -> DeclaredField<Value> {
+            let declaration: FieldDeclaration
+            do {
+                declaration = FieldDeclaration(
+                    name: name,
+                    kind: .stored(
+                        Value.storedType, isOptional: Value.isOptional,
+                        defaultValue: try defaultValue.storedValue(), options: options),
+                    renamingIdentifier: renamingIdentifier)
+            } catch {
+                declaration = FieldDeclaration(
+                    name: name, kind: .virtual,
+                    problem: "its default value cannot be stored: \(error)")
+            }
+            return DeclaredField(declaration, defaultValue: defaultValue)
         }
 
         @available(*, unavailable, message: "Fields live in ManagedObject subclasses only")
@@ -85,7 +107,9 @@ extension Field {
             projected projectedKeyPath: KeyPath<Object, Self>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Self {
-            Self(object[keyPath: storageKeyPath], enclosingObject: object)
+            let field = object[keyPath: storageKeyPath].declaredField
+                ?? DeclaredFields.field(at: storageKeyPath, of: Value.self)
+            return Self(field.projected(onto: object))
         }
 
         // Inlinable, so that each field's accessors are specialized for its type
@@ -102,44 +126,15 @@ extension Field {
                    let value = try? Value(storedValue: stored) {
                     return value
                 }
-                let field = object[keyPath: storageKeyPath]
-                return object.readStored(field.name, default: field.defaultValue)
+                return object.readStored(fieldAt: storageKeyPath, as: Value.self)
             }
             set {
                 if let stored = try? newValue.storedValue(),
                    object.assignStoredValue(stored, forField: storageKeyPath) {
                     return
                 }
-                object.writeStored(newValue, field: object[keyPath: storageKeyPath].name)
-            }
-        }
-
-        func declaration() -> FieldDeclaration {
-            do {
-                return FieldDeclaration(
-                    name: name,
-                    kind: .stored(
-                        Value.storedType, isOptional: Value.isOptional,
-                        defaultValue: try defaultValue.storedValue(), options: options),
-                    renamingIdentifier: renamingIdentifier)
-            } catch {
-                return FieldDeclaration(
-                    name: name, kind: .virtual,
-                    problem: "its default value cannot be stored: \(error)")
+                object.writeStored(newValue, fieldAt: storageKeyPath)
             }
         }
     }
-}
-
-/// What a `Field.Stored` holds beside its names and default: the declared
-/// options in the wrapper an object stores, or, in a projected value
-/// (`object.$age`), the object it was read from (held strongly: a projected
-/// value is short-lived, and a weak reference would give every object it is
-/// read from a side table). One word either way, since the options fit in
-/// bits a reference never uses; every fetched object stores one per field,
-/// and nothing is built when it is made.
-@usableFromInline
-enum StoredFieldExtra {
-    case options(UInt8)
-    case object(ManagedObject)
 }

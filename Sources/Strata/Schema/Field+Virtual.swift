@@ -22,8 +22,8 @@ extension Field {
         /// The field itself.
         public var projectedValue: Self { self }
 
-        func declaration() -> FieldDeclaration {
-            FieldDeclaration(name: name, kind: .virtual)
+        var declared: (any AnyDeclaredField)? {
+            DeclaredField(FieldDeclaration(name: name, kind: .virtual), defaultValue: wrappedValue)
         }
     }
 }

@@ -55,34 +55,8 @@ struct FieldDeclaration {
 
 /// A property wrapper that declares a field.
 protocol FieldWrapper {
-    var name: String { get }
-    func declaration() -> FieldDeclaration
-}
-
-/// A field's name and, when a schema version renamed it, its previous name,
-/// packed into one string ("name" or "name\u{1F}previous"). Every object
-/// stores its fields' wrappers, so what only migrations read must not make
-/// each one bigger: a field that was not renamed stores just its name, and
-/// nothing is built at run time. Inlinable with the wrappers' initializers,
-/// which every object creation runs once per field: the model's module then
-/// specializes them.
-@usableFromInline
-struct FieldNames: Sendable, Hashable {
-    private static let separator: UInt8 = 0x1F
-    @usableFromInline let packed: String
-
-    @inlinable
-    init(_ name: String, previous: String?) {
-        packed = previous.map { name + "\u{1F}" + $0 } ?? name
-    }
-
-    var name: String {
-        guard let end = packed.utf8.firstIndex(of: Self.separator) else { return packed }
-        return String(packed[..<end])
-    }
-
-    var previous: String? {
-        guard let separator = packed.utf8.firstIndex(of: Self.separator) else { return nil }
-        return String(packed[packed.utf8.index(after: separator)...])
-    }
+    /// The field's declaration: held by a prototype's wrappers and by
+    /// projected values, `nil` in the wrapper an ordinary object stores (see
+    /// ``DeclaredField``).
+    var declared: (any AnyDeclaredField)? { get }
 }

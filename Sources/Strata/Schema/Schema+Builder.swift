@@ -6,7 +6,6 @@ struct SchemaBuilder {
         var name: String
         var renamingIdentifier: String?
         var type: ManagedObject.Type
-        var prototype: ManagedObject
         var fields: [FieldDeclaration]
     }
 
@@ -36,24 +35,10 @@ struct SchemaBuilder {
                     reason: "class \(entity.objectType) is declared as two entities"))
                 continue
             }
-            let prototype = entity.objectType.init()
-            let fields = Self.reflectFields(of: prototype)
+            let fields = DeclaredFields.declarations(of: entity.objectType)
             declared.append(Declared(
-                name: name, renamingIdentifier: entity.renamingIdentifier, type: entity.objectType, prototype: prototype,
-                                     fields: checked(fields, entity: name)))
-        }
-    }
-
-    /// The field wrappers of an object and its superclasses, in declaration order.
-    static func reflectFields(of object: ManagedObject) -> [FieldDeclaration] {
-        var mirrors: [Mirror] = []
-        var mirror: Mirror? = Mirror(reflecting: object)
-        while let current = mirror {
-            mirrors.insert(current, at: 0)
-            mirror = current.superclassMirror
-        }
-        return mirrors.flatMap { mirror in
-            mirror.children.compactMap { ($0.value as? any FieldWrapper)?.declaration() }
+                name: name, renamingIdentifier: entity.renamingIdentifier, type: entity.objectType,
+                fields: checked(fields, entity: name)))
         }
     }
 
@@ -209,7 +194,6 @@ struct SchemaBuilder {
     private mutating func resolveLinks() -> [Link] {
         let names = Dictionary(
             declared.map { (ObjectIdentifier($0.type), $0.name) }, uniquingKeysWith: { a, _ in a })
-        let byName = Dictionary(declared.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var links: [Link] = []
         for entity in declared {
             for field in entity.fields {
@@ -222,8 +206,8 @@ struct SchemaBuilder {
                     continue
                 }
                 var inverse: String?
-                if let inverseKeyPath, let prototype = byName[target]?.prototype {
-                    inverse = (prototype[keyPath: inverseKeyPath] as? any FieldWrapper)?.name
+                if let inverseKeyPath {
+                    inverse = DeclaredFields.field(at: inverseKeyPath)?.declaration.name
                     if inverse == nil {
                         problems.append(.invalidSchema(
                             entity: entity.name, field: field.name,

@@ -106,7 +106,6 @@ private final class ControlCharacterField: ManagedObject {
 }
 
 private final class SeparatorField: ManagedObject {
-    // U+001F separates a renamed field's previous name inside its wrapper.
     @Field.Stored("weird\u{1F}1") var weird: Int = 0
 }
 
@@ -268,9 +267,9 @@ struct SchemaMistakeTests {
         expectInvalidSchema(
             Schema("V1", entities: [Entity<ControlCharacterField>("Control")]), entity: "Control",
             field: "weird\u{1E}1")
-        // Read as "weird" renamed from "1", which no field could have been called.
         expectInvalidSchema(
-            Schema("V1", entities: [Entity<SeparatorField>("Separator")]), entity: "Separator", field: "weird")
+            Schema("V1", entities: [Entity<SeparatorField>("Separator")]), entity: "Separator",
+            field: "weird\u{1F}1")
     }
 
     @Test
@@ -282,8 +281,10 @@ struct SchemaMistakeTests {
         #expect(attributes["email"]?.renamingIdentifier == "mail")
         #expect(attributes["rank"]?.options == [.indexed])
         #expect(attributes["plain"]?.options == [])
-        let field = Field.Stored<String>(wrappedValue: "", "email", [.unique], renamingIdentifier: "mail")
-        #expect(field.name == "email" && field.renamingIdentifier == "mail" && field.options == .unique)
+        let object = Declared()
+        #expect(object.$email.name == "email" && object.$email.renamingIdentifier == "mail")
+        #expect(object.$email.options == [.unique, .indexed] && object.$rank.options == .indexed)
+        #expect(object.$plain.options == [] && object.$plain.renamingIdentifier == nil)
     }
 
     @Test(arguments: ["first name", "1abc", "_x", "", "sqlite_master", "a-b", "é", String(repeating: "a", count: 65)])

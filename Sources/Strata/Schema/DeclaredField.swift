@@ -1,0 +1,146 @@
+import Synchronization
+
+/// What one `@Field` declaration says: its ``FieldDeclaration`` and its
+/// typed default, plus, in a projected value (`object.$age`), the object it
+/// was read from.
+///
+/// Every object stores one wrapper per field, and most of what a wrapper is
+/// given (name, options, default) is the same for every object of a class.
+/// So the wrapper an ordinary object stores holds no `DeclaredField`, only
+/// `nil`: one word, written at creation, with nothing to release. The
+/// declarations are read once per class from a prototype made while
+/// describing (see ``DeclaredFields``), whose wrappers hold them.
+@usableFromInline
+final class DeclaredField<Value>: AnyDeclaredField {
+    let declaration: FieldDeclaration
+    let defaultValue: Value
+    /// The object whose field this is, in a projected value; `nil` otherwise.
+    let object: ManagedObject?
+
+    init(_ declaration: FieldDeclaration, defaultValue: Value, object: ManagedObject? = nil) {
+        self.declaration = declaration
+        self.defaultValue = defaultValue
+        self.object = object
+    }
+
+    /// The same declaration, carrying `object`: a projected value.
+    func projected(onto object: ManagedObject) -> DeclaredField {
+        DeclaredField(declaration, defaultValue: defaultValue, object: object)
+    }
+
+    /// The options of a stored field; `[]` for any other.
+    var options: FieldOptions {
+        if case let .stored(_, _, _, options) = declaration.kind { return options }
+        return []
+    }
+}
+
+/// A ``DeclaredField`` of any value type.
+protocol AnyDeclaredField: AnyObject {
+    var declaration: FieldDeclaration { get }
+}
+
+/// Where the declarations of a model's fields are read: one prototype per
+/// class, made while describing, and the fields at key paths into it.
+@usableFromInline
+enum DeclaredFields {
+    /// How many threads are making a prototype. Read by every field
+    /// wrapper's initializer, so that the wrappers of ordinary objects pay
+    /// one load for it.
+    @usableFromInline static let describers = Atomic<Int>(0)
+    /// Whether this thread (or task) is making a prototype.
+    @TaskLocal private static var describingHere = false
+
+    /// Whether a field wrapper being initialized belongs to a prototype, and
+    /// must therefore keep its declaration.
+    @inlinable
+    static var isDescribing: Bool {
+        describers.load(ordering: .relaxed) != 0 && isDescribingHere()
+    }
+
+    @usableFromInline
+    static func isDescribingHere() -> Bool { describingHere }
+
+    /// `@unchecked Sendable`: a prototype is never changed once made, only read.
+    private struct Prototype: @unchecked Sendable {
+        let object: ManagedObject
+    }
+
+    /// `@unchecked Sendable`: key paths and declared fields are immutable.
+    private struct Found: @unchecked Sendable {
+        let keyPath: AnyKeyPath
+        let field: any AnyDeclaredField
+    }
+
+    private static let prototypes = Mutex<[ObjectIdentifier: Prototype]>([:])
+    /// Fields already found, by key path identity. Each key path is kept
+    /// beside its field, so no identity in the table can be reused.
+    private static let found = Mutex<[ObjectIdentifier: Found]>([:])
+
+    /// The prototype of `type`: an instance whose field wrappers hold their
+    /// declarations. Made once per class.
+    static func prototype(of type: ManagedObject.Type) -> ManagedObject {
+        let id = ObjectIdentifier(type)
+        if let made = prototypes.withLock({ $0[id] }) { return made.object }
+        // Made outside the lock: the class's initializer may create other objects.
+        let made = Prototype(object: describe(type))
+        return prototypes.withLock { table in
+            if let first = table[id] { return first }
+            table[id] = made
+            return made
+        }.object
+    }
+
+    /// A new instance of `type` whose field wrappers hold their declarations.
+    /// Wrappers initialized meanwhile on other threads do not.
+    static func describe(_ type: ManagedObject.Type) -> ManagedObject {
+        describers.add(1, ordering: .relaxed)
+        defer { describers.subtract(1, ordering: .relaxed) }
+        return $describingHere.withValue(true) { type.init() }
+    }
+
+    /// The declarations of `type`'s fields and its superclasses', in
+    /// declaration order, superclasses first.
+    static func declarations(of type: ManagedObject.Type) -> [FieldDeclaration] {
+        var mirrors: [Mirror] = []
+        var mirror: Mirror? = Mirror(reflecting: prototype(of: type))
+        while let current = mirror {
+            mirrors.insert(current, at: 0)
+            mirror = current.superclassMirror
+        }
+        return mirrors.flatMap { mirror in
+            mirror.children.compactMap { ($0.value as? any FieldWrapper)?.declared?.declaration }
+        }
+    }
+
+    /// The field at `keyPath`: a wrapper's storage (`\._age`) or its
+    /// projected value (`\.$age`); `nil` when the key path names no field.
+    static func field(at keyPath: AnyKeyPath) -> (any AnyDeclaredField)? {
+        let id = ObjectIdentifier(keyPath)
+        if let known = found.withLock({ $0[id] }) { return known.field }
+        guard let root = type(of: keyPath).rootType as? ManagedObject.Type,
+              let field = (prototype(of: root)[keyPath: keyPath] as? any FieldWrapper)?.declared
+        else { return nil }
+        found.withLock { $0[id] = Found(keyPath: keyPath, field: field) }
+        return field
+    }
+
+    /// The field whose wrapper is at `keyPath` in `object`, with its typed
+    /// default. The object's own wrapper answers when it holds its
+    /// declaration: a prototype's initializer that reads its fields must not
+    /// ask for the prototype being made.
+    static func field<Value>(
+        at keyPath: AnyKeyPath, in object: ManagedObject, of _: Value.Type
+    ) -> DeclaredField<Value> {
+        let own = (object[keyPath: keyPath] as? any FieldWrapper)?.declared as? DeclaredField<Value>
+        return own ?? field(at: keyPath, of: Value.self)
+    }
+
+    /// The field whose wrapper is at `keyPath`, with its typed default.
+    static func field<Value>(at keyPath: AnyKeyPath, of _: Value.Type) -> DeclaredField<Value> {
+        guard let field = field(at: keyPath) as? DeclaredField<Value> else {
+            preconditionFailure("Strata: \(keyPath) does not name a @Field of a ManagedObject subclass.")
+        }
+        return field
+    }
+}
