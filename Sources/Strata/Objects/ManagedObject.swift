@@ -14,7 +14,9 @@
 /// stack's main context are read-only. Pass ``ObjectID``s between contexts.
 open class ManagedObject: Hashable, CustomStringConvertible {
     /// Creates a detached object. Strata calls this when it materializes
-    /// objects; your code creates objects with `transaction.create(Into<T>())`.
+    /// objects, and once per class to read its field declarations, so keep
+    /// it free of side effects; your code creates objects with
+    /// `transaction.create(Into<T>())`.
     public required init() {}
 
     /// Makes the object a member of `context`, with values of its own.
