@@ -125,6 +125,25 @@ enum DeclaredFields {
         return field
     }
 
+    /// `object.$field`: the declaration of the field whose wrapper is at
+    /// `keyPath` (`own`, when the object's wrapper holds it), carrying `object`.
+    static func projection<Value>(
+        onto object: ManagedObject, own: DeclaredField<Value>?, at keyPath: AnyKeyPath
+    ) -> DeclaredField<Value> {
+        (own ?? field(at: keyPath, of: Value.self)).projected(onto: object)
+    }
+
+    /// The declaration a projected value holds. A wrapper built by hand,
+    /// outside a class, holds none: reading it traps.
+    static func held<Value>(_ field: DeclaredField<Value>?) -> DeclaredField<Value> {
+        guard let field else {
+            preconditionFailure(
+                "Strata: read a field's name and options through the projected value "
+                    + "(object.$field or \\.$field) of a ManagedObject subclass's field.")
+        }
+        return field
+    }
+
     /// The field whose wrapper is at `keyPath` in `object`, with its typed
     /// default. The object's own wrapper answers when it holds its
     /// declaration: a prototype's initializer that reads its fields must not

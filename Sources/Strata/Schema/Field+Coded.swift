@@ -25,14 +25,7 @@ extension Field {
         /// The value a new object starts with.
         var defaultValue: Value { projection.defaultValue }
 
-        private var projection: DeclaredField<Value> {
-            guard let declaredField else {
-                preconditionFailure(
-                    "Strata: read a field's name through the projected value "
-                        + "(object.$field or \\.$field) of a ManagedObject subclass's field.")
-            }
-            return declaredField
-        }
+        private var projection: DeclaredField<Value> { DeclaredFields.held(declaredField) }
 
         /// Declares a coded field with a default value; `renamingIdentifier` is
         /// its previous name, when a new schema version renames it.
@@ -66,9 +59,8 @@ extension Field {
             projected projectedKeyPath: KeyPath<Object, Self>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Self {
-            let field = object[keyPath: storageKeyPath].declaredField
-                ?? DeclaredFields.field(at: storageKeyPath, of: Value.self)
-            return Self(field.projected(onto: object))
+            Self(DeclaredFields.projection(
+                onto: object, own: object[keyPath: storageKeyPath].declaredField, at: storageKeyPath))
         }
 
         public static subscript<Object: ManagedObject>(
@@ -84,18 +76,13 @@ extension Field {
         private static func declare(
             _ defaultValue: Value, _ name: String, _ renamingIdentifier: String?
         ) -> DeclaredField<Value> {
-            let declaration: FieldDeclaration
-            do {
-                declaration = FieldDeclaration(
-                    name: name,
-                    kind: .coded(
-                        isOptional: Value.self is any ExpressibleByNilLiteral.Type,
-                        defaultValue: try CodedValue.encode(defaultValue)),
-                    renamingIdentifier: renamingIdentifier)
-            } catch {
-                declaration = FieldDeclaration(
-                    name: name, kind: .virtual,
-                    problem: "its default value cannot be encoded: \(error)")
+            let declaration = FieldDeclaration(
+                name: name, renamingIdentifier: renamingIdentifier,
+                failing: "its default value cannot be encoded"
+            ) {
+                .coded(
+                    isOptional: Value.self is any ExpressibleByNilLiteral.Type,
+                    defaultValue: try CodedValue.encode(defaultValue))
             }
             return DeclaredField(declaration, defaultValue: defaultValue)
         }

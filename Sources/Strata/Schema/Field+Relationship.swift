@@ -72,14 +72,7 @@ extension Field {
         /// The relationship's name in the previous schema version, when it was renamed.
         public var renamingIdentifier: String? { projection.declaration.renamingIdentifier }
 
-        private var projection: DeclaredField<Value> {
-            guard let declaredField else {
-                preconditionFailure(
-                    "Strata: read a relationship's name through the projected value "
-                        + "(object.$field or \\.$field) of a ManagedObject subclass's field.")
-            }
-            return declaredField
-        }
+        private var projection: DeclaredField<Value> { DeclaredFields.held(declaredField) }
 
         /// Declares a relationship whose inverse is the given relationship of the target.
         public init<Inverse: RelationshipValue>(
@@ -120,9 +113,8 @@ extension Field {
             projected projectedKeyPath: KeyPath<Object, Self>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Self {
-            let field = object[keyPath: storageKeyPath].declaredField
-                ?? DeclaredFields.field(at: storageKeyPath, of: Value.self)
-            return Self(field.projected(onto: object))
+            Self(DeclaredFields.projection(
+                onto: object, own: object[keyPath: storageKeyPath].declaredField, at: storageKeyPath))
         }
 
         public static subscript<Object: ManagedObject>(

@@ -17,14 +17,7 @@ extension Field {
         var declared: (any AnyDeclaredField)? { declaredField }
 
         /// The declaration of a projected value (`object.$age`, `\.$age`).
-        private var projection: DeclaredField<Value> {
-            guard let declaredField else {
-                preconditionFailure(
-                    "Strata: read a field's name and options through the projected value "
-                        + "(object.$field or \\.$field) of a ManagedObject subclass's field.")
-            }
-            return declaredField
-        }
+        private var projection: DeclaredField<Value> { DeclaredFields.held(declaredField) }
 
         /// The field's name in the schema and column name in the store.
         public var name: String { projection.declaration.name }
@@ -74,18 +67,13 @@ extension Field {
         static func declare(
             _ defaultValue: Value, _ name: String, _ options: FieldOptions, _ renamingIdentifier: String?
         ) -> DeclaredField<Value> {
-            let declaration: FieldDeclaration
-            do {
-                declaration = FieldDeclaration(
-                    name: name,
-                    kind: .stored(
-                        Value.storedType, isOptional: Value.isOptional,
-                        defaultValue: try defaultValue.storedValue(), options: options),
-                    renamingIdentifier: renamingIdentifier)
-            } catch {
-                declaration = FieldDeclaration(
-                    name: name, kind: .virtual,
-                    problem: "its default value cannot be stored: \(error)")
+            let declaration = FieldDeclaration(
+                name: name, renamingIdentifier: renamingIdentifier,
+                failing: "its default value cannot be stored"
+            ) {
+                .stored(
+                    Value.storedType, isOptional: Value.isOptional,
+                    defaultValue: try defaultValue.storedValue(), options: options)
             }
             return DeclaredField(declaration, defaultValue: defaultValue)
         }
@@ -107,9 +95,8 @@ extension Field {
             projected projectedKeyPath: KeyPath<Object, Self>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Self {
-            let field = object[keyPath: storageKeyPath].declaredField
-                ?? DeclaredFields.field(at: storageKeyPath, of: Value.self)
-            return Self(field.projected(onto: object))
+            Self(DeclaredFields.projection(
+                onto: object, own: object[keyPath: storageKeyPath].declaredField, at: storageKeyPath))
         }
 
         // Inlinable, so that each field's accessors are specialized for its type

@@ -53,6 +53,19 @@ struct FieldDeclaration {
     var renamingIdentifier: String? = nil
 }
 
+extension FieldDeclaration {
+    /// A declaration whose kind holds the stored default value: when `kind`
+    /// throws (a default that cannot be stored), a declaration whose problem
+    /// is `reason` and the error.
+    init(name: String, renamingIdentifier: String?, failing reason: String, kind: () throws -> Kind) {
+        do {
+            self.init(name: name, kind: try kind(), renamingIdentifier: renamingIdentifier)
+        } catch {
+            self.init(name: name, kind: .virtual, problem: "\(reason): \(error)")
+        }
+    }
+}
+
 /// A property wrapper that declares a field.
 protocol FieldWrapper {
     /// The field's declaration: held by a prototype's wrappers and by
