@@ -128,6 +128,7 @@ extension BaseDataTransaction {
             }
         }
 
+        let uniqueIDField = Object.uniqueIDField
         return try withImportData(Object.self, for: pending.map(\.source)) {
             var objects: [Object] = []
             objects.reserveCapacity(pending.count)
@@ -140,9 +141,10 @@ extension BaseDataTransaction {
                 let found = try fetchAll(
                     From<Object>().where(Where(Object.uniqueIDKeyPath, in: batch.map(\.id))))
                 let existing = Dictionary(
-                    found.lazy.map { ($0.importedUniqueID, $0) }, uniquingKeysWith: { first, _ in first })
+                    found.lazy.map { ($0.readStored(uniqueIDField), $0) }, uniquingKeysWith: { first, _ in first })
                 for (id, source) in batch {
-                    let imported = try importUnique(into, id: id, source: source, existing: existing[id])
+                    let imported = try importUnique(
+                        into, id: id, source: source, existing: existing[id], uniqueIDField: uniqueIDField)
                     if let imported { objects.append(imported) }
                 }
             }
@@ -156,7 +158,7 @@ extension BaseDataTransaction {
     @inlinable
     func importUnique<Object: ImportableUniqueObject>(
         _ into: Into<Object>, id: Object.UniqueIDType, source: Object.ImportSource,
-        existing: Object?
+        existing: Object?, uniqueIDField: DeclaredField<Object.UniqueIDType>
     ) throws -> Object? {
         if let existing {
             guard existing.shouldUpdate(from: source, in: self) else { return nil }
@@ -165,7 +167,7 @@ extension BaseDataTransaction {
         }
         guard Object.shouldInsert(from: source, in: self) else { return nil }
         let object = create(into)
-        object.assignImportedUniqueID(id)
+        object.writeStored(id, uniqueIDField)
         try object.didInsert(from: source, in: self)
         return object
     }

@@ -135,15 +135,9 @@ extension ImportableUniqueObject {
         try update(from: source, in: transaction)
     }
 
-    /// The value of the unique-ID field.
+    /// The unique-ID field's declaration, found once per import call.
     @inlinable
-    var importedUniqueID: UniqueIDType {
-        readStored(fieldAt: Self.uniqueIDKeyPath, as: UniqueIDType.self)
-    }
-
-    /// Sets the unique-ID field of an object of an open transaction.
-    @inlinable
-    func assignImportedUniqueID(_ id: UniqueIDType) {
-        writeStored(id, fieldAt: Self.uniqueIDKeyPath)
+    static var uniqueIDField: DeclaredField<UniqueIDType> {
+        DeclaredFields.field(at: uniqueIDKeyPath, of: UniqueIDType.self)
     }
 }

@@ -33,7 +33,12 @@ extension ManagedObject {
     /// stored value of another type (logged, and read as the default).
     @usableFromInline
     final func readStored<Value: FieldStorable>(fieldAt keyPath: AnyKeyPath, as _: Value.Type) -> Value {
-        let field = DeclaredFields.field(at: keyPath, in: self, of: Value.self)
+        readStored(DeclaredFields.field(at: keyPath, in: self, of: Value.self))
+    }
+
+    /// A stored field's value, found by its declaration's name.
+    @usableFromInline
+    final func readStored<Value: FieldStorable>(_ field: DeclaredField<Value>) -> Value {
         let name = field.declaration.name
         guard let slot = slot(of: name) else { return field.defaultValue }
         if let invalid = invalidValues?[slot], let value = invalid.value as? Value { return value }
@@ -51,7 +56,13 @@ extension ManagedObject {
     /// cannot be stored (reported at the next flush), or a write that traps.
     @usableFromInline
     final func writeStored<Value: FieldStorable>(_ value: Value, fieldAt keyPath: AnyKeyPath) {
-        let slot = writableSlot(of: DeclaredFields.field(at: keyPath, in: self, of: Value.self).declaration.name)
+        writeStored(value, DeclaredFields.field(at: keyPath, in: self, of: Value.self))
+    }
+
+    /// Assigns a stored field, found by its declaration's name.
+    @usableFromInline
+    final func writeStored<Value: FieldStorable>(_ value: Value, _ field: DeclaredField<Value>) {
+        let slot = writableSlot(of: field.declaration.name)
         do {
             context!.assign(try value.storedValue(), slot: slot, of: self)
         } catch {

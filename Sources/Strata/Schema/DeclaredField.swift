@@ -156,6 +156,7 @@ enum DeclaredFields {
     }
 
     /// The field whose wrapper is at `keyPath`, with its typed default.
+    @usableFromInline
     static func field<Value>(at keyPath: AnyKeyPath, of _: Value.Type) -> DeclaredField<Value> {
         guard let field = field(at: keyPath) as? DeclaredField<Value> else {
             preconditionFailure("Strata: \(keyPath) does not name a @Field of a ManagedObject subclass.")
