@@ -32,12 +32,6 @@ extension ManagedObject {
     /// detached object's default, a pending value that cannot be stored, or a
     /// stored value of another type (logged, and read as the default).
     @usableFromInline
-    final func readStored<Value: FieldStorable>(fieldAt keyPath: AnyKeyPath, as _: Value.Type) -> Value {
-        readStored(DeclaredFields.field(at: keyPath, in: self, of: Value.self))
-    }
-
-    /// A stored field's value, found by its declaration's name.
-    @usableFromInline
     final func readStored<Value: FieldStorable>(_ field: DeclaredField<Value>) -> Value {
         let name = field.declaration.name
         guard let slot = slot(of: name) else { return field.defaultValue }
@@ -55,12 +49,6 @@ extension ManagedObject {
     /// Assigns a stored field when the fast path could not: a value that
     /// cannot be stored (reported at the next flush), or a write that traps.
     @usableFromInline
-    final func writeStored<Value: FieldStorable>(_ value: Value, fieldAt keyPath: AnyKeyPath) {
-        writeStored(value, DeclaredFields.field(at: keyPath, in: self, of: Value.self))
-    }
-
-    /// Assigns a stored field, found by its declaration's name.
-    @usableFromInline
     final func writeStored<Value: FieldStorable>(_ value: Value, _ field: DeclaredField<Value>) {
         let slot = writableSlot(of: field.declaration.name)
         do {
@@ -70,8 +58,7 @@ extension ManagedObject {
         }
     }
 
-    final func readCoded<Value: Codable>(fieldAt keyPath: AnyKeyPath, as _: Value.Type) -> Value {
-        let declared = DeclaredFields.field(at: keyPath, in: self, of: Value.self)
+    final func readCoded<Value: Codable>(_ declared: DeclaredField<Value>) -> Value {
         let field = declared.declaration.name
         let defaultValue = declared.defaultValue
         guard let slot = slot(of: field) else { return defaultValue }
@@ -86,8 +73,8 @@ extension ManagedObject {
         }
     }
 
-    final func writeCoded<Value: Codable>(_ value: Value, fieldAt keyPath: AnyKeyPath) {
-        let slot = writableSlot(of: DeclaredFields.field(at: keyPath, in: self, of: Value.self).declaration.name)
+    final func writeCoded<Value: Codable>(_ value: Value, _ field: DeclaredField<Value>) {
+        let slot = writableSlot(of: field.declaration.name)
         do {
             context!.assign(try CodedValue.encode(value), slot: slot, of: self)
         } catch {

@@ -125,14 +125,6 @@ enum DeclaredFields {
         return field
     }
 
-    /// `object.$field`: the declaration of the field whose wrapper is at
-    /// `keyPath` (`own`, when the object's wrapper holds it), carrying `object`.
-    static func projection<Value>(
-        onto object: ManagedObject, own: DeclaredField<Value>?, at keyPath: AnyKeyPath
-    ) -> DeclaredField<Value> {
-        (own ?? field(at: keyPath, of: Value.self)).projected(onto: object)
-    }
-
     /// The declaration a projected value holds. A wrapper built by hand,
     /// outside a class, holds none: reading it traps.
     static func held<Value>(_ field: DeclaredField<Value>?) -> DeclaredField<Value> {
@@ -144,15 +136,13 @@ enum DeclaredFields {
         return field
     }
 
-    /// The field whose wrapper is at `keyPath` in `object`, with its typed
-    /// default. The object's own wrapper answers when it holds its
-    /// declaration: a prototype's initializer that reads its fields must not
-    /// ask for the prototype being made.
-    static func field<Value>(
-        at keyPath: AnyKeyPath, in object: ManagedObject, of _: Value.Type
-    ) -> DeclaredField<Value> {
-        let own = (object[keyPath: keyPath] as? any FieldWrapper)?.declared as? DeclaredField<Value>
-        return own ?? field(at: keyPath, of: Value.self)
+    /// The field whose wrapper is at `keyPath`, with its typed default:
+    /// `own`, what that wrapper holds, when it holds it. A prototype's
+    /// wrappers do, so a prototype's initializer that reads its own fields
+    /// does not ask for the prototype being made.
+    @usableFromInline
+    static func field<Value>(own: DeclaredField<Value>?, at keyPath: AnyKeyPath) -> DeclaredField<Value> {
+        own ?? field(at: keyPath, of: Value.self)
     }
 
     /// The field whose wrapper is at `keyPath`, with its typed default.

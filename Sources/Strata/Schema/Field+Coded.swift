@@ -27,6 +27,13 @@ extension Field {
 
         private var projection: DeclaredField<Value> { DeclaredFields.held(declaredField) }
 
+        /// The declaration of the field whose wrapper is at `keyPath` in `object`.
+        static func declared<Object: ManagedObject>(
+            in object: Object, at keyPath: ReferenceWritableKeyPath<Object, Self>
+        ) -> DeclaredField<Value> {
+            DeclaredFields.field(own: object[keyPath: keyPath].declaredField, at: keyPath)
+        }
+
         /// Declares a coded field with a default value; `renamingIdentifier` is
         /// its previous name, when a new schema version renames it.
         public init(wrappedValue: Value, _ name: String, renamingIdentifier: String? = nil) {
@@ -59,8 +66,7 @@ extension Field {
             projected projectedKeyPath: KeyPath<Object, Self>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Self {
-            Self(DeclaredFields.projection(
-                onto: object, own: object[keyPath: storageKeyPath].declaredField, at: storageKeyPath))
+            Self(Self.declared(in: object, at: storageKeyPath).projected(onto: object))
         }
 
         public static subscript<Object: ManagedObject>(
@@ -68,8 +74,8 @@ extension Field {
             wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Value {
-            get { object.readCoded(fieldAt: storageKeyPath, as: Value.self) }
-            set { object.writeCoded(newValue, fieldAt: storageKeyPath) }
+            get { object.readCoded(Self.declared(in: object, at: storageKeyPath)) }
+            set { object.writeCoded(newValue, Self.declared(in: object, at: storageKeyPath)) }
         }
 
         /// The declaration a prototype's wrapper keeps.

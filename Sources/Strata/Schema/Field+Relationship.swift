@@ -74,6 +74,13 @@ extension Field {
 
         private var projection: DeclaredField<Value> { DeclaredFields.held(declaredField) }
 
+        /// The declaration of the field whose wrapper is at `keyPath` in `object`.
+        static func declared<Object: ManagedObject>(
+            in object: Object, at keyPath: ReferenceWritableKeyPath<Object, Self>
+        ) -> DeclaredField<Value> {
+            DeclaredFields.field(own: object[keyPath: keyPath].declaredField, at: keyPath)
+        }
+
         /// Declares a relationship whose inverse is the given relationship of the target.
         public init<Inverse: RelationshipValue>(
             _ name: String,
@@ -113,8 +120,7 @@ extension Field {
             projected projectedKeyPath: KeyPath<Object, Self>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Self {
-            Self(DeclaredFields.projection(
-                onto: object, own: object[keyPath: storageKeyPath].declaredField, at: storageKeyPath))
+            Self(Self.declared(in: object, at: storageKeyPath).projected(onto: object))
         }
 
         public static subscript<Object: ManagedObject>(
@@ -123,13 +129,11 @@ extension Field {
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Value {
             get {
-                let name = (object[keyPath: storageKeyPath].declaredField
-                    ?? DeclaredFields.field(at: storageKeyPath, of: Value.self)).declaration.name
+                let name = Self.declared(in: object, at: storageKeyPath).declaration.name
                 return Value(relatedObjects: object.readRelated(name, as: Value.Target.self))
             }
             set {
-                let name = (object[keyPath: storageKeyPath].declaredField
-                    ?? DeclaredFields.field(at: storageKeyPath, of: Value.self)).declaration.name
+                let name = Self.declared(in: object, at: storageKeyPath).declaration.name
                 object.writeRelated(newValue.relatedObjects, field: name)
             }
         }

@@ -19,6 +19,14 @@ extension Field {
         /// The declaration of a projected value (`object.$age`, `\.$age`).
         private var projection: DeclaredField<Value> { DeclaredFields.held(declaredField) }
 
+        /// The declaration of the field whose wrapper is at `keyPath` in `object`.
+        @usableFromInline
+        static func declared<Object: ManagedObject>(
+            in object: Object, at keyPath: ReferenceWritableKeyPath<Object, Self>
+        ) -> DeclaredField<Value> {
+            DeclaredFields.field(own: object[keyPath: keyPath].declaredField, at: keyPath)
+        }
+
         /// The field's name in the schema and column name in the store.
         public var name: String { projection.declaration.name }
         /// The field's options.
@@ -95,8 +103,7 @@ extension Field {
             projected projectedKeyPath: KeyPath<Object, Self>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Self {
-            Self(DeclaredFields.projection(
-                onto: object, own: object[keyPath: storageKeyPath].declaredField, at: storageKeyPath))
+            Self(Self.declared(in: object, at: storageKeyPath).projected(onto: object))
         }
 
         // Inlinable, so that each field's accessors are specialized for its type
@@ -113,14 +120,14 @@ extension Field {
                    let value = try? Value(storedValue: stored) {
                     return value
                 }
-                return object.readStored(fieldAt: storageKeyPath, as: Value.self)
+                return object.readStored(Self.declared(in: object, at: storageKeyPath))
             }
             set {
                 if let stored = try? newValue.storedValue(),
                    object.assignStoredValue(stored, forField: storageKeyPath) {
                     return
                 }
-                object.writeStored(newValue, fieldAt: storageKeyPath)
+                object.writeStored(newValue, Self.declared(in: object, at: storageKeyPath))
             }
         }
     }
