@@ -1,0 +1,277 @@
+import Dispatch
+import Foundation
+@testable import Strata
+import Synchronization
+import Testing
+
+// Review of the change that moved field declarations out of the wrappers
+// (7311208..e88379d): what it must keep working, and what it broke.
+
+// MARK: Models
+
+/// A non-final entity class with subclass entities; its fields are inherited.
+private class RvPet: ManagedObject {
+    @Field.Stored("name", .indexed) var name: String = ""
+    @Field.Coded("notes") var notes: [String] = ["none"]
+    @Field.Relationship("keeper") var keeper: RvKeeper?
+}
+
+private final class RvCat: RvPet {
+    @Field.Stored("lives", renamingIdentifier: "spareLives") var lives: Int = 9
+}
+
+private final class RvDog: RvPet {
+    @Field.Stored("tricks") var tricks: Int = 0
+    @Field.Virtual("isPicked") var isPicked: Bool = false
+}
+
+private final class RvKeeper: ManagedObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("pets", inverse: \RvPet.$keeper) var pets: Set<RvPet>
+    // Inverse rooted at a subclass, naming a relationship its superclass declares.
+    @Field.Relationship("cats", inverse: \RvCat.$keeper, renamingIdentifier: "kittens") var cats: Set<RvCat>
+    @Field.Coded("badge", renamingIdentifier: "emblem") var badge: String? = nil
+}
+
+private let rvPetSchema = Schema(
+    "V1",
+    entities: [
+        Entity<RvPet>("RvPet"), Entity<RvCat>("RvCat"), Entity<RvDog>("RvDog"),
+        Entity<RvKeeper>("RvKeeper"),
+    ])
+
+/// Not an entity: made by `RvBuilder.init()`.
+private final class RvPart: ManagedObject {
+    @Field.Stored("size") var size: Int = 3
+    @Field.Coded("pieces") var pieces: [Int] = [1, 2]
+}
+
+/// An initializer that makes another object and reads fields, its own and that object's.
+private final class RvBuilder: ManagedObject {
+    @Field.Stored("total") var total: Int = 5
+    @Field.Coded("meta") var meta: [String: Int] = ["k": 1]
+    let part = RvPart()
+    private(set) var seenAtInit = 0
+
+    required init() {
+        super.init()
+        seenAtInit = total + meta["k", default: 0] + part.size + part.pieces.count + $total.name.count
+    }
+}
+
+private final class RvNaN: ManagedObject {
+    @Field.Stored("ratio") var ratio: Double = .nan
+}
+
+private final class RvUnencodable: ManagedObject {
+    // JSONEncoder refuses non-finite numbers.
+    @Field.Coded("weights") var weights: [Double] = [.infinity]
+}
+
+// Fresh classes for the race: described only by the race test.
+private final class RvRaceA: ManagedObject {
+    @Field.Stored("a") var a: Int = 1
+    @Field.Coded("c") var c: [Int] = [1]
+}
+
+private final class RvRaceB: ManagedObject {
+    @Field.Stored("b") var b: String = "b"
+    @Field.Relationship("a") var a: RvRaceA?
+}
+
+private class RvRaceBase: ManagedObject {
+    @Field.Stored("base") var base: Int = 2
+}
+
+private final class RvRaceSub: RvRaceBase {
+    @Field.Stored("sub") var sub: Int = 3
+}
+
+// MARK: Helpers
+
+/// How many field wrappers of `object` (and its superclasses) hold a declaration.
+private func declarationsHeld(by object: ManagedObject) -> Int {
+    var count = 0
+    var mirror: Mirror? = Mirror(reflecting: object)
+    while let current = mirror {
+        for child in current.children {
+            if let wrapper = child.value as? any FieldWrapper, wrapper.declared != nil,
+               !(child.value is Field.Virtual<Bool>)
+            {
+                count += 1
+            }
+        }
+        mirror = current.superclassMirror
+    }
+    return count
+}
+
+private func entity(_ name: String, of schema: Schema) throws -> EntityDescription {
+    try #require(schema.entities.first { $0.name == name })
+}
+
+// MARK: Tests
+
+@Suite("Declared fields: review")
+struct DeclaredFieldReviewTests {
+    // MARK: What held
+
+    @Test
+    func hierarchiesWithSharedBaseClassesAndSubclassEntitiesReachTheSchema() throws {
+        try rvPetSchema.validate()
+        let cat = try entity("RvCat", of: rvPetSchema)
+        #expect(cat.attributes.map(\.name).contains("name") && cat.attributes.map(\.name).contains("notes"))
+        #expect(cat.attributes.first { $0.name == "lives" }?.renamingIdentifier == "spareLives")
+        #expect(cat.attributes.first { $0.name == "name" }?.options == .indexed)
+        let keeper = try entity("RvKeeper", of: rvPetSchema)
+        #expect(keeper.relationships["cats"]?.inverse == "keeper")
+        #expect(keeper.relationships["cats"]?.renamingIdentifier == "kittens")
+        #expect(keeper.relationships["pets"]?.inverse == "keeper")
+        #expect(keeper.attributes.first { $0.name == "badge" }?.renamingIdentifier == "emblem")
+        #expect(try entity("RvCat", of: rvPetSchema).relationships["keeper"]?.inverse == "cats")
+        #expect(try entity("RvPet", of: rvPetSchema).relationships["keeper"]?.inverse == "pets")
+        #expect(try entity("RvDog", of: rvPetSchema).relationships["keeper"]?.inverse == nil)
+    }
+
+    @Test
+    @MainActor
+    func inheritedFieldsOfSubclassEntitiesAreStoredQueriedObservedAndRead() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(rvPetSchema, .inMemory, in: directory)
+        let catID = try stack.perform(synchronous: { tx in
+            let keeper = tx.create(Into<RvKeeper>())
+            keeper.name = "K"
+            let cat = tx.create(Into<RvCat>())
+            cat.name = "Tom"
+            cat.notes = ["purrs"]
+            cat.keeper = keeper
+            let dog = tx.create(Into<RvDog>())
+            dog.name = "Rex"
+            dog.keeper = keeper
+            let pet = tx.create(Into<RvPet>())
+            pet.name = "Generic"
+            pet.keeper = keeper
+            return cat.objectID
+        })
+        let keeper = try #require(try stack.fetchOne(From<RvKeeper>()))
+        #expect(keeper.cats.map(\.name) == ["Tom"])
+        #expect(keeper.pets.map(\.name) == ["Generic"])
+        let appended = (\RvCat.self).appending(path: \RvCat.$name)
+        let cat = try #require(try stack.fetchOne(From<RvCat>().where(appended == "Tom")))
+        #expect(cat.notes == ["purrs"] && cat.lives == 9 && cat.keeper?.name == "K")
+        #expect(cat.$name.name == "name" && cat.$name.options == .indexed && cat.$lives.renamingIdentifier == "spareLives")
+        var seen: [[String]] = []
+        let token = cat.$name.observe { old, new in seen.append([old, new]) }
+        try stack.perform(synchronous: { tx in tx.edit(catID)!.name = "Tim" })
+        #expect(seen == [["Tom", "Tim"]])
+        token.cancel()
+        #expect(FieldPath.name(\RvDog.$isPicked) == "isPicked")
+        #expect(try stack.fetchCount(From<RvDog>().where(\.$name == "Rex")) == 1)
+    }
+
+    @Test
+    @MainActor
+    func anInitializerMayMakeObjectsAndReadFields() throws {
+        #expect(RvBuilder().seenAtInit == 16)
+        #expect((DeclaredFields.describe(RvBuilder.self) as? RvBuilder)?.seenAtInit == 16)
+        #expect(declarationsHeld(by: RvBuilder()) == 0)
+        let schema = Schema("V1", entities: [Entity<RvBuilder>("RvBuilder")])
+        try schema.validate()
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(schema, .inMemory, in: directory)
+        let made = try stack.perform(synchronous: { tx in
+            let builder = tx.create(Into<RvBuilder>())
+            builder.total = 7
+            return builder.seenAtInit
+        })
+        #expect(made == 16)
+        let fetched = try #require(try stack.fetchOne(From<RvBuilder>()))
+        #expect(fetched.total == 7 && fetched.meta == ["k": 1] && fetched.seenAtInit == 16)
+    }
+
+    @Test
+    @MainActor
+    func defaultsThatCannotBeStoredOrEncodedAreInvalidSchemas() {
+        for (schema, entityName, field) in [
+            (Schema("V1", entities: [Entity<RvNaN>("RvNaN")]), "RvNaN", "ratio"),
+            (Schema("V1", entities: [Entity<RvUnencodable>("RvUnencodable")]), "RvUnencodable", "weights"),
+        ] {
+            let error = #expect(throws: StrataError.self) { try schema.validate() }
+            guard case let .invalidSchema(errorEntity, errorField, reason)? = error else {
+                Issue.record("expected .invalidSchema, got \(String(describing: error))")
+                continue
+            }
+            #expect(errorEntity == entityName && errorField == field, "\(reason)")
+            #expect(reason.contains("cannot be"), "\(reason)")
+        }
+        #expect(RvNaN().ratio.isNaN && RvUnencodable().weights == [.infinity])
+        #expect(RvNaN().$ratio.name == "ratio" && RvNaN().$ratio.options == [])
+    }
+
+    @Test
+    func snapshotsReadTheDefaultOfAStoredOrCodedFieldHoldingABadValue() throws {
+        let cat = try entity("RvCat", of: rvPetSchema)
+        var values = ContiguousArray(cat.attributes.map(\.defaultValue))
+        values[try #require(cat.slot(of: "name"))] = .null
+        values[try #require(cat.slot(of: "notes"))] = .text("{not json")
+        values[try #require(cat.slot(of: "lives"))] = .integer(4)
+        let snapshot = ObjectSnapshot<RvCat>(entity: cat, rowID: 1, values: values)
+        #expect(snapshot.$name == "")
+        #expect(snapshot.$notes == ["none"])
+        #expect(snapshot.$lives == 4)
+    }
+
+    @Test
+    func trapsOnWritesStillNameTheField() async {
+        let detached = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            RvCat().lives = 3
+        }
+        let mainContext = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            try await MainActor.run {
+                let directory = TemporaryDirectory()
+                let stack = try makeStack(rvPetSchema, .inMemory, in: directory)
+                let id = try stack.perform(synchronous: { tx in tx.create(Into<RvCat>()).objectID })
+                try stack.fetchExisting(id)?.notes = ["x"]
+            }
+        }
+        let messages = [detached, mainContext].map {
+            String(decoding: $0?.standardErrorContent ?? [], as: UTF8.self)
+        }
+        #expect(messages[0].contains("lives"), "\(messages[0])")
+        #expect(messages[1].contains("RvCat.notes"), "\(messages[1])")
+    }
+
+    @Test
+    func describingRacesWithOrdinaryObjectsAndSchemasOnManyThreads() {
+        let plainWithDeclarations = Atomic<Int>(0)
+        let wrong = Atomic<Int>(0)
+        let fingerprints = Mutex<Set<String>>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for _ in 0..<200 {
+                if worker.isMultiple(of: 2) {
+                    let schema = Schema(
+                        "V1",
+                        entities: [
+                            Entity<RvRaceA>("A"), Entity<RvRaceB>("B"), Entity<RvRaceSub>("Sub"),
+                        ])
+                    if (try? schema.validate()) == nil { wrong.add(1, ordering: .relaxed) }
+                    fingerprints.withLock { _ = $0.insert(schema.fingerprint) }
+                } else {
+                    let a = RvRaceA()
+                    let b = RvRaceB()
+                    let sub = RvRaceSub()
+                    let held = declarationsHeld(by: a) + declarationsHeld(by: b) + declarationsHeld(by: sub)
+                    if held != 0 { plainWithDeclarations.add(1, ordering: .relaxed) }
+                    if a.a != 1 || a.c != [1] || b.b != "b" || b.a != nil || sub.base != 2 || sub.sub != 3
+                        || a.$c.name != "c" || FieldPath.name(\RvRaceSub.$base) != "base"
+                    {
+                        wrong.add(1, ordering: .relaxed)
+                    }
+                }
+            }
+        }
+        #expect(plainWithDeclarations.load(ordering: .relaxed) == 0)
+        #expect(wrong.load(ordering: .relaxed) == 0)
+        #expect(fingerprints.withLock { $0.count } == 1)
+    }
+}
