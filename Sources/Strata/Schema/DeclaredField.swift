@@ -72,10 +72,23 @@ enum DeclaredFields {
         let field: any AnyDeclaredField
     }
 
+    /// Fields already found: by key path identity, the usual hit, and by key
+    /// path value. A generic class's accessors build a new key path object
+    /// on every access, so only the first of equal key paths is added: the
+    /// table grows by one entry per field, not per access. Each key path is
+    /// kept beside its field, so no identity in the table can be reused.
+    private struct FoundTable {
+        var byIdentity: [ObjectIdentifier: Found] = [:]
+        var byValue: [ValueKey: Found] = [:]
+    }
+
+    /// A key path compared by value. `@unchecked Sendable`: key paths are immutable.
+    private struct ValueKey: Hashable, @unchecked Sendable {
+        let keyPath: AnyKeyPath
+    }
+
     private static let prototypes = Mutex<[ObjectIdentifier: Prototype]>([:])
-    /// Fields already found, by key path identity. Each key path is kept
-    /// beside its field, so no identity in the table can be reused.
-    private static let found = Mutex<[ObjectIdentifier: Found]>([:])
+    private static let found = Mutex(FoundTable())
 
     /// The prototype of `type`: an instance whose field wrappers hold their
     /// declarations. Made once per class.
@@ -117,11 +130,17 @@ enum DeclaredFields {
     /// projected value (`\.$age`); `nil` when the key path names no field.
     static func field(at keyPath: AnyKeyPath) -> (any AnyDeclaredField)? {
         let id = ObjectIdentifier(keyPath)
-        if let known = found.withLock({ $0[id] }) { return known.field }
+        let key = ValueKey(keyPath: keyPath)
+        if let known = found.withLock({ $0.byIdentity[id] ?? $0.byValue[key] }) { return known.field }
         guard let root = type(of: keyPath).rootType as? ManagedObject.Type,
               let field = (prototype(of: root)[keyPath: keyPath] as? any FieldWrapper)?.declared
         else { return nil }
-        found.withLock { $0[id] = Found(keyPath: keyPath, field: field) }
+        found.withLock { table in
+            guard table.byValue[key] == nil else { return }
+            let entry = Found(keyPath: key.keyPath, field: field)
+            table.byValue[key] = entry
+            table.byIdentity[id] = entry
+        }
         return field
     }
 

@@ -68,6 +68,20 @@ private final class RvUnencodable: ManagedObject {
     @Field.Coded("weights") var weights: [Double] = [.infinity]
 }
 
+/// A generic entity class: each field access builds its key paths anew.
+private final class RvBox<Tag>: ManagedObject {
+    @Field.Stored("count") var count: Int = 0
+    @Field.Coded("labels") var labels: [String] = []
+    @Field.Relationship("holder") var holder: RvHolder?
+}
+
+private final class RvHolder: ManagedObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("boxes", inverse: \RvBox<Int>.$holder) var boxes: Set<RvBox<Int>>
+}
+
+private let rvBoxSchema = Schema("V1", entities: [Entity<RvBox<Int>>("RvBox"), Entity<RvHolder>("RvHolder")])
+
 // Fresh classes for the race: described only by the race test.
 private final class RvRaceA: ManagedObject {
     @Field.Stored("a") var a: Int = 1
@@ -110,10 +124,74 @@ private func entity(_ name: String, of schema: Schema) throws -> EntityDescripti
     try #require(schema.entities.first { $0.name == name })
 }
 
+/// The process's resident memory in bytes, from `/proc/self/statm` (Linux).
+private func heapInUse() -> Int {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = statm.split(separator: " ")
+    return fields.count > 1 ? (Int(fields[1]) ?? 0) * 4096 : 0
+}
+
+/// In a child process: the heap growth of 100,000 reads of each kind of
+/// field of a generic entity, written to standard error as `name=bytes`.
+@MainActor
+private func measureGenericEntityReads() throws {
+    let directory = TemporaryDirectory()
+    let stack = try makeStack(rvBoxSchema, .inMemory, in: directory)
+    try stack.perform(synchronous: { tx in
+        let holder = tx.create(Into<RvHolder>())
+        holder.name = "h"
+        let box = tx.create(Into<RvBox<Int>>())
+        box.labels = ["x"]
+        box.holder = holder
+    })
+    guard let box = try stack.fetchOne(From<RvBox<Int>>()) else { fatalError("no box") }
+    let detached = RvBox<Int>()
+    let reads: [(String, () -> Int)] = [
+        ("coded", { box.labels.count }),
+        ("relationship", { box.holder == nil ? 0 : 1 }),
+        ("detachedStored", { detached.count }),
+        ("detachedCoded", { detached.labels.count }),
+    ]
+    var report = ""
+    var sink = 0
+    for (name, read) in reads {
+        for _ in 0..<1_000 { sink &+= read() }  // warm up
+        let before = heapInUse()
+        for _ in 0..<100_000 { sink &+= read() }
+        report += "\(name)=\(heapInUse() - before)\n"
+    }
+    FileHandle.standardError.write(Data((report + "sink=\(sink)\n").utf8))
+}
+
 // MARK: Tests
 
 @Suite("Declared fields: review")
 struct DeclaredFieldReviewTests {
+    // MARK: Bugs
+
+    /// Reading a coded or relationship field (or any field of a detached
+    /// object) of a generic entity class looks its declaration up by the
+    /// key path's identity; a generic class's accessors build a new key path
+    /// object for every access, so every read adds one entry, never removed,
+    /// to `DeclaredFields.found`. Before the change these reads held no cache.
+    @Test
+    func readingFieldsOfAGenericEntityDoesNotGrowTheHeap() async throws {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            try await MainActor.run { try measureGenericEntityReads() }
+        }
+        let text = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        var growth: [String: Int] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: "=")
+            if parts.count == 2, let bytes = Int(parts[1]) { growth[String(parts[0])] = bytes }
+        }
+        for name in ["coded", "relationship", "detachedStored", "detachedCoded"] {
+            let bytes = try #require(growth[name], "no figure for \(name) in: \(text)")
+            // 100,000 reads: a leak of one key path and one table entry per read is ~10 MB.
+            #expect(bytes < 2_000_000, "100,000 \(name) reads kept \(bytes) bytes")
+        }
+    }
+
     // MARK: What held
 
     @Test
