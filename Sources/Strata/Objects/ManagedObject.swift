@@ -17,7 +17,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// objects, and once per class to read its field declarations, so keep
     /// it free of side effects; your code creates objects with
     /// `transaction.create(Into<T>())`.
-    public required init() {}
+    public required init() {
+        if DeclaredFields.isDescribing { DeclaredFields.initialized(self) }
+    }
 
     /// Makes the object a member of `context`, with values of its own.
     final func attach(to context: ObjectContext, entity: EntityDescription, rowID: Int64) {

@@ -48,8 +48,23 @@ enum DeclaredFields {
     /// wrapper's initializer, so that the wrappers of ordinary objects pay
     /// one load for it.
     @usableFromInline static let describers = Atomic<Int>(0)
-    /// Whether this thread (or task) is making a prototype.
-    @TaskLocal private static var describingHere = false
+    /// The class this thread (or task) is describing, if any.
+    @TaskLocal private static var describingHere: Description?
+
+    /// A class being described, and its prototype once `ManagedObject.init()`
+    /// has run for it (its wrappers are initialized by then, its
+    /// initializers' bodies not yet); `outer` is the description this one
+    /// runs in. `@unchecked Sendable`: only the describing thread uses it.
+    private final class Description: @unchecked Sendable {
+        let type: ObjectIdentifier
+        let outer: Description?
+        var object: ManagedObject?
+
+        init(_ type: ObjectIdentifier, outer: Description?) {
+            self.type = type
+            self.outer = outer
+        }
+    }
 
     /// Whether a field wrapper being initialized belongs to a prototype, and
     /// must therefore keep its declaration.
@@ -59,7 +74,16 @@ enum DeclaredFields {
     }
 
     @usableFromInline
-    static func isDescribingHere() -> Bool { describingHere }
+    static func isDescribingHere() -> Bool { describingHere != nil }
+
+    /// Called by `ManagedObject.init()` while describing: the first object of
+    /// the class being described is its prototype.
+    static func initialized(_ object: ManagedObject) {
+        guard let description = describingHere, description.object == nil,
+              description.type == ObjectIdentifier(type(of: object))
+        else { return }
+        description.object = object
+    }
 
     /// `@unchecked Sendable`: a prototype is never changed once made, only read.
     private struct Prototype: @unchecked Sendable {
@@ -95,6 +119,18 @@ enum DeclaredFields {
     static func prototype(of type: ManagedObject.Type) -> ManagedObject {
         let id = ObjectIdentifier(type)
         if let made = prototypes.withLock({ $0[id] }) { return made.object }
+        // Asked for again while its initializer runs (it reads a field of
+        // another object of its class): the prototype being made.
+        var description = describingHere
+        while let current = description, current.type != id { description = current.outer }
+        if let description {
+            guard let object = description.object else {
+                preconditionFailure(
+                    "Strata: a property initializer of \(type) reads a field of another \(type) "
+                        + "while Strata describes the class; read it in init(), after super.init().")
+            }
+            return object
+        }
         // Made outside the lock: the class's initializer may create other objects.
         let made = Prototype(object: describe(type))
         return prototypes.withLock { table in
@@ -109,7 +145,9 @@ enum DeclaredFields {
     static func describe(_ type: ManagedObject.Type) -> ManagedObject {
         describers.add(1, ordering: .relaxed)
         defer { describers.subtract(1, ordering: .relaxed) }
-        return $describingHere.withValue(true) { type.init() }
+        return $describingHere.withValue(Description(ObjectIdentifier(type), outer: describingHere)) {
+            type.init()
+        }
     }
 
     /// The declarations of `type`'s fields and its superclasses', in

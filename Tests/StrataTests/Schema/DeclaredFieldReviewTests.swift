@@ -82,6 +82,49 @@ private final class RvHolder: ManagedObject {
 
 private let rvBoxSchema = Schema("V1", entities: [Entity<RvBox<Int>>("RvBox"), Entity<RvHolder>("RvHolder")])
 
+/// An initializer that copies a field of a template object of its own class.
+private final class RvTemplated: ManagedObject {
+    nonisolated(unsafe) static var template: RvTemplated?
+    @Field.Stored("label") var label: String = "plain"
+    private(set) var copied = ""
+
+    required init() {
+        super.init()
+        if let template = Self.template { copied = template.label }
+    }
+}
+
+/// A property initializer that reads a field of another object of its class.
+private final class RvEagerCopy: ManagedObject {
+    nonisolated(unsafe) static var template: RvEagerCopy?
+    @Field.Stored("label") var label: String = "plain"
+    let copied: String = RvEagerCopy.template?.label ?? ""
+}
+
+/// Initializers that read a field of a shared object of the other class.
+private final class RvMutualA: ManagedObject {
+    nonisolated(unsafe) static var shared: RvMutualA?
+    nonisolated(unsafe) static var isArmed = false
+    @Field.Coded("a") var a: [Int] = [1]
+    private(set) var seen = 0
+
+    required init() {
+        super.init()
+        if Self.isArmed { seen = RvMutualB.shared?.b ?? 0 }
+    }
+}
+
+private final class RvMutualB: ManagedObject {
+    nonisolated(unsafe) static var shared: RvMutualB?
+    @Field.Stored("b") var b: Int = 2
+    private(set) var seen: [Int] = []
+
+    required init() {
+        super.init()
+        if RvMutualA.isArmed { seen = RvMutualA.shared?.a ?? [] }
+    }
+}
+
 // Fresh classes for the race: described only by the race test.
 private final class RvRaceA: ManagedObject {
     @Field.Stored("a") var a: Int = 1
@@ -190,6 +233,34 @@ struct DeclaredFieldReviewTests {
             // 100,000 reads: a leak of one key path and one table entry per read is ~10 MB.
             #expect(bytes < 2_000_000, "100,000 \(name) reads kept \(bytes) bytes")
         }
+    }
+
+    /// An initializer that reads a field of another, ordinary object of its
+    /// own class (a template made earlier), or of a class whose initializer
+    /// reads one of its class, recurses without end: the read
+    /// asks for the class's prototype, whose initializer reads the template
+    /// again before the prototype is kept. Before the change the template's
+    /// wrapper named its own field.
+    @Test
+    func anInitializerMayReadAFieldOfAnotherObjectOfItsClass() async {
+        await #expect(processExitsWith: .success) {
+            RvTemplated.template = RvTemplated()
+            let copy = RvTemplated()
+            if copy.copied != "plain" { exit(1) }
+        }
+        await #expect(processExitsWith: .success) {
+            RvMutualA.shared = RvMutualA()
+            RvMutualB.shared = RvMutualB()
+            RvMutualA.isArmed = true
+            if RvMutualA().seen != 2 || RvMutualB().seen != [1] { exit(1) }
+        }
+        // Before super.init() there is no prototype to hand out: a trap that says so.
+        let eager = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            RvEagerCopy.template = RvEagerCopy()
+            _ = RvEagerCopy()
+        }
+        let message = String(decoding: eager?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("a property initializer of RvEagerCopy"), "\(message)")
     }
 
     // MARK: What held
