@@ -54,7 +54,6 @@ struct SchemaBuilder {
                     reason: "a field name must start with a letter and hold only ASCII letters, "
                         + "digits and _ (at most 64)"))
             } else if let previous = field.renamingIdentifier, !SQL.isValidIdentifier(previous) {
-                // Also what a name holding the separator of a packed previous name comes to.
                 problems.append(.invalidSchema(
                     entity: entity, field: field.name,
                     reason: "the renaming identifier '\(previous)' is not a valid field name"))
