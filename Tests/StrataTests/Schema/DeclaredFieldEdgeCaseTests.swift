@@ -4,8 +4,9 @@ import Foundation
 import Synchronization
 import Testing
 
-// Review of the change that moved field declarations out of the wrappers
-// (7311208..e88379d): what it must keep working, and what it broke.
+// Declared fields beyond the plain case: class hierarchies, generic classes,
+// initializers that make objects and read fields, defaults that cannot be
+// stored, snapshots' fallbacks, traps, and describing racing ordinary work.
 
 // MARK: Models
 
@@ -208,15 +209,13 @@ private func measureGenericEntityReads() throws {
 
 // MARK: Tests
 
-@Suite("Declared fields: review")
-struct DeclaredFieldReviewTests {
-    // MARK: Bugs
+@Suite("Declared fields: edge cases")
+struct DeclaredFieldEdgeCaseTests {
 
     /// Reading a coded or relationship field (or any field of a detached
-    /// object) of a generic entity class looks its declaration up by the
-    /// key path's identity; a generic class's accessors build a new key path
-    /// object for every access, so every read adds one entry, never removed,
-    /// to `DeclaredFields.found`. Before the change these reads held no cache.
+    /// object) of a generic entity class looks its declaration up by key
+    /// path; a generic class's accessors build a new key path object for
+    /// every access, so the look-up must not keep one entry per read.
     @Test
     func readingFieldsOfAGenericEntityDoesNotGrowTheHeap() async throws {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
@@ -235,12 +234,11 @@ struct DeclaredFieldReviewTests {
         }
     }
 
-    /// An initializer that reads a field of another, ordinary object of its
+    /// An initializer may read a field of another, ordinary object of its
     /// own class (a template made earlier), or of a class whose initializer
-    /// reads one of its class, recurses without end: the read
-    /// asks for the class's prototype, whose initializer reads the template
-    /// again before the prototype is kept. Before the change the template's
-    /// wrapper named its own field.
+    /// reads one of its class: the read asks for the class's prototype,
+    /// whose own initializer reads the template again before the prototype
+    /// is kept, and gets the prototype being made.
     @Test
     func anInitializerMayReadAFieldOfAnotherObjectOfItsClass() async {
         await #expect(processExitsWith: .success) {
@@ -262,8 +260,6 @@ struct DeclaredFieldReviewTests {
         let message = String(decoding: eager?.standardErrorContent ?? [], as: UTF8.self)
         #expect(message.contains("a property initializer of RvEagerCopy"), "\(message)")
     }
-
-    // MARK: What held
 
     @Test
     func hierarchiesWithSharedBaseClassesAndSubclassEntitiesReachTheSchema() throws {
