@@ -37,10 +37,12 @@ final class ObjectContext {
 
     /// Per entity, the field wrapper key paths already resolved to value slots,
     /// by identity. The key paths themselves are kept in `resolvedKeyPaths`, so
-    /// no identifier in the table can be reused by another object.
+    /// no identifier in the table can be reused by another object; only the
+    /// first of equal key paths is added (a generic class's accessors make a
+    /// new key path object on every access, which must not grow the table).
     // Unchecked exclusivity: read on every field access, appended to only here.
     @exclusivity(unchecked) private var fieldSlots: [ContiguousArray<(keyPath: ObjectIdentifier, slot: Int)>]
-    private var resolvedKeyPaths: [AnyKeyPath] = []
+    private var resolvedKeyPaths: Set<AnyKeyPath> = []
 
     /// The value slot of the field whose wrapper is at `keyPath`, when an
     /// earlier access resolved it. Inlined into field accesses, with no call
@@ -65,10 +67,14 @@ final class ObjectContext {
         else {
             preconditionFailure("Strata: \(keyPath) does not name a stored field of \(entity.name).")
         }
-        resolvedKeyPaths.append(keyPath)
-        fieldSlots[entity.index].append((ObjectIdentifier(keyPath), slot))
+        if resolvedKeyPaths.insert(keyPath).inserted {
+            fieldSlots[entity.index].append((ObjectIdentifier(keyPath), slot))
+        }
         return slot
     }
+
+    /// How many field key paths the context has resolved (for tests).
+    var resolvedFieldCount: Int { resolvedKeyPaths.count }
 
     init(kind: Kind, schema: Schema, store: StoreRuntime, reader: Connection? = nil) {
         self.kind = kind

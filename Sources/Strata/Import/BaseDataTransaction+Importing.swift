@@ -148,9 +148,7 @@ extension BaseDataTransaction {
                     if let imported { objects.append(imported) }
                 }
             }
-            if let first = objects.first {
-                Self.warnIfUnindexed(first[keyPath: Object.uniqueIDKeyPath].options, of: Object.self)
-            }
+            if !objects.isEmpty { Self.warnIfUnindexed(uniqueIDField, of: Object.self) }
             return objects
         }
     }
@@ -178,8 +176,8 @@ extension BaseDataTransaction {
     /// Logs once per entity when its unique-ID field has no index, so every
     /// batch query of an import scans the whole table.
     @usableFromInline
-    static func warnIfUnindexed(_ options: FieldOptions, of type: ManagedObject.Type) {
-        guard options.isDisjoint(with: [.unique, .indexed]),
+    static func warnIfUnindexed<Value>(_ field: DeclaredField<Value>, of type: ManagedObject.Type) {
+        guard field.options.isDisjoint(with: [.unique, .indexed]),
             warnedUnindexed.withLock({ $0.insert(ObjectIdentifier(type)).inserted })
         else { return }
         StrataLog.warning(

@@ -74,8 +74,22 @@ extension Field {
             wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Value {
-            get { object.readCoded(Self.declared(in: object, at: storageKeyPath)) }
-            set { object.writeCoded(newValue, Self.declared(in: object, at: storageKeyPath)) }
+            // The fast paths find the value slot through the context, as a
+            // stored field does; the slow paths need the declaration.
+            get {
+                if let stored = object.storedValue(forField: storageKeyPath),
+                   let value = try? CodedValue.decode(Value.self, from: stored) {
+                    return value
+                }
+                return object.readCoded(Self.declared(in: object, at: storageKeyPath))
+            }
+            set {
+                if let stored = try? CodedValue.encode(newValue),
+                   object.assignStoredValue(stored, forField: storageKeyPath) {
+                    return
+                }
+                object.writeCoded(newValue, Self.declared(in: object, at: storageKeyPath))
+            }
         }
 
         /// The declaration a prototype's wrapper keeps.

@@ -234,6 +234,32 @@ struct DeclaredFieldEdgeCaseTests {
         }
     }
 
+    /// A generic class's accessors make a new key path object on every
+    /// access; the context's table of resolved fields keeps one entry per
+    /// field all the same, in the main context and in a transaction.
+    @Test
+    @MainActor
+    func readingFieldsOfAGenericEntityKeepsTheContextTableBounded() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(rvBoxSchema, .inMemory, in: directory)
+        try stack.perform(synchronous: { tx in
+            let box = tx.create(Into<RvBox<Int>>())
+            box.labels = ["x"]
+            var sum = 0
+            for round in 0..<2_000 {
+                box.count = round
+                sum += box.count + box.labels.count
+            }
+            #expect(sum == (0..<2_000).reduce(0, +) + 2_000)
+            #expect(tx.context.resolvedFieldCount <= 2)
+        })
+        let box = try #require(try stack.fetchOne(From<RvBox<Int>>()))
+        var sum = 0
+        for _ in 0..<2_000 { sum += box.count + box.labels.count }
+        #expect(sum == 2_000 * 2_000)
+        #expect(try stack.main().context.resolvedFieldCount <= 2)
+    }
+
     /// An initializer may read a field of another, ordinary object of its
     /// own class (a template made earlier), or of a class whose initializer
     /// reads one of its class: the read asks for the class's prototype,
