@@ -42,7 +42,15 @@ final class ObjectContext {
     /// new key path object on every access, which must not grow the table).
     // Unchecked exclusivity: read on every field access, appended to only here.
     @exclusivity(unchecked) private var fieldSlots: [ContiguousArray<(keyPath: ObjectIdentifier, slot: Int)>]
-    private var resolvedKeyPaths: Set<AnyKeyPath> = []
+    /// Per entity, the relationships resolved the same way.
+    @exclusivity(unchecked) private var relationships: [[ObjectIdentifier: RelationshipDescription]]
+    private var resolvedKeyPaths: Set<ResolvedKeyPath> = []
+
+    /// A key path resolved for one entity, compared by value.
+    private struct ResolvedKeyPath: Hashable {
+        let entity: Int
+        let keyPath: AnyKeyPath
+    }
 
     /// The value slot of the field whose wrapper is at `keyPath`, when an
     /// earlier access resolved it. Inlined into field accesses, with no call
@@ -67,10 +75,31 @@ final class ObjectContext {
         else {
             preconditionFailure("Strata: \(keyPath) does not name a stored field of \(entity.name).")
         }
-        if resolvedKeyPaths.insert(keyPath).inserted {
+        if remember(keyPath, for: entity) {
             fieldSlots[entity.index].append((ObjectIdentifier(keyPath), slot))
         }
         return slot
+    }
+
+    /// The relationship whose wrapper is at `keyPath`, resolved once per
+    /// entity by its name; no global look-up on the way.
+    func relationship(at keyPath: AnyKeyPath, in entity: EntityDescription) -> RelationshipDescription {
+        if let known = relationships[entity.index][ObjectIdentifier(keyPath)] { return known }
+        guard let name = DeclaredFields.field(at: keyPath)?.declaration.name,
+              let relationship = entity.relationships[name]
+        else {
+            preconditionFailure("Strata: \(keyPath) does not name a relationship of \(entity.name).")
+        }
+        if remember(keyPath, for: entity) {
+            relationships[entity.index][ObjectIdentifier(keyPath)] = relationship
+        }
+        return relationship
+    }
+
+    /// Keeps `keyPath` alive for the entity's tables; `false` when an equal
+    /// one is already kept, and this one must not be added.
+    private func remember(_ keyPath: AnyKeyPath, for entity: EntityDescription) -> Bool {
+        resolvedKeyPaths.insert(ResolvedKeyPath(entity: entity.index, keyPath: keyPath)).inserted
     }
 
     /// How many field key paths the context has resolved (for tests).
@@ -84,6 +113,7 @@ final class ObjectContext {
         let count = schema.entities.count
         self.objects = IdentityMap(entityCount: count, ownership: kind == .main ? .unretained : .strong)
         self.fieldSlots = Array(repeating: [], count: count)
+        self.relationships = Array(repeating: [:], count: count)
         self.nextRowIDs = Array(repeating: 0, count: count)
     }
 

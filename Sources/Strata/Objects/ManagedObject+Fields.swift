@@ -82,16 +82,21 @@ extension ManagedObject {
         }
     }
 
-    final func readRelated<Target: ManagedObject>(_ field: String, as type: Target.Type) -> [Target] {
+    /// The objects of the relationship whose wrapper is at `keyPath`; none
+    /// for a detached object.
+    final func readRelated<Target: ManagedObject>(at keyPath: AnyKeyPath, as type: Target.Type) -> [Target] {
         guard let context, let entity else { return [] }
-        return context.related(of: self, relationship: relationship(field, in: entity))
+        return context.related(of: self, relationship: context.relationship(at: keyPath, in: entity))
             .compactMap { $0 as? Target }
     }
 
-    final func writeRelated<Target: ManagedObject>(_ objects: [Target], field: String) {
-        guard let entity else { trapDetachedWrite(field) }
-        let context = checkedWritableContext(field)
-        context.setRelated(objects, of: self, relationship: relationship(field, in: entity))
+    final func writeRelated<Target: ManagedObject>(_ objects: [Target], at keyPath: AnyKeyPath) {
+        guard let context, let entity else {
+            trapDetachedWrite(DeclaredFields.field(at: keyPath)?.declaration.name ?? "\(keyPath)")
+        }
+        let relationship = context.relationship(at: keyPath, in: entity)
+        _ = checkedWritableContext(relationship.name)
+        context.setRelated(objects, of: self, relationship: relationship)
     }
 
     private final func slot(of field: String) -> Int? {
@@ -100,13 +105,6 @@ extension ManagedObject {
             preconditionFailure("Strata: \(entity.name) has no stored field named '\(field)'.")
         }
         return slot
-    }
-
-    private final func relationship(_ field: String, in entity: EntityDescription) -> RelationshipDescription {
-        guard let relationship = entity.relationships[field] else {
-            preconditionFailure("Strata: \(entity.name) has no relationship named '\(field)'.")
-        }
-        return relationship
     }
 
     private final func writableSlot(of field: String) -> Int {

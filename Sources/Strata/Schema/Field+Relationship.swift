@@ -128,14 +128,8 @@ extension Field {
             wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Value {
-            get {
-                let name = Self.declared(in: object, at: storageKeyPath).declaration.name
-                return Value(relatedObjects: object.readRelated(name, as: Value.Target.self))
-            }
-            set {
-                let name = Self.declared(in: object, at: storageKeyPath).declaration.name
-                object.writeRelated(newValue.relatedObjects, field: name)
-            }
+            get { Value(relatedObjects: object.readRelated(at: storageKeyPath, as: Value.Target.self)) }
+            set { object.writeRelated(newValue.relatedObjects, at: storageKeyPath) }
         }
 
         /// The declaration a prototype's wrapper keeps.

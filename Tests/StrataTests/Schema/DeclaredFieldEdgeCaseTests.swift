@@ -338,6 +338,15 @@ struct DeclaredFieldEdgeCaseTests {
         token.cancel()
         #expect(FieldPath.name(\RvDog.$isPicked) == "isPicked")
         #expect(try stack.fetchCount(From<RvDog>().where(\.$name == "Rex")) == 1)
+        // The base class's key paths are resolved once for each entity that
+        // inherits them, so neither entity's reads take the slow path again.
+        let dog = try #require(try stack.fetchOne(From<RvDog>()))
+        let main = try stack.main().context
+        let before = main.resolvedFieldCount
+        #expect(dog.name == "Rex" && dog.keeper?.name == "K" && dog.notes == ["none"])
+        #expect(main.resolvedFieldCount == before + 3)
+        #expect(cat.name == "Tim" && dog.name == "Rex" && dog.keeper != nil && dog.notes == ["none"])
+        #expect(main.resolvedFieldCount == before + 3)
     }
 
     @Test
