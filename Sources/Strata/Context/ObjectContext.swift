@@ -102,8 +102,9 @@ final class ObjectContext {
         resolvedKeyPaths.insert(ResolvedKeyPath(entity: entity.index, keyPath: keyPath)).inserted
     }
 
-    /// How many field key paths the context has resolved (for tests).
-    var resolvedFieldCount: Int { resolvedKeyPaths.count }
+    /// How many field and relationship key paths the context keeps resolved
+    /// (for tests): one per entity and field read, however many times.
+    var resolvedKeyPathCount: Int { resolvedKeyPaths.count }
 
     init(kind: Kind, schema: Schema, store: StoreRuntime, reader: Connection? = nil) {
         self.kind = kind

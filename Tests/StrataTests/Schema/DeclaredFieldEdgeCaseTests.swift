@@ -251,13 +251,13 @@ struct DeclaredFieldEdgeCaseTests {
                 sum += box.count + box.labels.count
             }
             #expect(sum == (0..<2_000).reduce(0, +) + 2_000)
-            #expect(tx.context.resolvedFieldCount <= 2)
+            #expect(tx.context.resolvedKeyPathCount <= 2)
         })
         let box = try #require(try stack.fetchOne(From<RvBox<Int>>()))
         var sum = 0
         for _ in 0..<2_000 { sum += box.count + box.labels.count }
         #expect(sum == 2_000 * 2_000)
-        #expect(try stack.main().context.resolvedFieldCount <= 2)
+        #expect(try stack.main().context.resolvedKeyPathCount <= 2)
     }
 
     /// An initializer may read a field of another, ordinary object of its
@@ -342,11 +342,11 @@ struct DeclaredFieldEdgeCaseTests {
         // inherits them, so neither entity's reads take the slow path again.
         let dog = try #require(try stack.fetchOne(From<RvDog>()))
         let main = try stack.main().context
-        let before = main.resolvedFieldCount
+        let before = main.resolvedKeyPathCount
         #expect(dog.name == "Rex" && dog.keeper?.name == "K" && dog.notes == ["none"])
-        #expect(main.resolvedFieldCount == before + 3)
+        #expect(main.resolvedKeyPathCount == before + 3)
         #expect(cat.name == "Tim" && dog.name == "Rex" && dog.keeper != nil && dog.notes == ["none"])
-        #expect(main.resolvedFieldCount == before + 3)
+        #expect(main.resolvedKeyPathCount == before + 3)
     }
 
     @Test
