@@ -111,8 +111,9 @@ enum DeclaredFields {
         let keyPath: AnyKeyPath
     }
 
-    private static let prototypes = Mutex<[ObjectIdentifier: Prototype]>([:])
-    private static let found = Mutex(FoundTable())
+    // `Locked`, not `Mutex`: every thread's field access may reach these.
+    private static let prototypes = Locked<[ObjectIdentifier: Prototype]>([:])
+    private static let found = Locked(FoundTable())
 
     /// The prototype of `type`: an instance whose field wrappers hold their
     /// declarations. Made once per class.

@@ -425,7 +425,7 @@ struct DeclaredFieldEdgeCaseTests {
     func describingRacesWithOrdinaryObjectsAndSchemasOnManyThreads() {
         let plainWithDeclarations = Atomic<Int>(0)
         let wrong = Atomic<Int>(0)
-        let fingerprints = Mutex<Set<String>>([])
+        let fingerprints = Locked<Set<String>>([])  // not Mutex, which the thread sanitizer cannot see
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
             for _ in 0..<200 {
                 if worker.isMultiple(of: 2) {
