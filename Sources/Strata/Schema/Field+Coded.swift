@@ -11,12 +11,10 @@ extension Field {
     /// @Field.Coded("address") var address: Address? = nil
     /// ```
     @propertyWrapper
-    public struct Coded<Value: Codable & Sendable>: FieldWrapper {
+    public struct Coded<Value: Codable & Sendable>: FieldWrapper, DeclaringFieldWrapper {
         /// The declaration, in a prototype's wrapper and a projected value;
         /// `nil` in the wrapper an ordinary object stores (see ``DeclaredField``).
-        let declaredField: DeclaredField<Value>?
-
-        var declared: (any AnyDeclaredField)? { declaredField }
+        @usableFromInline let declaredField: DeclaredField<Value>?
 
         /// The field's name in the schema and column name in the store.
         public var name: String { projection.declaration.name }
@@ -25,15 +23,6 @@ extension Field {
         /// The value a new object starts with.
         var defaultValue: Value { projection.defaultValue }
 
-        private var projection: DeclaredField<Value> { DeclaredFields.held(declaredField) }
-
-        /// The declaration of the field whose wrapper is at `keyPath` in `object`.
-        static func declared<Object: ManagedObject>(
-            in object: Object, at keyPath: ReferenceWritableKeyPath<Object, Self>
-        ) -> DeclaredField<Value> {
-            DeclaredFields.field(own: object[keyPath: keyPath].declaredField, at: keyPath)
-        }
-
         /// Declares a coded field with a default value; `renamingIdentifier` is
         /// its previous name, when a new schema version renames it.
         public init(wrappedValue: Value, _ name: String, renamingIdentifier: String? = nil) {
@@ -41,7 +30,8 @@ extension Field {
                 ? Self.declare(wrappedValue, name, renamingIdentifier) : nil
         }
 
-        private init(_ declaredField: DeclaredField<Value>) {
+        @usableFromInline
+        init(_ declaredField: DeclaredField<Value>) {
             self.declaredField = declaredField
         }
 
@@ -66,7 +56,7 @@ extension Field {
             projected projectedKeyPath: KeyPath<Object, Self>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Self {
-            Self(Self.declared(in: object, at: storageKeyPath).projected(onto: object))
+            projecting(object, at: storageKeyPath)
         }
 
         public static subscript<Object: ManagedObject>(

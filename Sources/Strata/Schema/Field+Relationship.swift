@@ -53,12 +53,10 @@ extension Field {
     /// var pets: Set<Pet>
     /// ```
     @propertyWrapper
-    public struct Relationship<Value: RelationshipValue>: FieldWrapper {
+    public struct Relationship<Value: RelationshipValue>: FieldWrapper, DeclaringFieldWrapper {
         /// The declaration, in a prototype's wrapper and a projected value;
         /// `nil` in the wrapper an ordinary object stores (see ``DeclaredField``).
-        let declaredField: DeclaredField<Value>?
-
-        var declared: (any AnyDeclaredField)? { declaredField }
+        @usableFromInline let declaredField: DeclaredField<Value>?
 
         /// The relationship's name in the schema.
         public var name: String { projection.declaration.name }
@@ -71,15 +69,6 @@ extension Field {
         }
         /// The relationship's name in the previous schema version, when it was renamed.
         public var renamingIdentifier: String? { projection.declaration.renamingIdentifier }
-
-        private var projection: DeclaredField<Value> { DeclaredFields.held(declaredField) }
-
-        /// The declaration of the field whose wrapper is at `keyPath` in `object`.
-        static func declared<Object: ManagedObject>(
-            in object: Object, at keyPath: ReferenceWritableKeyPath<Object, Self>
-        ) -> DeclaredField<Value> {
-            DeclaredFields.field(own: object[keyPath: keyPath].declaredField, at: keyPath)
-        }
 
         /// Declares a relationship whose inverse is the given relationship of the target.
         public init<Inverse: RelationshipValue>(
@@ -101,7 +90,8 @@ extension Field {
                 ? Self.declare(name, nil, deleteRule, renamingIdentifier) : nil
         }
 
-        private init(_ declaredField: DeclaredField<Value>) {
+        @usableFromInline
+        init(_ declaredField: DeclaredField<Value>) {
             self.declaredField = declaredField
         }
 
@@ -120,7 +110,7 @@ extension Field {
             projected projectedKeyPath: KeyPath<Object, Self>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Self {
-            Self(Self.declared(in: object, at: storageKeyPath).projected(onto: object))
+            projecting(object, at: storageKeyPath)
         }
 
         public static subscript<Object: ManagedObject>(

@@ -9,23 +9,10 @@ extension Field {
     /// let adults = try stack.fetchAll(From<Person>().where(\.$age >= 18))
     /// ```
     @propertyWrapper
-    public struct Stored<Value: FieldStorable>: FieldWrapper {
+    public struct Stored<Value: FieldStorable>: FieldWrapper, DeclaringFieldWrapper {
         /// The declaration, in a prototype's wrapper and a projected value;
         /// `nil` in the wrapper an ordinary object stores (see ``DeclaredField``).
         @usableFromInline let declaredField: DeclaredField<Value>?
-
-        var declared: (any AnyDeclaredField)? { declaredField }
-
-        /// The declaration of a projected value (`object.$age`, `\.$age`).
-        private var projection: DeclaredField<Value> { DeclaredFields.held(declaredField) }
-
-        /// The declaration of the field whose wrapper is at `keyPath` in `object`.
-        @usableFromInline
-        static func declared<Object: ManagedObject>(
-            in object: Object, at keyPath: ReferenceWritableKeyPath<Object, Self>
-        ) -> DeclaredField<Value> {
-            DeclaredFields.field(own: object[keyPath: keyPath].declaredField, at: keyPath)
-        }
 
         /// The field's name in the schema and column name in the store.
         public var name: String { projection.declaration.name }
@@ -58,7 +45,8 @@ extension Field {
                 ? Self.declare(wrappedValue, name, options, renamingIdentifier) : nil
         }
 
-        private init(_ declaredField: DeclaredField<Value>) {
+        @usableFromInline
+        init(_ declaredField: DeclaredField<Value>) {
             self.declaredField = declaredField
         }
 
@@ -103,7 +91,7 @@ extension Field {
             projected projectedKeyPath: KeyPath<Object, Self>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Self {
-            Self(Self.declared(in: object, at: storageKeyPath).projected(onto: object))
+            projecting(object, at: storageKeyPath)
         }
 
         // Inlinable, so that each field's accessors are specialized for its type

@@ -73,3 +73,39 @@ protocol FieldWrapper {
     /// ``DeclaredField``).
     var declared: (any AnyDeclaredField)? { get }
 }
+
+/// A field wrapper whose one stored property is its ``DeclaredField``:
+/// `Field.Stored`, `Field.Coded` and `Field.Relationship`. What they share
+/// lives here; the projected `_enclosingInstance` subscript cannot (the
+/// compiler looks for it in the wrapper type itself), so each forwards to
+/// ``projecting(_:at:)``.
+@usableFromInline
+protocol DeclaringFieldWrapper {
+    associatedtype Value
+    /// The declaration, in a prototype's wrapper and a projected value;
+    /// `nil` in the wrapper an ordinary object stores.
+    var declaredField: DeclaredField<Value>? { get }
+    init(_ declaredField: DeclaredField<Value>)
+}
+
+extension DeclaringFieldWrapper {
+    var declared: (any AnyDeclaredField)? { declaredField }
+
+    /// The declaration of a projected value (`object.$age`, `\.$age`).
+    var projection: DeclaredField<Value> { DeclaredFields.held(declaredField) }
+
+    /// The declaration of the field whose wrapper is at `keyPath` in `object`.
+    @usableFromInline
+    static func declared<Object: ManagedObject>(
+        in object: Object, at keyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> DeclaredField<Value> {
+        DeclaredFields.field(own: object[keyPath: keyPath].declaredField, at: keyPath)
+    }
+
+    /// `object.$field`: the field, carrying the object it was read from.
+    static func projecting<Object: ManagedObject>(
+        _ object: Object, at keyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> Self {
+        Self(declared(in: object, at: keyPath).projected(onto: object))
+    }
+}

@@ -88,19 +88,19 @@ final class Statement {
     /// The UTF-8 bytes of column `index`, valid until the statement steps or
     /// resets; empty for NULL.
     func textBytes(at index: Int32) -> UnsafeRawBufferPointer {
-        guard let bytes = sqlite3_column_text(handle, index) else {
-            return UnsafeRawBufferPointer(start: nil, count: 0)
-        }
-        return UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index)))
+        bytes(sqlite3_column_text(handle, index).map(UnsafeRawPointer.init), at: index)
     }
 
     /// The bytes of blob column `index`, valid until the statement steps or
     /// resets; empty for NULL or an empty blob.
     func blobBytes(at index: Int32) -> UnsafeRawBufferPointer {
-        guard let bytes = sqlite3_column_blob(handle, index) else {
-            return UnsafeRawBufferPointer(start: nil, count: 0)
-        }
-        return UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index)))
+        bytes(sqlite3_column_blob(handle, index), at: index)
+    }
+
+    /// `start` with column `index`'s length, read after the pointer as SQLite requires.
+    private func bytes(_ start: UnsafeRawPointer?, at index: Int32) -> UnsafeRawBufferPointer {
+        guard let start else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(handle, index)))
     }
 
     /// The value of column `index` of the current row, in its storage class.
