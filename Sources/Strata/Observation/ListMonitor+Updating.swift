@@ -105,10 +105,7 @@ extension ListMonitor {
         for index in deletedSections.reversed() { sections.remove(at: index) }
         // With names not monotone in the section key, an emptied section can
         // leave two of the same name side by side, which a fetch makes one.
-        var joinsSections = false
-        for index in sections.indices.dropFirst() where sections[index - 1].name == sections[index].name {
-            joinsSections = true
-        }
+        let joinsSections = sections.indices.dropFirst().contains { sections[$0 - 1].name == sections[$0].name }
         // Remove what leaves or moves, then insert what enters or moves, each
         // as one batch: a chunk of the list is rewritten once however many
         // of its members change.
@@ -117,21 +114,18 @@ extension ListMonitor {
         // Final positions: where each would go among the remaining members,
         // plus the incoming members that sort before it.
         var placed: [(position: Int, member: ListMember)] = []
-        var entries: [(position: Int, entry: ListEntry)] = []
         var placedFrom: [IndexPath?] = []
         placed.reserveCapacity(incoming.count)
-        entries.reserveCapacity(incoming.count)
         placedFrom.reserveCapacity(incoming.count)
         for index in ListOrdering.byKey(incoming, of: fresh) {
             let member = fresh[index]
             let position = members.insertionPoint(of: member.key) + placed.count
             placed.append((position, member))
-            entries.append((position, ListEntry(object: member.object, key: member.key)))
             placedFrom.append(movedFrom[index])
             keysByRowID[member.key.rowID] = member.key
         }
         let (insertedSections, splitsASection) = placeInSections(placed)
-        members.insert(entries)
+        members.insert(placed.map { ($0.position, ListEntry(object: $0.member.object, key: $0.member.key)) })
         if splitsASection || joinsSections {
             // A SectionBy whose names are not monotone in its key split or
             // joined sections: they are rebuilt and observers told so as a refetch.

@@ -41,6 +41,8 @@ extension Field {
             self.init(wrappedValue: nil, name, renamingIdentifier: renamingIdentifier)
         }
 
+        /// Unavailable: the value lives in the object, read through the
+        /// `_enclosingInstance` subscript, so a field outside a class has none.
         @available(*, unavailable, message: "Fields live in ManagedObject subclasses only")
         public var wrappedValue: Value {
             get { fatalError() }
@@ -59,6 +61,8 @@ extension Field {
             projecting(object, at: storageKeyPath)
         }
 
+        /// `object.address`: the value, decoded from and encoded to the
+        /// object's JSON column.
         public static subscript<Object: ManagedObject>(
             _enclosingInstance object: Object,
             wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,

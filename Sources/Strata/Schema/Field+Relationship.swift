@@ -95,6 +95,8 @@ extension Field {
             self.declaredField = declaredField
         }
 
+        /// Unavailable: the value lives in the object, read through the
+        /// `_enclosingInstance` subscript, so a field outside a class has none.
         @available(*, unavailable, message: "Fields live in ManagedObject subclasses only")
         public var wrappedValue: Value {
             get { fatalError() }
@@ -113,6 +115,8 @@ extension Field {
             projecting(object, at: storageKeyPath)
         }
 
+        /// `object.pets`: the related objects in the object's context; setting
+        /// them keeps the inverse in step.
         public static subscript<Object: ManagedObject>(
             _enclosingInstance object: Object,
             wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,

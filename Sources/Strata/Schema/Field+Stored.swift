@@ -74,6 +74,8 @@ extension Field {
             return DeclaredField(declaration, defaultValue: defaultValue)
         }
 
+        /// Unavailable: the value lives in the object, read through the
+        /// `_enclosingInstance` subscript, so a field outside a class has none.
         @available(*, unavailable, message: "Fields live in ManagedObject subclasses only")
         public var wrappedValue: Value {
             get { fatalError() }
@@ -94,6 +96,8 @@ extension Field {
             projecting(object, at: storageKeyPath)
         }
 
+        /// `object.age`: the value, read from and written to the object's
+        /// context (not the wrapper, which holds none).
         // Inlinable, so that each field's accessors are specialized for its type
         // in the model's module; the fast path finds the value slot by the key
         // path's identity and never copies the wrapper.
