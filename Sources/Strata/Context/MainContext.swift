@@ -1,23 +1,47 @@
 /// The stack's read-only context on the main actor: fetched objects live
-/// here, weakly held, and committed change sets are merged into them.
+/// here, weakly held, and committed change sets — this stack's and every
+/// other writer's, read from the commit log — are merged into them in
+/// generation order (see `MainContext+Following.swift`).
 @MainActor
 final class MainContext {
     let context: ObjectContext
-    /// The generation of the last change set merged.
-    private(set) var generation: UInt64
+    /// The generation of the last change set merged (or refresh applied).
+    var generation: UInt64
     /// Whether a merge pass is notifying observers right now.
     var isMerging = false
+    /// The change set whose merge is notifying observers now.
+    var mergingChangeSet: ChangeSet?
     /// The monitors and publishers that follow merged change sets.
     let observation = ObservationCenter()
+    /// Change sets read ahead of the merge, by generation: this stack's, taken
+    /// from the store runtime, and other writers', read from the log.
+    var waiting: [UInt64: ChangeSet] = [:]
+    /// A refresh a read found necessary (a write that bypassed the log, a
+    /// hole in the log), to apply before anything newer.
+    var waitingRefresh: Refresh?
+    /// Polls the store for other writers' commits while anyone observes.
+    var watcher: Task<Void, Never>?
+    /// How long the watcher waits between two looks at the store.
+    var pollingInterval: Duration
 
-    init(context: ObjectContext, generation: UInt64) {
+    /// A main context on `context`, which reads through the store's reader,
+    /// at the generation of the reader's first snapshot.
+    init(context: ObjectContext, pollingInterval: Duration) throws {
         self.context = context
+        self.pollingInterval = pollingInterval
+        let reader = try context.readConnection()
+        let generation = context.store.hasLog ? try CommitLog.generation(on: reader) : 0
+        // The reader's data version is that of the snapshot the query just read.
+        context.knownSnapshot = (reader.dataVersion, generation)
         self.generation = generation
+        context.follower = self
+        observation.didAddObserver = { [weak self] in self?.startWatching() }
         Self.register(self)  // findable from its objects, for `object.$field.observe`
     }
 
-    /// Brings the context's objects up to the change set's values; never moves
-    /// an object back to an older generation than the one it was read at.
+    /// Brings the context's objects up to the change set's values, then tells
+    /// every observer; never moves an object back to an older generation than
+    /// the one it was read at.
     func merge(_ changeSet: ChangeSet) {
         guard changeSet.generation > generation else { return }
         generation = changeSet.generation
@@ -39,6 +63,8 @@ final class MainContext {
                 context.unregister(object)
             }
         }
+        mergingChangeSet = changeSet
+        defer { mergingChangeSet = nil }
         observation.didMerge(changeSet)
     }
 

@@ -24,8 +24,7 @@ extension ObjectContext {
     func fetchObjectIDs<Object: ManagedObject>(_ query: From<Object>) throws -> [ObjectID<Object>] {
         let entity = entity(Object.self)
         let compiled = try query.compile(in: entity, schema: schema)
-        let connection = try readConnection()
-        return try connection.query(
+        return try readRows(
             "SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses)", compiled.arguments
         ) { ObjectID(entityName: entity.name, rowID: $0.int64(at: 0)) }
     }
@@ -33,8 +32,7 @@ extension ObjectContext {
     func fetchCount<Object: ManagedObject>(_ query: From<Object>) throws -> Int {
         let entity = entity(Object.self)
         let compiled = try query.compile(in: entity, schema: schema)
-        let connection = try readConnection()
-        let count = try connection.scalar(
+        let count = try readScalar(
             "SELECT count(*) FROM (SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses))",
             compiled.arguments)
         guard case .integer(let value) = count else { return 0 }
@@ -44,8 +42,7 @@ extension ObjectContext {
     func fetchExists<Object: ManagedObject>(_ query: From<Object>) throws -> Bool {
         let entity = entity(Object.self)
         let compiled = try query.compile(in: entity, schema: schema, limit: 1)
-        let connection = try readConnection()
-        return try connection.scalar(
+        return try readScalar(
             "SELECT EXISTS (SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses))",
             compiled.arguments) == .integer(1)
     }

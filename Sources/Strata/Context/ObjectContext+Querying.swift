@@ -6,9 +6,8 @@ extension ObjectContext {
         _ query: QueryChain<Object, Result>, limit: Int? = nil
     ) throws -> (names: [String], rows: [[StoredValue]]) {
         let compiled = try query.compile(in: entity(Object.self), schema: schema, limit: limit)
-        let connection = try readConnection()
         let count = Int32(compiled.names.count)
-        let rows = try connection.query(compiled.sql, compiled.arguments) { statement in
+        let rows = try readRows(compiled.sql, compiled.arguments) { statement in
             (0..<count).map { statement.value(at: $0) }
         }
         return (compiled.names, rows)

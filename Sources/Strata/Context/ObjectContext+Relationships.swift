@@ -128,8 +128,7 @@ extension ObjectContext {
     private func nextPosition(in relationship: RelationshipDescription, of owner: ManagedObject) throws -> Int64 {
         guard case let .inverseForeignKey(targetSlot, orderSlot?) = relationship.storage else { return 0 }
         let target = targetEntity(of: relationship)
-        let connection = try readConnection()
-        let value = try connection.scalar(
+        let value = try readScalar(
             "SELECT max(\(SQL.quote(target.attributes[orderSlot].name))) FROM \(target.quotedTable) "
                 + "WHERE \(SQL.quote(target.attributes[targetSlot].name)) = ?",
             [.integer(owner.rowID)])

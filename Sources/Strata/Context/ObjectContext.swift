@@ -29,7 +29,12 @@ final class ObjectContext {
     var denyChecks: [(object: ManagedObject, relationship: RelationshipDescription)] = []
     var hasLinkChanges = false
     /// The commit generation the last fetch's rows reflect (main context).
-    private(set) var lastReadGeneration: UInt64 = 0
+    var lastReadGeneration: UInt64 = 0
+    /// The reader's data version and the generation it was seen at: a read
+    /// whose snapshot shows the same data version needs nothing merged (main context).
+    var knownSnapshot: (dataVersion: UInt32, generation: UInt64) = (0, 0)
+    /// Told of every read snapshot that shows a change (main context).
+    weak var follower: (any SnapshotFollower)?
     /// A failure in a setter, which cannot throw; the next flush throws it.
     var deferredError: StrataError?
 
@@ -116,6 +121,13 @@ final class ObjectContext {
         self.fieldSlots = Array(repeating: [], count: count)
         self.relationships = Array(repeating: [:], count: count)
         self.nextRowIDs = Array(repeating: 0, count: count)
+    }
+
+    deinit {
+        // The read-only reader closes before the writer can: the last
+        // connection to close checkpoints the WAL and removes it, which a
+        // read-only connection cannot do.
+        reader?.close()
     }
 
     // MARK: Connections
@@ -232,42 +244,28 @@ final class ObjectContext {
         _ entity: EntityDescription, sql: String, arguments: [StoredValue],
         as type: Object.Type = ManagedObject.self, flushing: Bool = true, maxRows: Int = .max
     ) throws -> [Object] {
-        let connection = try readConnection(flushing: flushing)
-        let statement = try connection.statement(sql)
-        try statement.bind(arguments)
-        defer { statement.reset() }
-        var fetched: [ManagedObject] = []
-        guard let (hasRow, generation) = try stepFirst(statement) else { return [] }
-        lastReadGeneration = generation
-        guard hasRow else { return [] }
-        let table = objects.table(entity)
-        let columns = entity.attributes.count
-        var batch = RowBatch(columns: columns, rows: maxRows, context: self)
-        repeat {
-            if !batch.hasRoom {
-                // The next rows likely need as many text and blob bytes as the
-                // last batch took; up to 1 MB, so that one batch of long texts
-                // does not make every later one reserve as much.
-                batch = RowBatch(columns: columns, byteCapacity: min(batch.byteCount, 1 << 20), context: self)
-            }
-            fetched.append(object(entity, row: statement, generation: generation, table: table, batch: batch))
-        } while try fetched.count < maxRows && statement.step()
+        let fetched = try read(sql, arguments, flushing: flushing) { statement, hasRow, generation in
+            lastReadGeneration = generation
+            var fetched: [ManagedObject] = []
+            guard hasRow else { return fetched }
+            let table = objects.table(entity)
+            let columns = entity.attributes.count
+            var batch = RowBatch(columns: columns, rows: maxRows, context: self)
+            repeat {
+                if !batch.hasRoom {
+                    // The next rows likely need as many text and blob bytes as the
+                    // last batch took; up to 1 MB, so that one batch of long texts
+                    // does not make every later one reserve as much.
+                    batch = RowBatch(columns: columns, byteCapacity: min(batch.byteCount, 1 << 20), context: self)
+                }
+                fetched.append(object(entity, row: statement, generation: generation, table: table, batch: batch))
+            } while try fetched.count < maxRows && statement.step()
+            return fetched
+        }
         // Every row of the entity is an object of its class, `Object`, so the
         // array can be reinterpreted without a cast per element.
         precondition(Object.self == ManagedObject.self || Object.self == entity.type)
         return unsafeBitCast(fetched, to: [Object].self)
-    }
-
-    /// Steps a statement once and returns whether it has a row, with the commit
-    /// generation its snapshot reflects. In WAL mode the snapshot is taken by the
-    /// first step, so taking it under the store's commit lock makes the two agree.
-    func stepFirst(_ statement: Statement) throws -> (Bool, UInt64)? {
-        switch kind {
-        case .transaction:
-            return (try statement.step(), UInt64.max)
-        case .main:
-            return try store.withCommitLock { generation in (try statement.step(), generation) }
-        }
     }
 
     /// The object with `rowID`, registered or read from the store; `nil` if there is none.

@@ -5,6 +5,17 @@ protocol ChangeSetObserver: AnyObject {
     /// Called once per merged change set, in commit order, after the main
     /// context's objects have taken the change set's values.
     func didMerge(_ changeSet: ChangeSet)
+
+    /// Called when the main context could not follow the store commit by
+    /// commit (a write that bypassed the commit log, history purged past
+    /// the stack's generation): anything may have changed. `changeSet` lists
+    /// what changed among the registered objects, which already hold their
+    /// new values; a list re-fetches.
+    func didRefresh(_ changeSet: ChangeSet)
+
+    /// The entities whose changed rows the observer reads values of, so that
+    /// another writer's change set must carry them.
+    var watchedEntityNames: Set<String> { get }
 }
 
 /// Hands each merged change set to every live monitor, then to every live
@@ -22,10 +33,13 @@ final class ObservationCenter {
     }
 
     private var entries: [Stage: [Entry]] = [:]
+    /// Called after each `add`: the main context starts watching the store.
+    var didAddObserver: (() -> Void)?
 
     func add(_ observer: any ChangeSetObserver, stage: Stage) {
         entries[stage, default: []].removeAll { $0.observer == nil }
         entries[stage, default: []].append(Entry(observer: observer))
+        didAddObserver?()
     }
 
     func remove(_ observer: any ChangeSetObserver) {
@@ -34,11 +48,33 @@ final class ObservationCenter {
         }
     }
 
+    /// Whether any observer is alive.
+    var hasObservers: Bool {
+        entries.values.contains { $0.contains { $0.observer != nil } }
+    }
+
+    /// The entities any live observer reads changed values of.
+    var watchedEntityNames: Set<String> {
+        var names: Set<String> = []
+        for stage in entries.values {
+            for entry in stage { names.formUnion(entry.observer?.watchedEntityNames ?? []) }
+        }
+        return names
+    }
+
     func didMerge(_ changeSet: ChangeSet) {
         for stage in Stage.allCases {
             // A copy: an observer may add or remove others while it is notified.
             for entry in entries[stage] ?? [] {
                 entry.observer?.didMerge(changeSet)
+            }
+        }
+    }
+
+    func didRefresh(_ changeSet: ChangeSet) {
+        for stage in Stage.allCases {
+            for entry in entries[stage] ?? [] {
+                entry.observer?.didRefresh(changeSet)
             }
         }
     }

@@ -58,11 +58,11 @@ private final class FieldObserver<Value: FieldStorable>: ChangeSetObserver, Fiel
     var generation: UInt64
     var current: StoredValue
     var isFinished = false
+    private weak var main: MainContext?
 
     init(
         object: ManagedObject, entity: EntityDescription, field: Field.Stored<Value>,
-        generation: UInt64,
-        handler: @escaping @MainActor (Value, Value) -> Void
+        main: MainContext, handler: @escaping @MainActor (Value, Value) -> Void
     ) {
         guard let slot = entity.slot(of: field.name) else {
             preconditionFailure("Strata: \(entity.name) has no stored field named '\(field.name)'.")
@@ -73,7 +73,8 @@ private final class FieldObserver<Value: FieldStorable>: ChangeSetObserver, Fiel
         self.slot = slot
         self.defaultValue = field.defaultValue
         self.handler = handler
-        self.generation = max(generation, object.generation)
+        self.main = main
+        self.generation = max(main.generation, object.generation)
         self.current = object.value(at: slot)
     }
 
@@ -89,6 +90,32 @@ private final class FieldObserver<Value: FieldStorable>: ChangeSetObserver, Fiel
             return
         }
         let new = update.values[slot]
+        guard !new.isIdentical(to: current) else { return }
+        let old = current
+        current = new
+        handler(decode(old), decode(new))
+    }
+
+    var watchedEntityNames: Set<String> { [entityName] }
+
+    /// Anything may have changed: the field is read again.
+    func didRefresh(_ changeSet: ChangeSet) {
+        guard !isFinished else { return }
+        generation = max(generation, changeSet.generation)
+        guard let main, let entity = main.context.schema.entity(named: entityName)
+        else { return }
+        let object: ManagedObject?
+        do {
+            object = try main.context.existingObject(entity, rowID: rowID)
+        } catch {
+            StrataLog.warning("An observation of \(entityName).\(field) could not read its object: \(error)")
+            return
+        }
+        guard let object else {
+            isFinished = true
+            return
+        }
+        let new = object.value(at: slot)
         guard !new.isIdentical(to: current) else { return }
         let old = current
         current = new
@@ -128,8 +155,7 @@ extension Field.Stored {
                     + "and objects created with init() cannot be observed.")
         }
         let observer = FieldObserver(
-            object: object, entity: entity, field: self, generation: main.generation,
-            handler: handler)
+            object: object, entity: entity, field: self, main: main, handler: handler)
         return FieldObservation(observer, center: main.observation)
     }
 }

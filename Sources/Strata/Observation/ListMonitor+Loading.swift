@@ -14,6 +14,8 @@ extension ListMonitor {
     func load() throws {
         namesByValue = [:]
         let fetchQuery = query.orderBy(orderForFetch)
+        isLoading = true
+        defer { isLoading = false }
         let objects = try main.context.fetchAll(fetchQuery)
         generation = max(main.context.lastReadGeneration, main.generation)
         let schema = main.context.schema

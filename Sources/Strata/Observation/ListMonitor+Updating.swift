@@ -3,8 +3,11 @@ import Foundation
 /// Following merged change sets: in memory when the monitor can decide,
 /// otherwise by re-fetching and diffing.
 extension ListMonitor {
+    var watchedEntityNames: Set<String> { [entity.name] }
+
     func didMerge(_ changeSet: ChangeSet) {
-        guard changeSet.generation > generation else { return }
+        // A merge that a read inside `load()` set off is older than the list being loaded.
+        guard changeSet.generation > generation, !isLoading else { return }
         defer { generation = max(generation, changeSet.generation) }
         let mine = changeSet.changes[entity.name]
         // The entities read through relationships (the monitored one too, for a
@@ -23,6 +26,18 @@ extension ListMonitor {
         } else if let mine {
             update(with: mine, generation: changeSet.generation)
         }
+    }
+
+    /// Anything may have changed: the list is fetched again, and observers
+    /// told so with `listMonitorWillRefetch` / `listMonitorDidRefetch`.
+    func didRefresh(_ changeSet: ChangeSet) {
+        guard !isLoading else { return }
+        do {
+            try refetch(query, sectionBy: sectionBy)
+        } catch {
+            StrataLog.warning("A ListMonitor of \(entity.name) could not re-fetch: \(error)")
+        }
+        generation = max(generation, changeSet.generation)
     }
 
     // MARK: In memory, O(k log n)

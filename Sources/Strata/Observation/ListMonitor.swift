@@ -28,6 +28,9 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     public private(set) var sectionBy: SectionBy<Object>?
     /// The generation of the last change set the list reflects.
     var generation: UInt64 = 0
+    /// Whether the list is being fetched: merges set off meanwhile are
+    /// older than the fetch and are ignored.
+    var isLoading = false
     var specs: [ListSortKey] = []
     /// The list, in order: each member with its key.
     var members = ListMembers()

@@ -150,7 +150,13 @@ public final class ListPublisher<Object: ManagedObject> {
             publisher?.needsPublish = true
         }
 
+        var watchedEntityNames: Set<String> { [] }
+
         func didMerge(_ changeSet: ChangeSet) {
+            publisher?.publishIfNeeded()
+        }
+
+        func didRefresh(_ changeSet: ChangeSet) {
             publisher?.publishIfNeeded()
         }
     }

@@ -108,24 +108,63 @@ public final class ObjectMonitor<Object: ManagedObject>: ChangeSetObserver {
 
     // MARK: Following change sets
 
+    var watchedEntityNames: Set<String> { Set([entity.name] + related.map(\.target.name)) }
+
     func didMerge(_ changeSet: ChangeSet) {
         guard changeSet.generation > generation, let object else { return }
         generation = changeSet.generation
         let mine = changeSet.changes[entity.name]
         if mine?.deleted.contains(objectID.rowID) == true {
-            self.object = nil
-            related = []
-            main.observation.remove(self)
-            for box in liveObservers { box.didDelete(self, object) }
+            objectWasDeleted(object)
             return
         }
         let update = mine?.updated[objectID.rowID]
-        var keys = update?.changedFields ?? []
+        var keys = mine?.changedFields(ofRow: objectID.rowID) ?? []
         for index in related.indices
         where related[index].follow(changeSet, owner: object, ownerUpdate: update, in: main.context)
         {
             keys.insert(related[index].relationship.name)
         }
+        notifyUpdate(of: object, keys: keys)
+    }
+
+    /// Anything may have changed: the object already holds its values read
+    /// again (or is gone), and the related objects are read again.
+    func didRefresh(_ changeSet: ChangeSet) {
+        guard let object else { return }
+        generation = max(generation, changeSet.generation)
+        let mine = changeSet.changes[entity.name]
+        if mine?.deleted.contains(objectID.rowID) == true || object.isDeleted {
+            objectWasDeleted(object)
+            return
+        }
+        var keys = mine?.changedFields(ofRow: objectID.rowID) ?? []
+        for index in related.indices {
+            let before = related[index]
+            do {
+                related[index] = try RelatedMembers(of: object, relationship: before.relationship.name, in: main.context)
+            } catch {
+                StrataLog.warning("An ObjectMonitor could not read \(before.relationship.name): \(error)")
+                continue
+            }
+            let members = related[index].rowIDs
+            if members != before.rowIDs
+                || !members.isDisjoint(with: changeSet.updatedRowIDs(entity: before.target.name))
+            {
+                keys.insert(before.relationship.name)
+            }
+        }
+        notifyUpdate(of: object, keys: keys)
+    }
+
+    private func objectWasDeleted(_ object: Object) {
+        self.object = nil
+        related = []
+        main.observation.remove(self)
+        for box in liveObservers { box.didDelete(self, object) }
+    }
+
+    private func notifyUpdate(of object: Object, keys: Set<String>) {
         guard !keys.isEmpty else { return }
         let boxes = liveObservers
         for box in boxes { box.willUpdate(self, object) }

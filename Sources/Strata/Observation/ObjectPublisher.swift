@@ -141,6 +141,29 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
         }
     }
 
+    var watchedEntityNames: Set<String> { [entity.name] }
+
+    /// Anything may have changed: the object is read again.
+    func didRefresh(_ changeSet: ChangeSet) {
+        guard snapshot != nil else { return }
+        generation = max(generation, changeSet.generation)
+        let object: Object?
+        do {
+            object = try main.context.fetchExisting(objectID)
+        } catch {
+            StrataLog.warning("An ObjectPublisher of \(objectID) could not read its object: \(error)")
+            return
+        }
+        guard let object else {
+            main.observation.remove(self)
+            publish(nil)
+            audience.finishStreams()
+            return
+        }
+        let next = ObjectSnapshot(object)
+        if next != snapshot { publish(next) }
+    }
+
     private func publish(_ next: ObjectSnapshot<Object>?) {
         snapshot = next
         audience.publish(self, next)

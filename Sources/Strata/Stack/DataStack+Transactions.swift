@@ -23,6 +23,7 @@ extension DataStack {
         isolation: isolated (any Actor)? = #isolation
     ) throws -> Result {
         let store = try store()
+        let author = self.author(author)
         if store.gate.isHeldByCurrentThread || DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) {
             throw StrataError.nestedTransaction
         }
@@ -53,6 +54,7 @@ extension DataStack {
         author: String? = nil,
         completion: @escaping @MainActor @Sendable (Swift.Result<Result, StrataError>) -> Void
     ) {
+        let author = self.author(author)
         let store: StoreRuntime
         do {
             store = try self.store()
@@ -103,7 +105,7 @@ extension DataStack {
         let store = try store()
         return UnsafeDataTransaction(
             context: ObjectContext(kind: .transaction, schema: schema, store: store),
-            author: author, stack: self)
+            author: self.author(author), stack: self)
     }
 
     // MARK: Running and delivering
@@ -128,15 +130,17 @@ extension DataStack {
             context.rollback()
             throw StrataError.wrapping(error)
         }
-        try context.commit(author: author, deliver: deliver)
+        try context.commit(author: author, didCommit: scheduleMerge)
         return result
     }
 
-    /// Queues a committed change set for the main context. Called in commit order.
-    func deliver(_ changeSet: ChangeSet) {
-        inbox.withLock { $0.append(changeSet) }
+    /// Asks the main actor to merge: a commit's change set waits in the store runtime.
+    func scheduleMerge() {
         Task { @MainActor in self.mergePendingChangeSets() }
     }
+
+    /// The author a transaction writes to the log: its own, or the stack's default.
+    func author(_ given: String?) -> String? { given ?? defaultAuthor }
 
     /// Runs `body` on the main actor after every change set committed so far is merged.
     func afterMerge(_ body: @escaping @MainActor @Sendable () -> Void) {
@@ -152,24 +156,14 @@ extension DataStack {
         MainActor.assumeIsolated { mergePendingChangeSets() }
     }
 
-    /// Merges every waiting change set into the main context, in commit order.
+    /// Merges every waiting change set into the main context, in generation
+    /// order, with other writers' commits read from the log where they fall between.
     @MainActor
     package func mergePendingChangeSets() {
-        // A commit made from inside an observer callback must not be merged in
-        // the middle of the pass that is notifying: the pass in progress takes
-        // it after the change set it is on, so every observer sees commit order.
-        guard let mainContext, !mainContext.isMerging else { return }
-        mainContext.isMerging = true
-        defer { mainContext.isMerging = false }
-        while true {
-            let pending = inbox.withLock { changeSets in
-                let taken = changeSets
-                changeSets.removeAll()
-                return taken
-            }
-            if pending.isEmpty { return }
-            for changeSet in pending { mainContext.merge(changeSet) }
-        }
+        // A commit made from inside an observer callback is not merged in the
+        // middle of the pass that is notifying: the pass in progress takes it
+        // after the change set it is on, so every observer sees commit order.
+        mainContext?.catchUp()
     }
 }
 

@@ -23,9 +23,40 @@ public final class DataStack: Sendable {
     public let schemaHistory: SchemaHistory
     let transactionQueue = DispatchQueue(label: "Strata.DataStack.transactions")
     private let runtime = Mutex<StoreRuntime?>(nil)
-    /// Committed change sets waiting to be merged into the main context, in commit order.
-    let inbox = Mutex<[ChangeSet]>([])
+    private let settings = Locked<(author: String?, pollingInterval: Duration)>((nil, .milliseconds(20)))
     @MainActor var mainContext: MainContext?
+
+    /// The author written to the commit log for every transaction of this
+    /// stack that names none itself; `nil` (the default) for none. Give each
+    /// process or app target its own, to tell its commits from others' in
+    /// ``history(after:author:)`` and in merged ``ChangeSet``s.
+    ///
+    /// ```swift
+    /// stack.defaultAuthor = "importer"
+    /// try stack.perform(synchronous: { tx in ... })                 // logged as "importer"
+    /// try stack.perform(synchronous: { tx in ... }, author: "sync") // logged as "sync"
+    /// ```
+    public var defaultAuthor: String? {
+        get { settings.withLock { $0.author } }
+        set { settings.withLock { $0.author = newValue } }
+    }
+
+    /// How often the stack looks for other writers' commits while a monitor,
+    /// publisher or field observation is alive: 20 ms unless set. Each look
+    /// costs one point read when nothing changed; reads on the main context
+    /// look anyway, at no extra statement. See `Docs/History.md`.
+    ///
+    /// ```swift
+    /// stack.pollingInterval = .milliseconds(100)   // a quieter background tool
+    /// ```
+    public var pollingInterval: Duration {
+        get { settings.withLock { $0.pollingInterval } }
+        set {
+            let interval = max(newValue, .milliseconds(1))
+            settings.withLock { $0.pollingInterval = interval }
+            Task { @MainActor in self.mainContext?.pollingInterval = interval }
+        }
+    }
 
     /// A stack for `schema`. Add a store before using it.
     public convenience init(_ schema: Schema) {
@@ -117,9 +148,14 @@ public final class DataStack: Sendable {
             }
             current = store
         }
-        mainContext = MainContext(
-            context: ObjectContext(kind: .main, schema: schema, store: store, reader: reader),
-            generation: store.committedGeneration)
+        do {
+            mainContext = try MainContext(
+                context: ObjectContext(kind: .main, schema: schema, store: store, reader: reader),
+                pollingInterval: pollingInterval)
+        } catch {
+            runtime.withLock { $0 = nil }
+            throw StoreErrors.translate(error, path: store.path)
+        }
     }
 
     /// The main context; a read before a store is added throws ``StrataError/storeNotAdded``.

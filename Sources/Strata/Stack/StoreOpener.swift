@@ -29,13 +29,14 @@ struct StoreOpener {
             // Check the schema before switching to WAL: the switch rewrites the
             // header, and a database that is not this store must stay untouched.
             let (generation, migrationsRun) = try prepareSchema(on: writer)
+            let hasLog = try CommitLog.exists(on: writer)
             try configure(writer)
             let reader = try Connection(
                 path: configuration.openPath, readOnly: true,
                 busyTimeout: configuration.busyTimeoutMilliseconds)
             reader.lease = lease
             let store = StoreRuntime(
-                configuration: configuration, writer: writer, generation: generation,
+                configuration: configuration, writer: writer, generation: generation, hasLog: hasLog,
                 migrationsRun: migrationsRun)
             progress?(.finished(migrationRan: !migrationsRun.isEmpty))
             return (store, reader)
@@ -118,7 +119,7 @@ struct StoreOpener {
         if let steps = history.steps(fromVersion: meta["version"], fingerprint: meta["fingerprint"]),
            !steps.isEmpty {
             try migrate(along: steps, on: connection)
-            return (generation, steps)
+            return (generation + 1, steps)
         } else if meta["fingerprint"] != schema.fingerprint {
             guard configuration.options.contains(.recreateStoreOnModelMismatch),
                   !configuration.isReadOnly
@@ -127,8 +128,12 @@ struct StoreOpener {
                     path: path, storeVersion: meta["version"] ?? "unknown",
                     schemaVersion: schema.version)
             }
-            try recreate(on: connection)
-            return (0, [])
+            try recreate(on: connection, keepingGeneration: generation)
+            return (generation + 1, [])
+        }
+        if !configuration.isReadOnly, try !CommitLog.exists(on: connection) {
+            // A store made before the commit log gains it: its history starts now.
+            try inTransaction(connection) { try CommitLog.install(on: connection) }
         }
         return (generation, [])
     }
@@ -183,7 +188,18 @@ struct StoreOpener {
                 try connection.run(
                     "UPDATE _strata_meta SET value = ? WHERE key = ?", [.text(value), .text(key)])
             }
+            try restartHistory(on: connection)
         }
+    }
+
+    /// Ends the log's history at a change it cannot describe (a migration, a
+    /// recreated store): the generation moves on by one with no record, so a
+    /// stack that followed the store before refreshes everything.
+    private func restartHistory(on connection: Connection) throws {
+        try CommitLog.install(on: connection)
+        try connection.run(
+            "UPDATE _strata_meta SET value = value + 1 WHERE key = 'generation'")
+        try CommitLog.purge(through: .max, on: connection)
     }
 
     /// The steps that adding the store would run, read without changing it:
@@ -242,7 +258,9 @@ struct StoreOpener {
         return meta
     }
 
-    private func createTables(on connection: Connection) throws {
+    /// Creates the schema's tables and the store's own; the first commit will
+    /// be `generation + 1`.
+    private func createTables(on connection: Connection, generation: UInt64 = 0) throws {
         try inTransaction(connection) {
             for table in schema.tables {
                 for statement in table.createStatements { try connection.execute(statement) }
@@ -251,18 +269,21 @@ struct StoreOpener {
                 "CREATE TABLE _strata_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID")
             try connection.execute(
                 "CREATE TABLE _strata_sequence (entity TEXT PRIMARY KEY, last INTEGER) WITHOUT ROWID")
+            try connection.execute(CommitLog.createStatement)
             for (key, value) in [
                 ("version", StoredValue.text(schema.version)),
                 ("fingerprint", .text(schema.fingerprint)),
-                ("generation", .integer(0)),
+                ("generation", .integer(Int64(clamping: generation))),
+                ("log_horizon", .integer(Int64(clamping: generation))),
             ] {
                 try connection.run("INSERT INTO _strata_meta (key, value) VALUES (?, ?)", [.text(key), value])
             }
         }
     }
 
-    /// Drops every table and creates the schema's, in one transaction.
-    private func recreate(on connection: Connection) throws {
+    /// Drops every table and creates the schema's, in one transaction. The
+    /// generation goes on from the old store's, plus one for the change.
+    private func recreate(on connection: Connection, keepingGeneration generation: UInt64) throws {
         try inTransaction(connection) {
             let tables = try connection.query(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
@@ -271,7 +292,7 @@ struct StoreOpener {
                 try connection.execute("DROP TABLE \(SQL.quote(name))")
             }
         }
-        try createTables(on: connection)
+        try createTables(on: connection, generation: generation + 1)
     }
 
     private func inTransaction(_ connection: Connection, _ body: () throws -> Void) throws {

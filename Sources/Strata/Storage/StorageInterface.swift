@@ -23,6 +23,9 @@ public struct StoreConfiguration: Sendable {
     public var synchronous: SynchronousMode
     /// How long a connection waits for a lock held by another process, in milliseconds.
     public var busyTimeoutMilliseconds: Int32
+    /// How much of the commit log the store keeps (``HistoryRetention/default``
+    /// unless set); applied by the commits of the stacks that open it so.
+    public var historyRetention: HistoryRetention = .default
 
     /// A path for messages, or `:memory:`.
     var displayPath: String {

@@ -1,23 +1,29 @@
-import Synchronization
+import Foundation
 
-/// An open store: its writer (behind a gate) and the generation of its last commit.
+/// An open store: its writer (behind a gate), the generation of its last
+/// commit, and the change sets this stack committed that the main context
+/// has not taken yet.
 final class StoreRuntime: Sendable {
     let configuration: StoreConfiguration
     let gate: WriterGate
-    /// The generation of the last commit, changed only together with the COMMIT itself.
-    private let committed: Mutex<UInt64>
-
     /// The migration steps run when the store was opened, for tests and diagnostics.
     let migrationsRun: [MigrationStep]
+    /// Whether the store has a commit log: every store opened writable does;
+    /// a read-only store made before the log does not.
+    let hasLog: Bool
+    /// The generation of this stack's last commit and its delivered change
+    /// sets, both changed only together with the COMMIT itself.
+    private let committed: Locked<(generation: UInt64, delivered: [ChangeSet])>
 
     init(
-        configuration: StoreConfiguration, writer: Connection, generation: UInt64,
+        configuration: StoreConfiguration, writer: Connection, generation: UInt64, hasLog: Bool,
         migrationsRun: [MigrationStep] = []
     ) {
         self.configuration = configuration
+        self.hasLog = hasLog
         self.migrationsRun = migrationsRun
         self.gate = WriterGate(connection: writer)
-        self.committed = Mutex(generation)
+        self.committed = Locked((generation, []))
     }
 
     var path: String { configuration.displayPath }
@@ -43,20 +49,28 @@ final class StoreRuntime: Sendable {
         gate.release()
     }
 
-    /// Runs `body` (which commits) and records `generation` as committed at the same instant.
-    func commit(generation: UInt64, _ body: () throws -> Void) throws {
-        try committed.withLock { value in
-            try body()
-            value = generation
+    /// Runs `commit` (which COMMITs) and, at the same instant for anyone who
+    /// takes the lock, records the change set as committed and delivered.
+    func commit(_ changeSet: ChangeSet, _ commit: () throws -> Void) throws {
+        try committed.withLock { state in
+            try commit()
+            state.generation = changeSet.generation
+            state.delivered.append(changeSet)
         }
     }
 
-    /// Runs `body` with the committed generation held steady.
-    func withCommitLock<T>(_ body: (UInt64) throws -> T) throws -> T {
-        try committed.withLock { value in try body(value) }
+    /// The change sets committed by this stack since the last call, in commit
+    /// order. Every local commit a read snapshot taken before the call shows
+    /// is among them (or was taken before).
+    func takeDelivered() -> [ChangeSet] {
+        committed.withLock { state in
+            defer { state.delivered.removeAll() }
+            return state.delivered
+        }
     }
 
-    var committedGeneration: UInt64 { committed.withLock { $0 } }
+    /// The generation of this stack's last commit, or the store's when opened.
+    var committedGeneration: UInt64 { committed.withLock { $0.generation } }
 }
 
 /// Maps SQLite failures met while opening or writing a store to typed errors.

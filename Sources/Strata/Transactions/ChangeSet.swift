@@ -1,72 +1,98 @@
+import Foundation
+
 /// What one commit saved: its generation, its author, and per entity the
 /// inserted, updated (with the changed field names) and deleted objects with
 /// their new values.
 ///
-/// Change sets are merged into the main context in commit order. They live
-/// with the transactions that produce them (rather than in Observation) so
-/// that layers keep pointing one way: observers read them, commits make them.
-public struct ChangeSet: Sendable {
+/// Change sets are merged into the main context in generation order, whoever
+/// made them: a transaction of this stack (``isLocal``), or another writer of
+/// the store (another stack, another process), read from the store's commit
+/// log. They live with the transactions that produce them (rather than in
+/// Observation) so that layers keep pointing one way: observers read them,
+/// commits make them.
+///
+/// ```swift
+/// func listMonitorDidChange(_ monitor: ListMonitor<Person>) {
+///     if let changeSet = stack.mergingChangeSet, !changeSet.isLocal {
+///         print("\(changeSet.author ?? "someone") changed the list")
+///     }
+/// }
+/// ```
+public struct ChangeSet: CommitChanges, Sendable {
     struct Update: Sendable {
         var values: ContiguousArray<StoredValue>
         var changedFields: Set<String>
     }
 
+    /// One entity's changes. Rows of another writer's commit carry values
+    /// only when someone here needs them (a registered object, a monitor);
+    /// the others, and rows gone by the time the values were read, are
+    /// listed without values (`insertedUnread`, `updatedUnread`).
     struct EntityChanges: Sendable {
         var inserted: [(rowID: Int64, values: ContiguousArray<StoredValue>)] = []
         var updated: [Int64: Update] = [:]
         var deleted: Set<Int64> = []
+        var insertedUnread: [Int64] = []
+        var updatedUnread: [Int64: Set<String>] = [:]
 
-        var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+        var isEmpty: Bool {
+            inserted.isEmpty && updated.isEmpty && deleted.isEmpty && insertedUnread.isEmpty
+                && updatedUnread.isEmpty
+        }
+
+        /// The changed fields of an updated row, with or without values.
+        func changedFields(ofRow rowID: Int64) -> Set<String>? {
+            updated[rowID]?.changedFields ?? updatedUnread[rowID]
+        }
+
+        /// The row IDs only, as the commit log records them.
+        var logged: LoggedChanges {
+            var changes = LoggedChanges(
+                inserted: inserted.map(\.rowID) + insertedUnread, updated: updatedUnread,
+                deleted: Array(deleted))
+            for (rowID, update) in updated { changes.updated[rowID] = update.changedFields }
+            return changes
+        }
     }
 
-    /// The commit generation: 1 for a store's first commit, growing by one per commit.
+    /// The commit generation: 1 for a store's first commit, growing by one per
+    /// commit of any writer of the store.
     public let generation: UInt64
-    /// The author the transaction was given, if any.
+    /// The author the transaction (or its stack) gave, if any.
     public let author: String?
+    /// When the commit was made, by the committing process's clock.
+    public let date: Date
+    /// Whether a transaction of this stack made the commit; `false` for a
+    /// commit of another writer, read from the store's commit log.
+    public let isLocal: Bool
     let changes: [String: EntityChanges]
 
-    /// The names of the entities the commit changed.
-    public var entityNames: Set<String> { Set(changes.keys) }
-
-    /// Whether the commit changed nothing.
-    public var isEmpty: Bool { changes.values.allSatisfy(\.isEmpty) }
-
-    /// The IDs of the objects of `entity` the commit inserted.
-    public func insertedIDs(entity: String) -> Set<AnyObjectID> {
-        ids(entity, changes[entity].map { Set($0.inserted.map(\.rowID)) })
+    init(generation: UInt64, author: String?, date: Date, isLocal: Bool, changes: [String: EntityChanges]) {
+        self.generation = generation
+        self.author = author
+        self.date = date
+        self.isLocal = isLocal
+        self.changes = changes
     }
 
-    /// The IDs of the objects of `entity` the commit updated.
-    public func updatedIDs(entity: String) -> Set<AnyObjectID> {
-        ids(entity, changes[entity].map { Set($0.updated.keys) })
+    public var entityNames: Set<String> { Set(changes.filter { !$0.value.isEmpty }.keys) }
+
+    public func insertedRowIDs(entity: String) -> Set<Int64> {
+        guard let changes = changes[entity] else { return [] }
+        return Set(changes.inserted.map(\.rowID)).union(changes.insertedUnread)
     }
 
-    /// The IDs of the objects of `entity` the commit deleted.
-    public func deletedIDs(entity: String) -> Set<AnyObjectID> {
-        ids(entity, changes[entity]?.deleted)
+    public func updatedRowIDs(entity: String) -> Set<Int64> {
+        guard let changes = changes[entity] else { return [] }
+        return Set(changes.updated.keys).union(changes.updatedUnread.keys)
     }
 
-    /// The names of the fields and relationships the commit changed on an updated object.
+    public func deletedRowIDs(entity: String) -> Set<Int64> { changes[entity]?.deleted ?? [] }
+
     public func changedFields(of id: AnyObjectID) -> Set<String> {
-        changes[id.entityName]?.updated[id.rowID]?.changedFields ?? []
+        changes[id.entityName]?.changedFields(ofRow: id.rowID) ?? []
     }
 
-    /// The typed IDs of the entity's objects that the commit inserted.
-    public func insertedIDs<Object: ManagedObject>(_ entity: Entity<Object>) -> Set<ObjectID<Object>> {
-        Set(insertedIDs(entity: entity.entityName).map { $0.typed(as: Object.self) })
-    }
-
-    /// The typed IDs of the entity's objects that the commit updated.
-    public func updatedIDs<Object: ManagedObject>(_ entity: Entity<Object>) -> Set<ObjectID<Object>> {
-        Set(updatedIDs(entity: entity.entityName).map { $0.typed(as: Object.self) })
-    }
-
-    /// The typed IDs of the entity's objects that the commit deleted.
-    public func deletedIDs<Object: ManagedObject>(_ entity: Entity<Object>) -> Set<ObjectID<Object>> {
-        Set(deletedIDs(entity: entity.entityName).map { $0.typed(as: Object.self) })
-    }
-
-    private func ids(_ entity: String, _ rowIDs: Set<Int64>?) -> Set<AnyObjectID> {
-        Set((rowIDs ?? []).map { AnyObjectID(entityName: entity, rowID: $0) })
-    }
+    /// The record the commit log keeps of this change set.
+    var loggedChanges: [String: LoggedChanges] { changes.mapValues(\.logged) }
 }

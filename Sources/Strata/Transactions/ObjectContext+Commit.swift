@@ -1,12 +1,18 @@
-/// The commit pipeline: validate, flush, bump the generation, COMMIT.
+import Foundation
+
+/// The commit pipeline: validate, flush, bump the generation, write the log
+/// record, COMMIT.
 extension ObjectContext {
     /// Commits the open SQLite transaction and returns what it saved, or `nil`
     /// when nothing changed. On failure everything is rolled back and the error thrown.
     ///
-    /// `deliver` receives the change set while the writer is still held, so
-    /// change sets reach the inbox in commit order whichever thread commits.
+    /// The change set is delivered to the store runtime under its commit lock
+    /// at the instant of the COMMIT, so change sets wait in commit order
+    /// whichever thread commits, and a reader that takes the lock finds every
+    /// local commit its snapshot shows already delivered. `didCommit` then
+    /// asks for a merge.
     @discardableResult
-    func commit(author: String?, deliver: (ChangeSet) -> Void) throws -> ChangeSet? {
+    func commit(author: String?, didCommit: () -> Void) throws -> ChangeSet? {
         if writer == nil, !pendingObjects.isEmpty {
             // Objects kept from an earlier commit or rollback (an unsafe transaction
             // goes on) change without any read or create taking the writer first.
@@ -31,26 +37,21 @@ extension ObjectContext {
             try checkDenyRules()
             let changes = try collectChanges()
             guard !changes.isEmpty else {
-                try connection.execute("COMMIT")
+                // Nothing observable changed (say an object created and deleted
+                // again): roll back what was flushed, so that no other stack
+                // sees the file change without a commit in the log.
+                try connection.execute("ROLLBACK")
                 finishWriting(committed: true)
                 return nil
             }
-            let stored = try connection.scalar("SELECT value FROM _strata_meta WHERE key = 'generation'")
-            guard case .integer(let previous) = stored ?? .integer(0) else {
-                throw StrataError.storage(path: store.path, reason: "the commit generation is unreadable")
-            }
-            let generation = UInt64(previous) + 1
-            try connection.run(
-                "UPDATE _strata_meta SET value = ? WHERE key = 'generation'", [.integer(Int64(generation))])
             for (entity, next) in zip(schema.entities, nextRowIDs) where next > 0 {
                 try connection.run(
                     "INSERT INTO _strata_sequence (entity, last) VALUES (?, ?) "
                         + "ON CONFLICT (entity) DO UPDATE SET last = excluded.last",
                     [.text(entity.name), .integer(next - 1)])
             }
-            try store.commit(generation: generation) { try connection.execute("COMMIT") }
-            let changeSet = ChangeSet(generation: generation, author: author, changes: changes)
-            deliver(changeSet)
+            let changeSet = try store.commitLogged(changes, author: author, on: connection)
+            didCommit()
             finishWriting(committed: true)
             return changeSet
         } catch {

@@ -28,7 +28,7 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     /// - Throws: a ``StrataError``; the transaction's changes are rolled back.
     @discardableResult
     public func commitAndWait(isolation: isolated (any Actor)? = #isolation) throws -> ChangeSet? {
-        let changeSet = try context.commit(author: author, deliver: stack.deliver)
+        let changeSet = try context.commit(author: author, didCommit: stack.scheduleMerge)
         stack.mergeIfOnMainActor(isolation)
         return changeSet
     }
@@ -38,7 +38,7 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     public func commit(_ completion: @escaping @MainActor @Sendable (StrataError?) -> Void = { _ in }) {
         var failure: StrataError?
         do {
-            try context.commit(author: author, deliver: stack.deliver)
+            try context.commit(author: author, didCommit: stack.scheduleMerge)
         } catch {
             failure = StrataError.wrapping(error)
         }

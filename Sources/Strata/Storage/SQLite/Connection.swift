@@ -109,6 +109,17 @@ final class Connection {
 
     var isInTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
 
+    /// The pager's data version as of this connection's latest read
+    /// transaction: it moves whenever another connection (of this process or
+    /// another) committed since the one before. A file control, not a
+    /// statement: it costs a function call, where `PRAGMA data_version` costs
+    /// as much as a point lookup.
+    var dataVersion: UInt32 {
+        var version: UInt32 = 0
+        _ = sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version)
+        return version
+    }
+
     var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
 
     func error(sql: String?) -> DatabaseError {

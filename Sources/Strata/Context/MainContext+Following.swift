@@ -1,0 +1,314 @@
+import Foundation
+
+/// Following the store: every commit, this stack's or another writer's,
+/// reaches the main context in generation order (DESIGN section 10).
+///
+/// - This stack's commits wait in the store runtime with their values.
+/// - Other writers' commits are read from the commit log, their values read
+///   in one query per entity, only for rows a registered object or an
+///   observer needs.
+/// - A change the log cannot describe (a write that bypassed it, a hole left
+///   by purging, a store without a log) becomes a refresh: every registered
+///   object is read again and every observer refreshes.
+///
+/// Law: the main context's generation, an object's and a monitor's only
+/// grow; a change set is merged once, after every older one.
+extension MainContext: SnapshotFollower {
+    /// A snapshot seen by a read showed a change: learn its generation and
+    /// read what the merge will need, in that same snapshot.
+    nonisolated func snapshotDidChange() throws -> UInt64 {
+        try MainActor.assumeIsolated { try examineSnapshot(on: context.readConnection()) }
+    }
+
+    nonisolated func readDidEnd() {
+        MainActor.assumeIsolated { catchUp() }
+    }
+}
+
+extension MainContext {
+    /// How far behind the log the main context may fall and still replay it
+    /// commit by commit; past that, one refresh costs less.
+    static let replayLimit: UInt64 = 10_000
+
+    /// What a refresh read: per entity, the values of the registered rows
+    /// that still exist, and which registered rows were looked for.
+    struct Refresh {
+        let generation: UInt64
+        var values: [Int: [Int64: ContiguousArray<StoredValue>]] = [:]
+        var lookedFor: [Int: [Int64]] = [:]
+    }
+
+    // MARK: Catching up
+
+    /// Merges everything committed that the main context has not merged yet,
+    /// in generation order. A call made while a merge is notifying observers
+    /// returns at once: the pass in progress takes what is new after the
+    /// change set it is on, so every observer sees generation order.
+    func catchUp() {
+        guard !isMerging else { return }
+        isMerging = true
+        defer { isMerging = false }
+        var readTheStore = false
+        while true {
+            takeLocalChangeSets()
+            if let refresh = waitingRefresh {
+                waitingRefresh = nil
+                waiting = waiting.filter { $0.key > refresh.generation }
+                apply(refresh)
+                continue
+            }
+            if let next = waiting.removeValue(forKey: generation + 1) {
+                merge(next)
+                continue
+            }
+            waiting = waiting.filter { $0.key > generation }
+            let behind = !waiting.isEmpty || context.knownSnapshot.generation > generation
+            // One look at the store per pass: what it shows is then all known.
+            guard behind, !readTheStore else { return }
+            readTheStore = true
+            do {
+                try inPinnedSnapshot { connection in _ = try examineSnapshot(on: connection) }
+            } catch {
+                StrataLog.warning("Strata could not read the commit log: \(error)")
+                return
+            }
+        }
+    }
+
+    /// Looks at the store now: when its data version moved, catches up.
+    /// The watcher's whole cost when nothing changed is this one point read.
+    func poll() {
+        guard !isMerging else { return }
+        do {
+            let reader = try context.readConnection()
+            let changed = try reader.scalar(CommitLog.generationQuery).map { _ in
+                reader.dataVersion != context.knownSnapshot.dataVersion
+            } ?? false
+            guard changed else { return }
+            try inPinnedSnapshot { connection in _ = try examineSnapshot(on: connection) }
+        } catch {
+            StrataLog.warning("Strata could not look for other writers' commits: \(error)")
+            return
+        }
+        catchUp()
+    }
+
+    /// Runs `body` on the reader inside one read transaction.
+    private func inPinnedSnapshot(_ body: (Connection) throws -> Void) throws {
+        let reader = try context.readConnection()
+        try reader.run("BEGIN")
+        defer { try? reader.run("COMMIT") }
+        // The snapshot starts with the first read.
+        try body(reader)
+    }
+
+    private func takeLocalChangeSets() {
+        for changeSet in context.store.takeDelivered() where changeSet.generation > generation {
+            waiting[changeSet.generation] = changeSet
+        }
+    }
+
+    // MARK: Reading a snapshot
+
+    /// Reads the generation of the snapshot open on `connection` and, when it
+    /// is new, what the merge needs to reach it: other writers' change sets,
+    /// or a refresh. Returns the generation.
+    func examineSnapshot(on connection: Connection) throws -> UInt64 {
+        guard context.store.hasLog else {
+            // No log to read (a read-only store made before it): every change is a refresh.
+            let generation = try CommitLog.generation(on: connection)
+            let dataVersion = connection.dataVersion
+            if dataVersion != context.knownSnapshot.dataVersion {
+                let next = max(generation, self.generation)
+                waitingRefresh = try readRefresh(at: next, on: connection)
+                context.knownSnapshot = (dataVersion, next)
+            }
+            return context.knownSnapshot.generation
+        }
+        let generation = try CommitLog.generation(on: connection)
+        let dataVersion = connection.dataVersion
+        let known = context.knownSnapshot
+        context.knownSnapshot = (dataVersion, generation)
+        if dataVersion != known.dataVersion, generation == known.generation {
+            // The file changed, and no commit was logged: a writer bypassed Strata.
+            waitingRefresh = try readRefresh(at: max(generation, self.generation), on: connection)
+            return generation
+        }
+        try readLog(through: generation, on: connection)
+        return generation
+    }
+
+    /// Reads the records of other writers' commits up to `last`, and the
+    /// values their change sets carry, into `waiting`; a hole in the records
+    /// becomes a refresh.
+    private func readLog(through last: UInt64, on connection: Connection) throws {
+        takeLocalChangeSets()
+        let first = max(generation, waitingRefresh?.generation ?? 0) + 1
+        guard last >= first else { return }
+        if last - first >= Self.replayLimit {
+            waitingRefresh = try readRefresh(at: last, on: connection)
+            return
+        }
+        let missing = (first...last).filter { waiting[$0] == nil }
+        guard let low = missing.first, let high = missing.last else { return }
+        let records = try CommitLog.records(after: low - 1, through: high, on: connection)
+            .filter { waiting[$0.generation] == nil }
+        guard records.map(\.generation) == missing else {
+            // Purged, unreadable, or never written (a store that gained its log late).
+            waitingRefresh = try readRefresh(at: last, on: connection)
+            return
+        }
+        for changeSet in try changeSets(of: records, on: connection) {
+            waiting[changeSet.generation] = changeSet
+        }
+    }
+
+    /// Other writers' records as change sets, with the values of the rows
+    /// someone here needs, read in one query per entity.
+    private func changeSets(of records: [CommitRecord], on connection: Connection) throws -> [ChangeSet] {
+        let watched = observation.watchedEntityNames
+        var needed: [String: Set<Int64>] = [:]
+        for record in records {
+            for (name, changes) in record.entities {
+                guard let entity = context.schema.entity(named: name) else { continue }
+                let rows = changes.inserted + Array(changes.updated.keys)
+                if watched.contains(name) {
+                    needed[name, default: []].formUnion(rows)
+                } else {
+                    needed[name, default: []].formUnion(rows.filter { context.registered(entity, $0) != nil })
+                }
+            }
+        }
+        var values: [String: [Int64: ContiguousArray<StoredValue>]] = [:]
+        for (name, rowIDs) in needed where !rowIDs.isEmpty {
+            values[name] = try readValues(of: context.schema.entity(named: name)!, rowIDs: rowIDs, on: connection)
+        }
+        return records.map { record in
+            var changes: [String: ChangeSet.EntityChanges] = [:]
+            for (name, logged) in record.entities where context.schema.entity(named: name) != nil {
+                let read = values[name] ?? [:]
+                var entityChanges = ChangeSet.EntityChanges(deleted: Set(logged.deleted))
+                for rowID in logged.inserted {
+                    if let row = read[rowID] {
+                        entityChanges.inserted.append((rowID, row))
+                    } else {
+                        entityChanges.insertedUnread.append(rowID)
+                    }
+                }
+                for (rowID, fields) in logged.updated {
+                    if let row = read[rowID] {
+                        entityChanges.updated[rowID] = ChangeSet.Update(values: row, changedFields: fields)
+                    } else {
+                        entityChanges.updatedUnread[rowID] = fields
+                    }
+                }
+                changes[name] = entityChanges
+            }
+            return ChangeSet(
+                generation: record.generation, author: record.author, date: record.date, isLocal: false,
+                changes: changes)
+        }
+    }
+
+    /// The values of the rows of `entity` with `rowIDs` that exist, by row ID.
+    private func readValues(
+        of entity: EntityDescription, rowIDs: Set<Int64>, on connection: Connection
+    ) throws -> [Int64: ContiguousArray<StoredValue>] {
+        let list = "[" + rowIDs.map(String.init).joined(separator: ",") + "]"
+        let count = Int32(entity.attributes.count)
+        var values: [Int64: ContiguousArray<StoredValue>] = [:]
+        for (rowID, row) in try connection.query(
+            "SELECT \(entity.selectList) FROM \(entity.quotedTable) "
+                + "WHERE _pk IN (SELECT value FROM json_each(?))", [.text(list)],
+            { statement in
+                (statement.int64(at: 0), ContiguousArray((0..<count).map { statement.value(at: $0 + 1) }))
+            })
+        {
+            values[rowID] = row
+        }
+        return values
+    }
+
+    // MARK: Refreshing
+
+    /// Reads every registered object's row again, in the open snapshot.
+    private func readRefresh(at generation: UInt64, on connection: Connection) throws -> Refresh {
+        var refresh = Refresh(generation: generation)
+        var registered: [Int: [Int64]] = [:]
+        context.forEachRegistered { object in
+            registered[object.entity!.index, default: []].append(object.rowID)
+        }
+        for (index, rowIDs) in registered {
+            let entity = context.schema.entities[index]
+            refresh.lookedFor[index] = rowIDs
+            refresh.values[index] = try readValues(of: entity, rowIDs: Set(rowIDs), on: connection)
+        }
+        return refresh
+    }
+
+    /// Applies a refresh: registered objects take the values read (or are
+    /// deleted when their row is gone), and every observer refreshes with a
+    /// change set of what changed among them.
+    private func apply(_ refresh: Refresh) {
+        var changes: [String: ChangeSet.EntityChanges] = [:]
+        for (index, rowIDs) in refresh.lookedFor {
+            let entity = context.schema.entities[index]
+            let values = refresh.values[index] ?? [:]
+            var entityChanges = ChangeSet.EntityChanges()
+            for rowID in rowIDs {
+                guard let object = context.registered(entity, rowID) else { continue }
+                guard let new = values[rowID] else {
+                    object.isDeleted = true
+                    context.unregister(object)
+                    entityChanges.deleted.insert(rowID)
+                    continue
+                }
+                let fields = changedFieldNames(entity, from: object.values, to: new)
+                object.values = new
+                object.generation = max(object.generation, refresh.generation)
+                if !fields.isEmpty {
+                    entityChanges.updated[rowID] = ChangeSet.Update(values: new, changedFields: fields)
+                }
+            }
+            if !entityChanges.isEmpty { changes[entity.name] = entityChanges }
+        }
+        generation = max(generation, refresh.generation)
+        let changeSet = ChangeSet(
+            generation: generation, author: nil, date: Date(), isLocal: false, changes: changes)
+        mergingChangeSet = changeSet
+        defer { mergingChangeSet = nil }
+        observation.didRefresh(changeSet)
+    }
+
+    private func changedFieldNames(
+        _ entity: EntityDescription, from old: ContiguousArray<StoredValue>, to new: ContiguousArray<StoredValue>
+    ) -> Set<String> {
+        var names: Set<String> = []
+        for attribute in entity.attributes where !old[attribute.slot].isIdentical(to: new[attribute.slot]) {
+            switch attribute.kind {
+            case .stored, .coded: names.insert(attribute.name)
+            case .foreignKey(let relationship): names.insert(relationship)
+            case .order: break
+            }
+        }
+        return names
+    }
+
+    // MARK: Watching
+
+    /// Starts polling the store while any observer is alive.
+    func startWatching() {
+        guard watcher == nil else { return }
+        watcher = Task { @MainActor [weak self] in
+            while !Task.isCancelled {
+                guard let interval = self?.pollingInterval else { return }
+                try? await Task.sleep(for: interval)
+                guard let self, self.observation.hasObservers else {
+                    self?.watcher = nil
+                    return
+                }
+                self.poll()
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+/// Every read of a context goes through `read`, so that a main-context read
+/// knows the generation of the snapshot it read and merges the commit log up
+/// to it before it returns (DESIGN section 10).
+extension ObjectContext {
+    /// Prepares `sql`, binds `arguments`, steps once and hands `body` the
+    /// statement, whether it has a row, and the commit generation the read's
+    /// snapshot reflects (`.max` in a transaction, which reads its own writes).
+    ///
+    /// On the main context the check costs one file control on the fast path:
+    /// the reader's data version, read after the first step opened the
+    /// snapshot, is the one already known, so nothing was committed since. When
+    /// it moved, the snapshot is pinned (by the statement, or by an explicit
+    /// read transaction when the statement has no row and would end it), its
+    /// generation read in it, and the follower reads what other writers
+    /// committed up to it, in the same snapshot; the merge follows once the
+    /// statement is done, before `read` returns.
+    func read<Result>(
+        _ sql: String, _ arguments: [StoredValue], flushing: Bool = true,
+        _ body: (_ statement: Statement, _ hasRow: Bool, _ generation: UInt64) throws -> Result
+    ) throws -> Result {
+        let connection = try readConnection(flushing: flushing)
+        let statement = try connection.statement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        var hasRow = try statement.step()
+        guard kind == .main else { return try body(statement, hasRow, .max) }
+        if connection.dataVersion == knownSnapshot.dataVersion {
+            return try body(statement, hasRow, knownSnapshot.generation)
+        }
+        var pinned = false
+        if !hasRow {
+            // The statement ended its snapshot with its last step: read again
+            // inside a transaction that keeps the snapshot for what follows.
+            statement.reset()
+            try connection.run("BEGIN")
+            pinned = true
+            try statement.bind(arguments)
+            hasRow = try statement.step()
+        }
+        defer {
+            statement.reset()
+            if pinned { try? connection.run("COMMIT") }
+            follower?.readDidEnd()
+        }
+        let generation = try follower?.snapshotDidChange() ?? knownSnapshot.generation
+        return try body(statement, hasRow, generation)
+    }
+
+    /// The rows of a read, each mapped by `row`.
+    func readRows<Row>(
+        _ sql: String, _ arguments: [StoredValue], _ row: (Statement) throws -> Row
+    ) throws -> [Row] {
+        try read(sql, arguments) { statement, hasRow, _ in
+            var rows: [Row] = []
+            guard hasRow else { return rows }
+            repeat { rows.append(try row(statement)) } while try statement.step()
+            return rows
+        }
+    }
+
+    /// The first column of a read's first row, or `nil` when it has none.
+    func readScalar(_ sql: String, _ arguments: [StoredValue] = []) throws -> StoredValue? {
+        try read(sql, arguments) { statement, hasRow, _ in hasRow ? statement.value(at: 0) : nil }
+    }
+}
+
+/// What a main-context read tells the log follower about its snapshot.
+protocol SnapshotFollower: AnyObject {
+    /// The snapshot open on the context's reader shows a data version not
+    /// seen before: returns its generation, having read (in the same
+    /// snapshot) what the main context needs to catch up to it.
+    func snapshotDidChange() throws -> UInt64
+    /// The read that saw a change is done: merge what it found.
+    func readDidEnd()
+}

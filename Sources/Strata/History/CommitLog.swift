@@ -1,0 +1,117 @@
+import Foundation
+
+/// The store's commit log: the table every commit writes its record to, in
+/// the same SQLite transaction as its data (DESIGN section 10).
+///
+/// ```sql
+/// CREATE TABLE _strata_log (
+///     generation INTEGER PRIMARY KEY,  -- the commit's generation
+///     author TEXT,                     -- NULL when none was given
+///     time REAL NOT NULL,              -- seconds since 1970
+///     changes BLOB NOT NULL)           -- CommitRecordCoding
+/// ```
+///
+/// `_strata_meta` keeps the generation of the last commit (`generation`) and
+/// the last generation purged from the log (`log_horizon`): records after the
+/// horizon are all there, one per generation.
+enum CommitLog {
+    static let table = "_strata_log"
+
+    static let createStatement =
+        "CREATE TABLE IF NOT EXISTS _strata_log (generation INTEGER PRIMARY KEY, author TEXT, "
+        + "time REAL NOT NULL, changes BLOB NOT NULL)"
+
+    static let generationQuery = "SELECT value FROM _strata_meta WHERE key = 'generation'"
+
+    /// Creates the log in a store that has none (a store made before the log
+    /// existed): its history starts at the store's current generation.
+    static func install(on connection: Connection) throws {
+        try connection.execute(createStatement)
+        try connection.run(
+            "INSERT INTO _strata_meta (key, value) SELECT 'log_horizon', value FROM _strata_meta "
+                + "WHERE key = 'generation' AND NOT EXISTS "
+                + "(SELECT 1 FROM _strata_meta WHERE key = 'log_horizon')")
+    }
+
+    /// Whether the store the connection is open on has a log.
+    static func exists(on connection: Connection) throws -> Bool {
+        try connection.scalar("SELECT count(*) FROM sqlite_master WHERE name = '_strata_log'") == .integer(1)
+    }
+
+    /// The generation of the last commit, as the connection's snapshot sees it.
+    static func generation(on connection: Connection) throws -> UInt64 {
+        guard case .integer(let value) = try connection.scalar(generationQuery) ?? .integer(0) else {
+            throw StrataError.storage(path: connection.path, reason: "the commit generation is unreadable")
+        }
+        return UInt64(max(0, value))
+    }
+
+    /// The last generation purged from the log: history is complete after it.
+    static func horizon(on connection: Connection) throws -> UInt64 {
+        guard case .integer(let value) = try connection.scalar(
+            "SELECT value FROM _strata_meta WHERE key = 'log_horizon'") ?? .integer(0)
+        else { return 0 }
+        return UInt64(max(0, value))
+    }
+
+    /// Writes the record of a commit, inside its open transaction.
+    static func append(
+        generation: UInt64, author: String?, date: Date, entities: [String: LoggedChanges],
+        on connection: Connection
+    ) throws {
+        let bytes = CommitRecordCoding.encode(entities)
+        try connection.run(
+            "INSERT INTO _strata_log (generation, author, time, changes) VALUES (?, ?, ?, ?)",
+            [.integer(Int64(generation)), author.map(StoredValue.text) ?? .null,
+             .real(date.timeIntervalSince1970), .blob(Data(bytes))])
+    }
+
+    /// The records after `generation` up to `last` (all when `nil`), oldest
+    /// first; only `author`'s when one is given. A record that cannot be read
+    /// is left out, so a reader sees a hole in the generations.
+    static func records(
+        after generation: UInt64, through last: UInt64? = nil, author: String? = nil,
+        on connection: Connection
+    ) throws -> [CommitRecord] {
+        var sql = "SELECT generation, author, time, changes FROM _strata_log WHERE generation > ?"
+        var arguments: [StoredValue] = [.integer(Int64(clamping: generation))]
+        if let last {
+            sql += " AND generation <= ?"
+            arguments.append(.integer(Int64(clamping: last)))
+        }
+        if let author {
+            sql += " AND author = ?"
+            arguments.append(.text(author))
+        }
+        sql += " ORDER BY generation"
+        return try connection.query(sql, arguments) { row -> CommitRecord? in
+            guard let entities = CommitRecordCoding.decode(row.blobBytes(at: 3)) else { return nil }
+            let author: String? = if case .text(let text) = row.value(at: 1) { text } else { nil }
+            return CommitRecord(
+                generation: UInt64(row.int64(at: 0)), author: author,
+                date: Date(timeIntervalSince1970: row.double(at: 2)), entities: entities)
+        }.compactMap { $0 }
+    }
+
+    /// Deletes the records up to `generation` (and those older than `date`,
+    /// when given), inside the caller's write transaction, and moves the
+    /// horizon. Returns how many records went.
+    @discardableResult
+    static func purge(through generation: UInt64, olderThan date: Date? = nil, on connection: Connection) throws -> Int {
+        var last = generation
+        if let date, case .integer(let newest)? = try connection.scalar(
+            "SELECT max(generation) FROM _strata_log WHERE time < ?", [.real(date.timeIntervalSince1970)])
+        {
+            last = max(last, UInt64(newest))
+        }
+        last = min(last, try self.generation(on: connection))
+        guard last > 0 else { return 0 }
+        try connection.run("DELETE FROM _strata_log WHERE generation <= ?", [.integer(Int64(clamping: last))])
+        let removed = connection.changes
+        try connection.run(
+            "INSERT INTO _strata_meta (key, value) VALUES ('log_horizon', ?) "
+                + "ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)",
+            [.integer(Int64(clamping: last))])
+        return removed
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// The end of every write to a store: one generation more, one log record,
+/// and the COMMIT, all in the writer's open SQLite transaction.
+extension StoreRuntime {
+    /// Bumps the generation, writes the commit's log record, applies the
+    /// history retention, and COMMITs the transaction open on `connection`,
+    /// delivering the change set at the same instant. The record and the
+    /// data commit together or not at all.
+    func commitLogged(
+        _ changes: [String: ChangeSet.EntityChanges], author: String?, on connection: Connection
+    ) throws -> ChangeSet {
+        let generation = try CommitLog.generation(on: connection) + 1
+        try connection.run(
+            "UPDATE _strata_meta SET value = ? WHERE key = 'generation'", [.integer(Int64(generation))])
+        let changeSet = ChangeSet(
+            generation: generation, author: author, date: Date(), isLocal: true, changes: changes)
+        try CommitLog.append(
+            generation: generation, author: author, date: changeSet.date,
+            entities: changeSet.loggedChanges, on: connection)
+        try configuration.historyRetention.apply(afterCommitting: generation, at: changeSet.date, on: connection)
+        try commit(changeSet) { try connection.execute("COMMIT") }
+        return changeSet
+    }
+
+    /// Runs `body` on the writer in a write transaction of its own, then
+    /// commits it as a logged commit that changed no object (history purges
+    /// go this way, so that other stacks see a commit, not an unexplained
+    /// change of the file).
+    func writeLogged<Result>(author: String?, _ body: (Connection) throws -> Result) throws -> Result {
+        let connection = try beginWriting()
+        do {
+            let result = try body(connection)
+            _ = try commitLogged([:], author: author, on: connection)
+            endWriting(connection, rollback: false)
+            return result
+        } catch {
+            endWriting(connection, rollback: true)
+            throw StoreErrors.translate(error, path: path)
+        }
+    }
+}
