@@ -145,7 +145,7 @@ enum CommitRecordCoding {
                 let start = end &+ Int64(bitPattern: gap)
                 let length = Int64(extra) + 1
                 // Bounded by what a commit can hold, not by a damaged length.
-                guard rowIDs.count + Int(length) <= 1 << 27 else { return nil }
+                guard rowIDs.count + Int(length) <= 1 << 24 else { return nil }
                 rowIDs.append(contentsOf: (0..<length).map { start &+ $0 })
                 end = start &+ length
             }

@@ -1,0 +1,182 @@
+import Foundation
+@testable import Strata
+import Testing
+
+/// The IDs and changed fields of a commit, as a change set and a log record both answer them.
+func summary(_ commit: some CommitChanges, entities: [String]) -> [String] {
+    entities.flatMap { entity -> [String] in
+        let updated = commit.updatedRowIDs(entity: entity).sorted().map { rowID in
+            "\(rowID):" + commit.changedFields(of: AnyObjectID(entityName: entity, rowID: rowID)).sorted()
+                .joined(separator: ",")
+        }
+        return [
+            "\(entity) +\(commit.insertedRowIDs(entity: entity).sorted())",
+            "\(entity) ~\(updated)",
+            "\(entity) -\(commit.deletedRowIDs(entity: entity).sorted())",
+        ]
+    }
+}
+
+/// One random commit of a workload over items and owners: inserts, field
+/// updates, relationship changes, deletes and cascades.
+@MainActor
+func randomCommit(_ tx: BaseDataTransaction, _ random: inout SplitMix64) throws {
+    let items = try tx.fetchAll(From<MonItem>())
+    var owners = try tx.fetchAll(From<MonOwner>())
+    if owners.isEmpty {
+        let owner = tx.create(Into<MonOwner>())
+        owner.name = "o0"
+        owners.append(owner)
+    }
+    for _ in 0..<Int(random.next() % 4) + 1 {
+        switch random.next() % 8 {
+        case 0, 1:
+            let item = tx.create(Into<MonItem>())
+            item.rank = Int(random.next() % 100)
+            item.group = Int(random.next() % 5)
+            item.owner = owners.randomElement(using: &random)
+        case 2:
+            if let victim = items.randomElement(using: &random), !victim.isDeletedObject { tx.delete(victim) }
+        case 3:
+            if let item = items.randomElement(using: &random), !item.isDeletedObject {
+                item.owner = random.next() % 4 == 0 ? nil : owners.randomElement(using: &random)
+            }
+        case 4:
+            owners.randomElement(using: &random)?.name = "o\(random.next() % 3)"
+        case 5 where random.next() % 4 == 0:
+            if let owner = owners.randomElement(using: &random) {
+                tx.delete(owner)  // cascades to its items
+                owners.removeAll { $0 === owner }
+            }
+            let fresh = tx.create(Into<MonOwner>())
+            fresh.name = "o\(random.next() % 3)"
+            owners.append(fresh)
+        default:
+            if let item = items.randomElement(using: &random), !item.isDeletedObject {
+                ListMonitorModelTests.randomize(item, &random)
+            }
+        }
+    }
+}
+
+@MainActor
+@Suite("Commit log: one record per commit")
+struct CommitLogTests {
+    static let entities = ["MonItem", "MonOwner"]
+
+    @Test(arguments: StoreKind.allCases)
+    func everyCommitWritesOneRecordThatMatchesItsChangeSet(kind: StoreKind) throws {
+        var random = SplitMix64(seed: 0x106 + UInt64(kind == .file ? 1 : 0))
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, kind, in: directory)
+        var changeSets: [ChangeSet] = []
+        for _ in 0..<60 {
+            let tx = try stack.beginUnsafe()
+            try randomCommit(tx, &random)
+            if let changeSet = try tx.commitAndWait() { changeSets.append(changeSet) }
+        }
+        let records = try stack.history()
+        #expect(records.map(\.generation) == changeSets.map(\.generation), "seed \(random.seed)")
+        #expect(records.map(\.generation) == Array(1...UInt64(changeSets.count)))
+        for (record, changeSet) in zip(records, changeSets) {
+            #expect(summary(record, entities: Self.entities) == summary(changeSet, entities: Self.entities),
+                    "generation \(record.generation), seed \(random.seed)")
+            #expect(record.entityNames == changeSet.entityNames)
+        }
+        #expect(try stack.currentGeneration() == UInt64(changeSets.count))
+        #expect(try stack.historyHorizon() == 0)
+    }
+
+    @Test
+    func aTransactionThatChangesNothingWritesNoRecord() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 1 })
+        try stack.perform(synchronous: { tx in
+            let item = tx.create(Into<MonItem>())
+            _ = try tx.fetchCount(From<MonItem>())  // flushed into the SQLite transaction
+            tx.delete(item)
+            try tx.fetchOne(From<MonItem>())!.rank = 1  // the value it has
+        })
+        #expect(try stack.history().map(\.generation) == [1])
+        #expect(try stack.currentGeneration() == 1)
+    }
+
+    @Test
+    func authorsComeFromTheTransactionOrTheStack() async throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 1 })
+        stack.defaultAuthor = "app"
+        try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 2 })
+        try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 3 }, author: "sync")
+        try await stack.perform { tx in tx.create(Into<MonItem>()).rank = 4 }
+        let unsafe = try stack.beginUnsafe(author: "bulk")
+        unsafe.create(Into<MonItem>()).rank = 5
+        let changeSet = try unsafe.commitAndWait()
+        #expect(changeSet?.author == "bulk")
+        #expect(changeSet?.isLocal == true)
+        #expect(try stack.history().map(\.author) == [nil, "app", "sync", "app", "bulk"])
+        #expect(try stack.history(author: "app").map(\.generation) == [2, 4])
+        #expect(try stack.history(after: 3).map(\.generation) == [4, 5])
+    }
+
+    @Test
+    func purgingKeepsWhatComesAfterAndIsItselfACommit() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        for rank in 0..<10 {
+            try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = rank })
+        }
+        #expect(try stack.purgeHistory(through: 6) == 6)
+        #expect(try stack.historyHorizon() == 6)
+        // The purge is generation 11: a commit with no changes, so that others see it in order.
+        let records = try stack.history()
+        #expect(records.map(\.generation) == [7, 8, 9, 10, 11])
+        #expect(records.last?.isEmpty == true)
+        #expect(try stack.purgeHistory(olderThan: Date().addingTimeInterval(3_600)) == 5)
+        #expect(try stack.historyHorizon() == 11)
+        #expect(try stack.history().map(\.generation) == [12])
+        // A horizon never passes the last commit.
+        try stack.purgeHistory(through: 1_000)
+        #expect(try stack.historyHorizon() <= (try stack.currentGeneration()))
+    }
+
+    @Test
+    func retentionBoundsTheLogAsCommitsGoOn() throws {
+        let directory = TemporaryDirectory()
+        var store = SQLiteStore(fileURL: storeURL(in: directory))
+        store.configuration.historyRetention = HistoryRetention(maxCount: 10, maxAge: nil)
+        let stack = DataStack(monitorSchema)
+        try stack.addStorageAndWait(store)
+        for rank in 0..<200 {
+            try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = rank })
+        }
+        // Applied every 64 commits: at 192 the log kept 183...192, then 8 more came.
+        let records = try stack.history()
+        #expect(records.first?.generation == 183)
+        #expect(records.last?.generation == 200)
+        #expect(try stack.historyHorizon() == 182)
+        #expect(records.count < 10 + Int(HistoryRetention.purgeInterval))
+    }
+
+    @Test
+    func aStoreMadeBeforeTheLogGainsItWhenOpenedWritable() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let stack = try makeStack(monitorSchema, .file, in: directory)
+            for rank in 0..<3 {
+                try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = rank })
+            }
+        }
+        let connection = try Connection(path: storeURL(in: directory).path, readOnly: false)
+        try connection.execute("DROP TABLE _strata_log; DELETE FROM _strata_meta WHERE key = 'log_horizon'")
+        connection.close()
+
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        #expect(try stack.historyHorizon() == 3, "its history starts at the generation it had")
+        #expect(try stack.history().isEmpty)
+        try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 9 })
+        #expect(try stack.history().map(\.generation) == [4])
+    }
+}
