@@ -1,0 +1,190 @@
+import Foundation
+@testable import Strata
+import Testing
+
+/// Checks every batch of a monitor's callbacks as it ends: applied to the
+/// list after the batch before, the batch gives the list the monitor shows
+/// now. Follows any number of batches between two looks.
+@MainActor
+final class ReplayChecker: ListSectionObserver {
+    typealias ListEntityType = MonItem
+    private var last: SectionedList<Int64>
+    private var changes = ListChanges()
+    private(set) var failures: [String] = []
+    private(set) var batches = 0
+    private(set) var refetches = 0
+    private var open = 0
+
+    init(_ monitor: ListMonitor<MonItem>) {
+        last = monitor.sectionedRowIDs()
+        monitor.addObserver(self)
+    }
+
+    func listMonitorWillChange(_ monitor: ListMonitor<MonItem>) {
+        open += 1
+        changes = ListChanges()
+    }
+
+    func listMonitorDidChange(_ monitor: ListMonitor<MonItem>) {
+        open -= 1
+        batches += 1
+        let now = monitor.sectionedRowIDs()
+        let applied = try? changes.apply(to: last, insertingFrom: now)
+        if applied.map(ListMonitorModelTests.plain) != ListMonitorModelTests.plain(now) {
+            failures.append("batch \(batches): \(changes) on \(ListMonitorModelTests.plain(last)) "
+                + "gave \(applied.map(ListMonitorModelTests.plain) ?? ["(invalid)"]), "
+                + "the monitor shows \(ListMonitorModelTests.plain(now))")
+        }
+        if open != 0 { failures.append("batch \(batches): willChange and didChange nest wrongly") }
+        last = now
+    }
+
+    func listMonitorWillRefetch(_ monitor: ListMonitor<MonItem>) {}
+
+    func listMonitorDidRefetch(_ monitor: ListMonitor<MonItem>) {
+        refetches += 1
+        last = monitor.sectionedRowIDs()
+    }
+
+    func listMonitor(_ monitor: ListMonitor<MonItem>, didInsertObject object: MonItem, toIndexPath indexPath: IndexPath) {
+        changes.inserts.append(indexPath)
+    }
+    func listMonitor(_ monitor: ListMonitor<MonItem>, didDeleteObject object: MonItem, fromIndexPath indexPath: IndexPath) {
+        changes.deletes.append(indexPath)
+    }
+    func listMonitor(_ monitor: ListMonitor<MonItem>, didUpdateObject object: MonItem, atIndexPath indexPath: IndexPath) {
+        changes.updates.append(indexPath)
+    }
+    func listMonitor(
+        _ monitor: ListMonitor<MonItem>, didMoveObject object: MonItem, fromIndexPath: IndexPath, toIndexPath: IndexPath
+    ) {
+        changes.moves.append(ListChanges.Move(from: fromIndexPath, to: toIndexPath))
+    }
+    func listMonitor(
+        _ monitor: ListMonitor<MonItem>, didInsertSection sectionInfo: ListSectionInfo<MonItem>, toSectionIndex sectionIndex: Int
+    ) {
+        changes.insertedSections.append(sectionIndex)
+    }
+    func listMonitor(
+        _ monitor: ListMonitor<MonItem>, didDeleteSection sectionInfo: ListSectionInfo<MonItem>, fromSectionIndex sectionIndex: Int
+    ) {
+        changes.deletedSections.append(sectionIndex)
+    }
+}
+
+/// Records an object monitor's events.
+@MainActor
+final class ObjectEvents: ObjectObserver {
+    typealias ObjectEntityType = MonItem
+    var updates = 0
+    var deleted = false
+
+    func objectMonitor(_ monitor: ObjectMonitor<MonItem>, didUpdateObject object: MonItem, changedKeys: Set<String>) {
+        updates += 1
+    }
+
+    func objectMonitor(_ monitor: ObjectMonitor<MonItem>, didDeleteObject object: MonItem) {
+        deleted = true
+    }
+}
+
+/// What one stack watches in a following test: list monitors of random
+/// shapes, object monitors, and every object it fetched at the start.
+@MainActor
+struct Watcher {
+    let stack: DataStack
+    var lists: [(monitor: ListMonitor<MonItem>, checker: ReplayChecker, shape: ListMonitorModelTests.Shape)] = []
+    var objects: [(monitor: ObjectMonitor<MonItem>, events: ObjectEvents)] = []
+    var held: [MonItem] = []
+
+    init(_ stack: DataStack, random: inout SplitMix64, lists count: Int = 3) throws {
+        self.stack = stack
+        for _ in 0..<count {
+            let shape = ListMonitorModelTests.randomShape(&random)
+            var query = From<MonItem>().orderBy(OrderBy(shape.order))
+            if let predicate = shape.predicate { query = query.where(predicate) }
+            let monitor = try ListMonitor(
+                main: stack.main(), query: query, sectionBy: shape.sectioning.sectionBy, chunkCapacity: 3)
+            lists.append((monitor, ReplayChecker(monitor), shape))
+        }
+        held = try stack.fetchAll(From<MonItem>())
+        for item in held.shuffled(using: &random).prefix(3) {
+            let monitor = try stack.monitorObject(item)
+            let events = ObjectEvents()
+            monitor.addObserver(events)
+            objects.append((monitor, events))
+        }
+    }
+
+    /// Checks everything the stack shows against the store's rows, read by a
+    /// connection of its own; `context` names the case in failures.
+    func check(rows: [Int64: ContiguousArray<StoredValue>], _ context: String) throws {
+        for (index, list) in lists.enumerated() {
+            #expect(list.checker.failures.isEmpty, "\(context), list \(index) \(list.shape): \(list.checker.failures)")
+            var query = From<MonItem>().orderBy(list.monitor.orderForFetch)
+            if let predicate = list.shape.predicate { query = query.where(predicate) }
+            let fresh = try stack.fetchAll(query).map(\.rowID)
+            #expect(list.monitor.objectsInAllSections().map(\.rowID) == fresh, "\(context), list \(index) \(list.shape)")
+            list.monitor.members.checkInvariants()
+        }
+        for item in held {
+            if let row = rows[item.rowID] {
+                #expect(!item.isDeletedObject && item.values == row, "\(context), held item \(item.rowID)")
+            } else {
+                #expect(item.isDeletedObject, "\(context), held item \(item.rowID) was deleted")
+            }
+        }
+        for (monitor, events) in objects {
+            let row = rows[monitor.objectID.rowID]
+            #expect((row == nil) == events.deleted, "\(context), object monitor \(monitor.objectID)")
+            #expect((row == nil) == (monitor.object == nil), "\(context), object monitor \(monitor.objectID)")
+            if let row, let object = monitor.object { #expect(object.values == row, "\(context)") }
+        }
+    }
+}
+
+/// Every item's row, read by a connection of its own from the store file.
+func itemRows(at url: URL) throws -> [Int64: ContiguousArray<StoredValue>] {
+    let connection = try Connection(path: url.path, readOnly: true)
+    defer { connection.close() }
+    let entity = monitorSchema.entity(of: MonItem.self)
+    let count = Int32(entity.attributes.count)
+    var rows: [Int64: ContiguousArray<StoredValue>] = [:]
+    for (rowID, row) in try connection.query("SELECT \(entity.selectList) FROM \(entity.quotedTable)", [], { statement in
+        (statement.int64(at: 0), ContiguousArray((0..<count).map { statement.value(at: $0 + 1) }))
+    }) {
+        rows[rowID] = row
+    }
+    return rows
+}
+
+/// A stack on the store file in `directory`, beside any other.
+@MainActor
+func openStack(in directory: TemporaryDirectory, author: String? = nil) throws -> DataStack {
+    let stack = DataStack(monitorSchema)
+    stack.defaultAuthor = author
+    try stack.addStorageAndWait(SQLiteStore(fileURL: storeURL(in: directory)))
+    return stack
+}
+
+/// Seeds owners and monitored items through `stack`.
+@MainActor
+func seedMonItems(_ stack: DataStack, count: Int, random: inout SplitMix64) throws {
+    let seed = random.next()
+    try stack.perform(synchronous: { tx in
+        var random = SplitMix64(seed: seed)
+        let owners = (0..<3).map { index -> MonOwner in
+            let owner = tx.create(Into<MonOwner>())
+            owner.name = "o\(index)"
+            return owner
+        }
+        for _ in 0..<count {
+            let item = tx.create(Into<MonItem>())
+            item.owner = owners.randomElement(using: &random)
+            item.rank = Int(random.next() % 100)
+            item.group = Int(random.next() % 5)
+            item.flag = random.next() % 2 == 0
+            item.label = ListMonitorModelTests.labels[Int(random.next() % UInt64(ListMonitorModelTests.labels.count))]
+        }
+    })
+}

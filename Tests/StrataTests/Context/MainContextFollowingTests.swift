@@ -1,0 +1,169 @@
+import Foundation
+@testable import Strata
+import Testing
+
+@MainActor
+@Suite("Main context: following other writers of the store")
+struct MainContextFollowingTests {
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6])
+    func twoStacksOnOneFileShowEveryCommitOfEither(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let directory = TemporaryDirectory()
+        let first = try openStack(in: directory, author: "first")
+        let second = try openStack(in: directory, author: "second")
+        try seedMonItems(first, count: 40, random: &random)
+        let watchers = [try Watcher(first, random: &random), try Watcher(second, random: &random)]
+        var sinceSettled = 0
+        for commit in 0..<80 {
+            let writer = watchers[Int(random.next() % 2)].stack
+            let seed = random.next()
+            try writer.perform(synchronous: { tx in
+                var random = SplitMix64(seed: seed)
+                try randomCommit(tx, &random)
+            })
+            sinceSettled += 1
+            // Several commits may pile up before a stack looks: it then merges them in order.
+            guard random.next() % 3 == 0 || commit == 79 else { continue }
+            sinceSettled = 0
+            for watcher in watchers {
+                // A read merges everything up to its snapshot before it returns.
+                _ = try watcher.stack.fetchCount(From<MonOwner>())
+                #expect(watcher.stack.mergedGeneration == (try first.currentGeneration()))
+            }
+            let rows = try itemRows(at: storeURL(in: directory))
+            for (index, watcher) in watchers.enumerated() {
+                try watcher.check(rows: rows, "seed \(seed), commit \(commit), stack \(index)")
+            }
+        }
+        #expect(sinceSettled == 0)
+    }
+
+    @Test
+    func anotherStacksCommitArrivesWithItsAuthorAndNotLocal() throws {
+        let directory = TemporaryDirectory()
+        let viewer = try openStack(in: directory, author: "viewer")
+        let writer = try openStack(in: directory, author: "writer")
+        let monitor = try viewer.monitorList(From<MonItem>().orderBy(.ascending(\.$rank)))
+        let seen = ChangeSetLog(viewer)
+        monitor.addObserver(seen)
+        try writer.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 2 })
+        try viewer.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 1 })
+        #expect(seen.changeSets.map(\.generation) == [1, 2])
+        #expect(seen.changeSets.map(\.author) == ["writer", "viewer"])
+        #expect(seen.changeSets.map(\.isLocal) == [false, true])
+        #expect(monitor.objectsInAllSections().map(\.rank) == [1, 2])
+        #expect(seen.changeSets.first?.insertedIDs(entity: "MonItem").count == 1)
+    }
+
+    @Test
+    func aReadReturnsObjectsThatAgreeWithTheOnesAlreadyHeld() throws {
+        let directory = TemporaryDirectory()
+        let viewer = try openStack(in: directory)
+        let writer = try openStack(in: directory)
+        try writer.perform(synchronous: { tx in
+            for rank in 0..<3 { tx.create(Into<MonItem>()).rank = rank }
+        })
+        let held = try viewer.fetchAll(From<MonItem>().orderBy(.ascending(\.$rank)))
+        try writer.perform(synchronous: { tx in
+            for item in try tx.fetchAll(From<MonItem>()) { item.rank += 10 }
+        })
+        // Fetching one of them brings every held one up to the same snapshot.
+        let first = try viewer.fetchOne(From<MonItem>().where(\.$rank == 10))
+        #expect(first === held[0])
+        #expect(held.map(\.rank) == [10, 11, 12])
+        #expect(held.allSatisfy { $0.generation == first?.generation })
+    }
+
+    @Test
+    func aReadWithNoRowStillMergesUpToItsSnapshot() throws {
+        let directory = TemporaryDirectory()
+        let viewer = try openStack(in: directory)
+        let writer = try openStack(in: directory)
+        let monitor = try viewer.monitorList(From<MonItem>())
+        try writer.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 1 })
+        #expect(try viewer.fetchAll(From<MonItem>().where(\.$rank == 99)).isEmpty)
+        #expect(monitor.numberOfObjects() == 1)
+        #expect(viewer.mergedGeneration == 1)
+    }
+
+    @Test
+    func aReadFromAnObserverWhileMergingStartsNoNestedMerge() throws {
+        let directory = TemporaryDirectory()
+        let viewer = try openStack(in: directory)
+        let writer = try openStack(in: directory)
+        let monitor = try viewer.monitorList(From<MonItem>().orderBy(.ascending(\.$rank)))
+        let reader = ReadingObserver(viewer)
+        monitor.addObserver(reader)
+        for rank in 0..<3 {
+            try writer.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = rank })
+        }
+        _ = try viewer.fetchCount(From<MonItem>())
+        // Each batch saw the list and the generation of its own change set:
+        // the read in didChange merged nothing in between.
+        #expect(reader.events == [
+            "will 1", "did 1 count 1 read 3", "will 2", "did 2 count 2 read 3", "will 3", "did 3 count 3 read 3",
+        ])
+        #expect(monitor.numberOfObjects() == 3)
+    }
+
+    @Test
+    func aStackWithNoObserverPollsNothingAndCatchesUpAtItsNextRead() async throws {
+        let directory = TemporaryDirectory()
+        let viewer = try openStack(in: directory)
+        let writer = try openStack(in: directory)
+        try writer.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 1 })
+        try await Task.sleep(for: .milliseconds(60))
+        #expect(viewer.mergedGeneration == 0, "no observer: nothing looks until a read")
+        #expect(try viewer.fetchCount(From<MonItem>()) == 1)
+        #expect(viewer.mergedGeneration == 1)
+    }
+
+    @Test
+    func aLiveMonitorHearsOfAnotherStacksCommitWithoutAnyRead() async throws {
+        let directory = TemporaryDirectory()
+        let viewer = try openStack(in: directory)
+        viewer.pollingInterval = .milliseconds(5)
+        let writer = try openStack(in: directory)
+        let monitor = try viewer.monitorList(From<MonItem>())
+        let checker = ReplayChecker(monitor)
+        try writer.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 1 })
+        for _ in 0..<2_000 where monitor.numberOfObjects() == 0 {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(monitor.numberOfObjects() == 1)
+        #expect(checker.batches == 1 && checker.failures.isEmpty)
+    }
+}
+
+/// Records the change sets merged while a monitor's observers are told.
+@MainActor
+final class ChangeSetLog: ListObserver {
+    typealias ListEntityType = MonItem
+    let stack: DataStack
+    var changeSets: [ChangeSet] = []
+
+    init(_ stack: DataStack) { self.stack = stack }
+
+    func listMonitorDidChange(_ monitor: ListMonitor<MonItem>) {
+        if let changeSet = stack.mergingChangeSet { changeSets.append(changeSet) }
+    }
+}
+
+/// Reads the store from inside its callbacks, as observers often do.
+@MainActor
+final class ReadingObserver: ListObserver {
+    typealias ListEntityType = MonItem
+    let stack: DataStack
+    var events: [String] = []
+
+    init(_ stack: DataStack) { self.stack = stack }
+
+    func listMonitorWillChange(_ monitor: ListMonitor<MonItem>) {
+        events.append("will \(stack.mergingChangeSet?.generation ?? 0)")
+    }
+
+    func listMonitorDidChange(_ monitor: ListMonitor<MonItem>) {
+        let read = (try? stack.fetchCount(From<MonItem>())) ?? -1
+        events.append("did \(stack.mergingChangeSet?.generation ?? 0) count \(monitor.numberOfObjects()) read \(read)")
+    }
+}
