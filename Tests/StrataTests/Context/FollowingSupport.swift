@@ -79,7 +79,7 @@ final class ObjectEvents: ObjectObserver {
     var updates = 0
     var deleted = false
 
-    func objectMonitor(_ monitor: ObjectMonitor<MonItem>, didUpdateObject object: MonItem, changedKeys: Set<String>) {
+    func objectMonitor(_ monitor: ObjectMonitor<MonItem>, didUpdateObject object: MonItem, changedPersistentKeys: Set<String>) {
         updates += 1
     }
 
