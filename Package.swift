@@ -39,6 +39,11 @@ let package = Package(
             path: "Samples/Importer",
             resources: [.copy("people.json")]
         ),
+        .executableTarget(
+            name: "SharedStore",
+            dependencies: ["Strata"],
+            path: "Samples/SharedStore"
+        ),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]
