@@ -180,6 +180,12 @@ struct CrashTests {
         #expect(counts["calibrate"] == count)
         let maybe = counts["maybe"] ?? -1
         #expect(maybe == 0 || maybe == count, "all or nothing, found \(maybe) of \(count)")
+        // The log went with the data: a record for each commit that stayed, none for the other.
+        let stack = try CrashChild.openStack(at: path)
+        let records = try stack.history()
+        #expect(records.map(\.generation) == (maybe == 0 ? [1, 2] : [1, 2, 3]))
+        #expect(records.last?.insertedIDs(entity: "TxBlob").count == count)
+        #expect(try stack.currentGeneration() == UInt64(records.count))
     }
 
     @Test
