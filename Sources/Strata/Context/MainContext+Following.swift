@@ -181,7 +181,7 @@ extension MainContext {
         }
         var values: [String: [Int64: ContiguousArray<StoredValue>]] = [:]
         for (name, rowIDs) in needed where !rowIDs.isEmpty {
-            values[name] = try readValues(of: context.schema.entity(named: name)!, rowIDs: rowIDs, on: connection)
+            values[name] = try context.readValues(of: context.schema.entity(named: name)!, rowIDs: rowIDs, on: connection)
         }
         return records.map { record in
             var changes: [String: ChangeSet.EntityChanges] = [:]
@@ -210,25 +210,6 @@ extension MainContext {
         }
     }
 
-    /// The values of the rows of `entity` with `rowIDs` that exist, by row ID.
-    private func readValues(
-        of entity: EntityDescription, rowIDs: Set<Int64>, on connection: Connection
-    ) throws -> [Int64: ContiguousArray<StoredValue>] {
-        let list = "[" + rowIDs.map(String.init).joined(separator: ",") + "]"
-        let count = Int32(entity.attributes.count)
-        var values: [Int64: ContiguousArray<StoredValue>] = [:]
-        for (rowID, row) in try connection.query(
-            "SELECT \(entity.selectList) FROM \(entity.quotedTable) "
-                + "WHERE _pk IN (SELECT value FROM json_each(?))", [.text(list)],
-            { statement in
-                (statement.int64(at: 0), ContiguousArray((0..<count).map { statement.value(at: $0 + 1) }))
-            })
-        {
-            values[rowID] = row
-        }
-        return values
-    }
-
     // MARK: Refreshing
 
     /// Reads every registered object's row again, in the open snapshot.
@@ -241,7 +222,7 @@ extension MainContext {
         for (index, rowIDs) in registered {
             let entity = context.schema.entities[index]
             refresh.lookedFor[index] = rowIDs
-            refresh.values[index] = try readValues(of: entity, rowIDs: Set(rowIDs), on: connection)
+            refresh.values[index] = try context.readValues(of: entity, rowIDs: rowIDs, on: connection)
         }
         return refresh
     }

@@ -73,3 +73,62 @@ protocol SnapshotFollower: AnyObject {
     /// The read that saw a change is done: merge what it found.
     func readDidEnd()
 }
+
+extension ObjectContext {
+    /// The values of the rows of `entity` with `rowIDs` that exist, by row ID,
+    /// read in one query (the IDs bound as one JSON array).
+    func readValues(
+        of entity: EntityDescription, rowIDs: some Collection<Int64>, on connection: Connection
+    ) throws -> [Int64: ContiguousArray<StoredValue>] {
+        let list = "[" + rowIDs.map(String.init).joined(separator: ",") + "]"
+        let count = Int32(entity.attributes.count)
+        var values: [Int64: ContiguousArray<StoredValue>] = [:]
+        let rows = try connection.query(
+            "SELECT \(entity.selectList) FROM \(entity.quotedTable) WHERE _pk IN (SELECT value FROM json_each(?))",
+            [.text(list)]
+        ) { statement in
+            (statement.int64(at: 0), ContiguousArray((0..<count).map { statement.value(at: $0 + 1) }))
+        }
+        for (rowID, row) in rows { values[rowID] = row }
+        return values
+    }
+
+    /// At the start of an unsafe transaction's next SQLite transaction: when
+    /// another writer committed since its objects were read, they take the
+    /// store's values (or are deleted), keeping the fields changed here since,
+    /// so that a read-modify-write that reads after this loses no other
+    /// writer's update.
+    func catchUpKeptObjects(on connection: Connection) throws {
+        let generation = try CommitLog.generation(on: connection)
+        defer { keptGeneration = generation }
+        guard let kept = keptGeneration, kept != generation else { return }
+        var byEntity: [Int: [ManagedObject]] = [:]
+        forEachRegistered { object in
+            if !object.isInserted, !object.isDeleted { byEntity[object.entity!.index, default: []].append(object) }
+        }
+        // Fields changed here since the last commit keep their new values.
+        func merge(_ row: ContiguousArray<StoredValue>, into object: ManagedObject) {
+            guard let baseline = object.baseline else {
+                object.values = row
+                return
+            }
+            var merged = row
+            for slot in merged.indices where !baseline[slot].isIdentical(to: object.value(at: slot)) {
+                merged[slot] = object.value(at: slot)
+            }
+            object.baseline = row
+            object.values = merged
+        }
+        for (index, objects) in byEntity {
+            let values = try readValues(of: schema.entities[index], rowIDs: objects.map(\.rowID), on: connection)
+            for object in objects {
+                if let row = values[object.rowID] {
+                    merge(row, into: object)
+                } else {
+                    object.isDeleted = true
+                    unregister(object)
+                }
+            }
+        }
+    }
+}

@@ -37,6 +37,11 @@ final class ObjectContext {
     weak var follower: (any SnapshotFollower)?
     /// A failure in a setter, which cannot throw; the next flush throws it.
     var deferredError: StrataError?
+    /// Whether the context goes on after a commit with the objects it holds
+    /// (an unsafe transaction), which another writer may change meanwhile.
+    var keepsObjectsAcrossCommits = false
+    /// The generation the kept objects' values come from (unsafe transaction).
+    var keptGeneration: UInt64?
 
     var isReadOnly: Bool { kind == .main }
 
@@ -152,6 +157,15 @@ final class ObjectContext {
         if let writer { return writer }
         let connection = try store.beginWriting()
         writer = connection
+        if keepsObjectsAcrossCommits {
+            do {
+                try catchUpKeptObjects(on: connection)
+            } catch {
+                self.writer = nil
+                store.endWriting(connection, rollback: true)
+                throw error
+            }
+        }
         return connection
     }
 

@@ -51,6 +51,7 @@ extension ObjectContext {
                     [.text(entity.name), .integer(next - 1)])
             }
             let changeSet = try store.commitLogged(changes, author: author, on: connection)
+            keptGeneration = changeSet.generation
             didCommit()
             finishWriting(committed: true)
             return changeSet

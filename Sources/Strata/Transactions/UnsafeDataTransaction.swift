@@ -14,6 +14,7 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
 
     init(context: ObjectContext, author: String?, stack: DataStack) {
         self.stack = stack
+        context.keepsObjectsAcrossCommits = true
         super.init(context: context, author: author)
     }
 
@@ -44,6 +45,26 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
         }
         let result = failure
         stack.afterMerge { completion(result) }
+    }
+
+    /// Brings the objects the transaction holds up to the store's last
+    /// commit, by any writer, keeping the fields changed here since: call it
+    /// before reading kept objects to change them again after a commit, so
+    /// that no other writer's update is lost. Begins the transaction's next
+    /// SQLite write transaction (other writers then wait until it commits);
+    /// any read or flush does the same.
+    ///
+    /// ```swift
+    /// try tx.commitAndWait()
+    /// // ... later, another process may have changed `counter`
+    /// try tx.refreshAndMergeAllObjects()
+    /// counter.value += 1
+    /// try tx.commitAndWait()
+    /// ```
+    ///
+    /// - Throws: a ``StrataError`` when the store cannot be read or locked.
+    public func refreshAndMergeAllObjects() throws {
+        _ = try context.writeConnection()
     }
 
     /// Discards every uncommitted change; objects return to their committed values.
