@@ -93,6 +93,18 @@ enum CommitLog {
         }.compactMap { $0 }
     }
 
+    /// Purges what `retention` lets go, inside the commit of `generation`
+    /// (every ``HistoryRetention/purgeInterval`` commits).
+    static func apply(
+        _ retention: HistoryRetention, afterCommitting generation: UInt64, at date: Date, on connection: Connection
+    ) throws {
+        guard retention.maxCount != nil || retention.maxAge != nil,
+              generation % HistoryRetention.purgeInterval == 0
+        else { return }
+        let byCount = retention.maxCount.map { generation > UInt64($0) ? generation - UInt64($0) : 0 } ?? 0
+        try purge(through: byCount, olderThan: retention.maxAge.map { date.addingTimeInterval(-$0) }, on: connection)
+    }
+
     /// Deletes the records up to `generation` (and those older than `date`,
     /// when given), inside the caller's write transaction, and moves the
     /// horizon. Returns how many records went.

@@ -18,7 +18,8 @@ extension StoreRuntime {
         try CommitLog.append(
             generation: generation, author: author, date: changeSet.date,
             entities: changeSet.loggedChanges, on: connection)
-        try configuration.historyRetention.apply(afterCommitting: generation, at: changeSet.date, on: connection)
+        try CommitLog.apply(
+            configuration.historyRetention, afterCommitting: generation, at: changeSet.date, on: connection)
         try commit(changeSet) { try connection.execute("COMMIT") }
         return changeSet
     }

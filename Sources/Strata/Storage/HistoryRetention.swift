@@ -32,12 +32,4 @@ public struct HistoryRetention: Sendable, Hashable {
 
     /// How often, in commits, a commit also applies the retention.
     static let purgeInterval: UInt64 = 64
-
-    /// Purges what this retention lets go, inside a commit of `generation`.
-    func apply(afterCommitting generation: UInt64, at date: Date, on connection: Connection) throws {
-        guard maxCount != nil || maxAge != nil, generation % Self.purgeInterval == 0 else { return }
-        let byCount = maxCount.map { generation > UInt64($0) ? generation - UInt64($0) : 0 } ?? 0
-        try CommitLog.purge(
-            through: byCount, olderThan: maxAge.map { date.addingTimeInterval(-$0) }, on: connection)
-    }
 }
