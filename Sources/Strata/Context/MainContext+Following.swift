@@ -244,7 +244,7 @@ extension MainContext {
                     entityChanges.deleted.insert(rowID)
                     continue
                 }
-                let fields = changedFieldNames(entity, from: object.values, to: new)
+                let fields = entity.changedFieldNames(from: object.values) { new[$0] }
                 object.values = new
                 object.generation = max(object.generation, refresh.generation)
                 if !fields.isEmpty {
@@ -259,20 +259,6 @@ extension MainContext {
         mergingChangeSet = changeSet
         defer { mergingChangeSet = nil }
         observation.didRefresh(changeSet)
-    }
-
-    private func changedFieldNames(
-        _ entity: EntityDescription, from old: ContiguousArray<StoredValue>, to new: ContiguousArray<StoredValue>
-    ) -> Set<String> {
-        var names: Set<String> = []
-        for attribute in entity.attributes where !old[attribute.slot].isIdentical(to: new[attribute.slot]) {
-            switch attribute.kind {
-            case .stored, .coded: names.insert(attribute.name)
-            case .foreignKey(let relationship): names.insert(relationship)
-            case .order: break
-            }
-        }
-        return names
     }
 
     // MARK: Watching

@@ -28,6 +28,11 @@ extension ObjectContext {
             return try body(statement, hasRow, knownSnapshot.generation)
         }
         var pinned = false
+        defer {
+            statement.reset()
+            if pinned { try? connection.run("COMMIT") }
+            follower?.readDidEnd()
+        }
         if !hasRow {
             // The statement ended its snapshot with its last step: read again
             // inside a transaction that keeps the snapshot for what follows.
@@ -36,11 +41,6 @@ extension ObjectContext {
             pinned = true
             try statement.bind(arguments)
             hasRow = try statement.step()
-        }
-        defer {
-            statement.reset()
-            if pinned { try? connection.run("COMMIT") }
-            follower?.readDidEnd()
         }
         let generation = try follower?.snapshotDidChange() ?? knownSnapshot.generation
         return try body(statement, hasRow, generation)

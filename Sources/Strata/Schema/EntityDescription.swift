@@ -106,3 +106,20 @@ final class EntityDescription: Sendable {
     /// The default values of a new object, slot by slot.
     let defaultValues: ContiguousArray<StoredValue>
 }
+
+extension EntityDescription {
+    /// The names of the fields and relationships whose stored values differ
+    /// between `old` and `new` (a slot's new value); order columns are not
+    /// fields of their own.
+    func changedFieldNames(from old: ContiguousArray<StoredValue>, to new: (Int) -> StoredValue) -> Set<String> {
+        var names: Set<String> = []
+        for attribute in attributes where !old[attribute.slot].isIdentical(to: new(attribute.slot)) {
+            switch attribute.kind {
+            case .stored, .coded: names.insert(attribute.name)
+            case .foreignKey(let relationship): names.insert(relationship)
+            case .order: break
+            }
+        }
+        return names
+    }
+}

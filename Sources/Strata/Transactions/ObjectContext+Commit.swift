@@ -118,7 +118,9 @@ extension ObjectContext {
             } else if object.isDeleted {
                 byEntity[id, default: (entity.name, .init())].changes.deleted.insert(object.rowID)
             } else if object.baseline != nil || !relationshipChanges.isEmpty {
-                var fields = changedFieldNames(object)
+                var fields = object.baseline.map { baseline in
+                    entity.changedFieldNames(from: baseline, to: object.value(at:))
+                } ?? []
                 let key = ObjectKey(entity, object.rowID)
                 fields.formUnion(relationshipChanges[key] ?? [])
                 if !fields.isEmpty {
@@ -140,19 +142,5 @@ extension ObjectContext {
                 ChangeSet.Update(values: object.values, changedFields: fields)
         }
         return changes.filter { !$0.value.isEmpty }
-    }
-
-    private func changedFieldNames(_ object: ManagedObject) -> Set<String> {
-        guard let baseline = object.baseline else { return [] }
-        var names: Set<String> = []
-        for attribute in object.entity!.attributes
-        where !baseline[attribute.slot].isIdentical(to: object.value(at: attribute.slot)) {
-            switch attribute.kind {
-            case .stored, .coded: names.insert(attribute.name)
-            case .foreignKey(let relationship): names.insert(relationship)
-            case .order: break
-            }
-        }
-        return names
     }
 }
