@@ -105,16 +105,24 @@ enum CommitLog {
         try purge(through: byCount, olderThan: retention.maxAge.map { date.addingTimeInterval(-$0) }, on: connection)
     }
 
-    /// Deletes the records up to `generation` (and those older than `date`,
-    /// when given), inside the caller's write transaction, and moves the
-    /// horizon. Returns how many records went.
+    /// Deletes the records up to `generation` (and, when `date` is given, the
+    /// oldest records up to the first one made at or after it), inside the
+    /// caller's write transaction, and moves the horizon. What stays is
+    /// always every record after the horizon, even when the clocks of
+    /// several processes disagree. Returns how many records went.
     @discardableResult
     static func purge(through generation: UInt64, olderThan date: Date? = nil, on connection: Connection) throws -> Int {
         var last = generation
-        if let date, case .integer(let newest)? = try connection.scalar(
-            "SELECT max(generation) FROM _strata_log WHERE time < ?", [.real(date.timeIntervalSince1970)])
-        {
-            last = max(last, UInt64(newest))
+        if let date {
+            // Walks the log from its oldest record and stops at the first recent one.
+            let firstKept = try connection.scalar(
+                "SELECT generation FROM _strata_log WHERE time >= ? ORDER BY generation LIMIT 1",
+                [.real(date.timeIntervalSince1970)])
+            if case .integer(let kept)? = firstKept {
+                last = max(last, UInt64(max(0, kept - 1)))
+            } else {
+                last = .max  // every record is older
+            }
         }
         last = min(last, try self.generation(on: connection))
         guard last > 0 else { return 0 }

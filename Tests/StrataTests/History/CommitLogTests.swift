@@ -143,6 +143,25 @@ struct CommitLogTests {
     }
 
     @Test
+    func purgingByAgeKeepsTheLogWholeWhenClocksDisagree() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        for rank in 0..<6 {
+            try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = rank })
+        }
+        // Commit 3 came from a process whose clock runs an hour ahead.
+        let now = Date().timeIntervalSince1970
+        try writeBypassingStrata(
+            "UPDATE _strata_log SET time = \(now - 7_200) WHERE generation <> 3; "
+                + "UPDATE _strata_log SET time = \(now + 3_600) WHERE generation = 3",
+            at: storeURL(in: directory))
+        #expect(try stack.purgeHistory(olderThan: Date().addingTimeInterval(-60)) == 2)
+        // Records after the horizon are all there, although 4...6 are "older" than the cut.
+        #expect(try stack.history().map(\.generation) == [3, 4, 5, 6, 7])
+        #expect(try stack.historyHorizon() == 2)
+    }
+
+    @Test
     func retentionBoundsTheLogAsCommitsGoOn() throws {
         let directory = TemporaryDirectory()
         var store = SQLiteStore(fileURL: storeURL(in: directory))
