@@ -268,7 +268,7 @@ extension MainContext {
         guard watcher == nil else { return }
         watcher = Task { @MainActor [weak self] in
             while !Task.isCancelled {
-                guard let interval = self?.pollingInterval else { return }
+                guard let interval = self?.pollingInterval() else { return }
                 try? await Task.sleep(for: interval)
                 guard let self, self.observation.hasObservers else {
                     self?.watcher = nil

@@ -21,12 +21,12 @@ final class MainContext {
     var waitingRefresh: Refresh?
     /// Polls the store for other writers' commits while anyone observes.
     var watcher: Task<Void, Never>?
-    /// How long the watcher waits between two looks at the store.
-    var pollingInterval: Duration
+    /// How long the watcher waits between two looks at the store (the stack's setting).
+    let pollingInterval: @Sendable () -> Duration
 
     /// A main context on `context`, which reads through the store's reader,
     /// at the generation of the reader's first snapshot.
-    init(context: ObjectContext, pollingInterval: Duration) throws {
+    init(context: ObjectContext, pollingInterval: @escaping @Sendable () -> Duration) throws {
         self.context = context
         self.pollingInterval = pollingInterval
         let reader = try context.readConnection()

@@ -23,7 +23,8 @@ public final class DataStack: Sendable {
     public let schemaHistory: SchemaHistory
     let transactionQueue = DispatchQueue(label: "Strata.DataStack.transactions")
     private let runtime = Mutex<StoreRuntime?>(nil)
-    private let settings = Locked<(author: String?, pollingInterval: Duration)>((nil, .milliseconds(20)))
+    /// Settings any thread may change: the default author, the polling interval.
+    let settings = Locked<(author: String?, pollingInterval: Duration)>((nil, .milliseconds(20)))
     @MainActor var mainContext: MainContext?
 
     /// The author written to the commit log for every transaction of this
@@ -51,11 +52,7 @@ public final class DataStack: Sendable {
     /// ```
     public var pollingInterval: Duration {
         get { settings.withLock { $0.pollingInterval } }
-        set {
-            let interval = max(newValue, .milliseconds(1))
-            settings.withLock { $0.pollingInterval = interval }
-            Task { @MainActor in self.mainContext?.pollingInterval = interval }
-        }
+        set { settings.withLock { $0.pollingInterval = max(newValue, .milliseconds(1)) } }
     }
 
     /// A stack for `schema`. Add a store before using it.
@@ -151,7 +148,7 @@ public final class DataStack: Sendable {
         do {
             mainContext = try MainContext(
                 context: ObjectContext(kind: .main, schema: schema, store: store, reader: reader),
-                pollingInterval: pollingInterval)
+                pollingInterval: { [settings] in settings.withLock { $0.pollingInterval } })
         } catch {
             runtime.withLock { $0 = nil }
             throw StoreErrors.translate(error, path: store.path)
