@@ -166,25 +166,3 @@ func openStack(in directory: TemporaryDirectory, author: String? = nil) throws -
     try stack.addStorageAndWait(SQLiteStore(fileURL: storeURL(in: directory)))
     return stack
 }
-
-/// Seeds owners and monitored items through `stack`.
-@MainActor
-func seedMonItems(_ stack: DataStack, count: Int, random: inout SplitMix64) throws {
-    let seed = random.next()
-    try stack.perform(synchronous: { tx in
-        var random = SplitMix64(seed: seed)
-        let owners = (0..<3).map { index -> MonOwner in
-            let owner = tx.create(Into<MonOwner>())
-            owner.name = "o\(index)"
-            return owner
-        }
-        for _ in 0..<count {
-            let item = tx.create(Into<MonItem>())
-            item.owner = owners.randomElement(using: &random)
-            item.rank = Int(random.next() % 100)
-            item.group = Int(random.next() % 5)
-            item.flag = random.next() % 2 == 0
-            item.label = ListMonitorModelTests.labels[Int(random.next() % UInt64(ListMonitorModelTests.labels.count))]
-        }
-    })
-}

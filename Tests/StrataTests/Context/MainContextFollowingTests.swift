@@ -11,7 +11,7 @@ struct MainContextFollowingTests {
         let directory = TemporaryDirectory()
         let first = try openStack(in: directory, author: "first")
         let second = try openStack(in: directory, author: "second")
-        try seedMonItems(first, count: 40, random: &random)
+        try MonWorkload.seed(first, count: 40, random: &random)
         let watchers = [try Watcher(first, random: &random), try Watcher(second, random: &random)]
         var sinceSettled = 0
         for commit in 0..<80 {

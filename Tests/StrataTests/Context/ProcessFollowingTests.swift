@@ -39,7 +39,7 @@ struct ProcessFollowingTests {
         let directory = TemporaryDirectory()
         let stack = try openStack(in: directory, author: "parent")
         stack.pollingInterval = .milliseconds(5)
-        try seedMonItems(stack, count: 30, random: &random)
+        try MonWorkload.seed(stack, count: 30, random: &random)
         let watcher = try Watcher(stack, random: &random)
         let path = storeURL(in: directory).path
         let seeds = (0..<processes).map { _ in random.next() }

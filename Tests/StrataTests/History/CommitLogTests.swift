@@ -17,48 +17,6 @@ func summary(_ commit: some CommitChanges, entities: [String]) -> [String] {
     }
 }
 
-/// One random commit of a workload over items and owners: inserts, field
-/// updates, relationship changes, deletes and cascades.
-@MainActor
-func randomCommit(_ tx: BaseDataTransaction, _ random: inout SplitMix64) throws {
-    let items = try tx.fetchAll(From<MonItem>())
-    var owners = try tx.fetchAll(From<MonOwner>())
-    if owners.isEmpty {
-        let owner = tx.create(Into<MonOwner>())
-        owner.name = "o0"
-        owners.append(owner)
-    }
-    for _ in 0..<Int(random.next() % 4) + 1 {
-        switch random.next() % 8 {
-        case 0, 1:
-            let item = tx.create(Into<MonItem>())
-            item.rank = Int(random.next() % 100)
-            item.group = Int(random.next() % 5)
-            item.owner = owners.randomElement(using: &random)
-        case 2:
-            if let victim = items.randomElement(using: &random), !victim.isDeletedObject { tx.delete(victim) }
-        case 3:
-            if let item = items.randomElement(using: &random), !item.isDeletedObject {
-                item.owner = random.next() % 4 == 0 ? nil : owners.randomElement(using: &random)
-            }
-        case 4:
-            owners.randomElement(using: &random)?.name = "o\(random.next() % 3)"
-        case 5 where random.next() % 4 == 0:
-            if let owner = owners.randomElement(using: &random) {
-                tx.delete(owner)  // cascades to its items
-                owners.removeAll { $0 === owner }
-            }
-            let fresh = tx.create(Into<MonOwner>())
-            fresh.name = "o\(random.next() % 3)"
-            owners.append(fresh)
-        default:
-            if let item = items.randomElement(using: &random), !item.isDeletedObject {
-                ListMonitorModelTests.randomize(item, &random)
-            }
-        }
-    }
-}
-
 @MainActor
 @Suite("Commit log: one record per commit")
 struct CommitLogTests {

@@ -149,21 +149,7 @@ struct ListMonitorModelTests {
         var random = SplitMix64(seed: seed)
         let directory = TemporaryDirectory()
         let stack = try makeStack(monitorSchema, .file, in: directory)
-        try stack.perform(synchronous: { tx in
-            let owners = (0..<3).map { index -> MonOwner in
-                let owner = tx.create(Into<MonOwner>())
-                owner.name = "o\(index)"
-                return owner
-            }
-            for _ in 0..<60 {
-                let item = tx.create(Into<MonItem>())
-                item.owner = owners.randomElement(using: &random)
-                item.rank = Int(random.next() % 100)
-                item.group = Int(random.next() % 5)
-                item.flag = random.next() % 2 == 0
-                item.label = Self.labels[Int(random.next() % UInt64(Self.labels.count))]
-            }
-        })
+        try MonWorkload.seed(stack, count: 60, random: &random)
         let shapes = (0..<4).map { _ in Self.randomShape(&random) }
         var monitors: [(ListMonitor<MonItem>, RecordingObserver, Shape)] = []
         for shape in shapes {
@@ -183,41 +169,8 @@ struct ListMonitorModelTests {
             let before = monitors.map { $0.0.sectionedRowIDs() }
             for (_, observer, _) in monitors { observer.reset() }
             try stack.perform(synchronous: { tx in
-                let items = try tx.fetchAll(From<MonItem>())
-                var owners = try tx.fetchAll(From<MonOwner>())
                 let operations = Int(random.next() % (commit % 10 == 0 ? 40 : 4)) + 1
-                for _ in 0..<operations {
-                    switch random.next() % 9 {
-                    case 0:
-                        let item = tx.create(Into<MonItem>())
-                        item.rank = Int(random.next() % 100)
-                        item.group = Int(random.next() % 5)
-                        item.owner = owners.randomElement(using: &random)
-                    case 1:
-                        if let victim = items.randomElement(using: &random), !victim.isDeletedObject { tx.delete(victim) }
-                    case 2:
-                        // Relationship change: another owner, or none.
-                        if let item = items.randomElement(using: &random), !item.isDeletedObject {
-                            item.owner = random.next() % 4 == 0 ? nil : owners.randomElement(using: &random)
-                        }
-                    case 3:
-                        // The other side of a path changes: rename an owner.
-                        owners.randomElement(using: &random)?.name = "o\(random.next() % 3)"
-                    case 4 where commit % 15 == 0:
-                        // Cascade: an owner and all its items go.
-                        if let owner = owners.randomElement(using: &random) {
-                            tx.delete(owner)
-                            owners.removeAll { $0 === owner }
-                            let fresh = tx.create(Into<MonOwner>())
-                            fresh.name = "o\(random.next() % 3)"
-                            owners.append(fresh)
-                        }
-                    default:
-                        if let item = items.randomElement(using: &random), !item.isDeletedObject {
-                            Self.randomize(item, &random)
-                        }
-                    }
-                }
+                try MonWorkload.change(tx, &random, operations: operations, cascades: commit % 15 == 0)
             })
             for (index, (monitor, observer, shape)) in monitors.enumerated() {
                 let context = "seed \(seed), commit \(commit), monitor \(index): \(shape)"
