@@ -14,8 +14,23 @@ extension ObjectContext {
     /// generation read in it, and the follower reads what other writers
     /// committed up to it, in the same snapshot; the merge follows once the
     /// statement is done, before `read` returns.
+    ///
+    /// Every failure comes out as a ``StrataError``: a corrupt page, a
+    /// missing table or raw SQL that does not parse is a typed error here,
+    /// whichever public read met it.
     func read<Result>(
         _ sql: String, _ arguments: [StoredValue], flushing: Bool = true,
+        _ body: (_ statement: Statement, _ hasRow: Bool, _ generation: UInt64) throws -> Result
+    ) throws -> Result {
+        do {
+            return try readSnapshot(sql, arguments, flushing: flushing, body)
+        } catch {
+            throw StoreErrors.translate(error, path: store.path)
+        }
+    }
+
+    private func readSnapshot<Result>(
+        _ sql: String, _ arguments: [StoredValue], flushing: Bool,
         _ body: (_ statement: Statement, _ hasRow: Bool, _ generation: UInt64) throws -> Result
     ) throws -> Result {
         let connection = try readConnection(flushing: flushing)

@@ -76,6 +76,10 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     ///
     /// - Throws: a ``StrataError`` (a uniqueness violation, an invalid value).
     public func flush() throws {
-        try context.flush()
+        do {
+            try context.flush()
+        } catch {
+            throw StoreErrors.translate(error, path: context.store.path)
+        }
     }
 }

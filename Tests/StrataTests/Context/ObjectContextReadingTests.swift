@@ -49,3 +49,81 @@ struct ObjectContextReadingTests {
         #expect(item.rank == 10 && item.label == "theirs")
     }
 }
+
+@MainActor
+@Suite("Object context: every read throws StrataError")
+struct ObjectContextReadErrorTests {
+    /// Runs `read` and returns the error it threw, recording an issue when it
+    /// threw nothing or something other than a `StrataError`.
+    func strataError(_ read: () throws -> Void, _ comment: Comment) -> StrataError? {
+        do {
+            try read()
+            Issue.record("no error: \(comment)")
+        } catch let error as StrataError {
+            return error
+        } catch {
+            Issue.record("\(type(of: error)) is not a StrataError: \(comment)")
+        }
+        return nil
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func rawSQLThatDoesNotParseIsATypedErrorFromEveryRead(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, kind, in: directory)
+        try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 1 })
+        let bad = From<MonItem>().where(Where(sql: "(((("))
+        let reads: [(String, () throws -> Void)] = [
+            ("fetchAll", { _ = try stack.fetchAll(bad) }),
+            ("fetchOne", { _ = try stack.fetchOne(bad) }),
+            ("fetchCount", { _ = try stack.fetchCount(bad) }),
+            ("fetchObjectIDs", { _ = try stack.fetchObjectIDs(bad) }),
+            ("fetchExists", { _ = try stack.fetchExists(bad) }),
+            ("fetchUnique", { _ = try stack.fetchUnique(bad) }),
+            ("queryValue", { _ = try stack.queryValue(bad.select(Int.self, .count(\.$rank))) }),
+            ("queryAttributes", { _ = try stack.queryAttributes(bad.select(.attribute(\.$rank))) }),
+            ("monitorList", { _ = try stack.monitorList(bad) }),
+            ("transaction fetchAll", { try stack.perform(synchronous: { tx in _ = try tx.fetchAll(bad) }) }),
+        ]
+        for (name, read) in reads {
+            guard case .sqlite(let code, _, let sql)? = strataError(read, "\(name)") else {
+                Issue.record("\(name): expected .sqlite")
+                continue
+            }
+            #expect(code == 1, "\(name): SQLITE_ERROR")
+            #expect(sql?.contains("((((") == true, "\(name): the SQL is named")
+        }
+    }
+
+    @Test
+    func aTableDroppedUnderTheStackIsATypedError() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        try writeBypassingStrata("DROP TABLE MonOwner", at: storeURL(in: directory))
+        let error = strataError({ _ = try stack.fetchCount(From<MonOwner>()) }, "a dropped table")
+        guard case .sqlite(_, let message, _)? = error else {
+            Issue.record("expected .sqlite, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("no such table"))
+    }
+
+    @Test
+    func rawSQLWithTooFewOrTooManyArgumentsIsRefused() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .inMemory, in: directory)
+        try stack.perform(synchronous: { tx in
+            for rank in 0..<5 { tx.create(Into<MonItem>()).rank = rank }
+        })
+        let fewer = From<MonItem>().where(Where(sql: "rank > ? AND rank < ?", arguments: [.integer(1)]))
+        let more = From<MonItem>().where(Where(sql: "rank > ?", arguments: [.integer(1), .integer(2)]))
+        for query in [fewer, more] {
+            guard case .sqlite(let code, let message, _)? = strataError({ _ = try stack.fetchAll(query) }, "\(query)")
+            else { continue }
+            #expect(code == 25, "SQLITE_RANGE")
+            #expect(message.contains("parameter"))
+        }
+        let exact = From<MonItem>().where(Where(sql: "rank > ? AND rank < ?", arguments: [.integer(1), .integer(4)]))
+        #expect(try stack.fetchCount(exact) == 2)
+    }
+}

@@ -26,8 +26,17 @@ final class Statement {
         sqlite3_clear_bindings(handle)
     }
 
-    /// Binds `values` to parameters 1...n.
+    /// Binds `values` to parameters 1...n: exactly as many values as the
+    /// statement has parameters, or `SQLITE_RANGE` (a raw-SQL `Where` with
+    /// fewer arguments than `?`s would otherwise bind NULL to the rest).
     func bind(_ values: [StoredValue]) throws {
+        let expected = Int(sqlite3_bind_parameter_count(handle))
+        guard values.count == expected else {
+            throw DatabaseError(
+                code: SQLITE_RANGE,
+                message: "the statement has \(expected) parameter(s), \(values.count) argument(s) were given",
+                sql: sql)
+        }
         for (index, value) in values.enumerated() {
             try bind(value, at: Int32(index + 1))
         }
