@@ -13,10 +13,13 @@ extension ObjectContext {
     }
 
     /// Row IDs are given out by the transaction, which holds the write lock:
-    /// the ID is permanent from the moment the object is created, and never reused.
+    /// the ID is permanent from the moment the object is created, and never
+    /// reused. `Int64.max` is never given out, so that the next one is always
+    /// representable; past it the entity's IDs are used up, a typed error.
     private func nextRowID(for entity: EntityDescription) throws -> Int64 {
         let next = nextRowIDs[entity.index]
         if next > 0 {
+            guard next < .max else { throw rowIDsUsedUp(entity, last: next - 1) }
             nextRowIDs[entity.index] = next + 1
             return next
         }
@@ -26,8 +29,15 @@ extension ObjectContext {
                 + "coalesce((SELECT max(_pk) FROM \(entity.quotedTable)), 0))",
             [.text(entity.name)])
         guard case .integer(let lastRowID) = last ?? .integer(0) else { return 1 }
+        guard lastRowID < .max - 1 else { throw rowIDsUsedUp(entity, last: lastRowID) }
         nextRowIDs[entity.index] = lastRowID + 2
         return lastRowID + 1
+    }
+
+    private func rowIDsUsedUp(_ entity: EntityDescription, last: Int64) -> StrataError {
+        .storage(
+            path: store.path,
+            reason: "\(entity.name) has given out row ID \(last): no row ID is left for a new object")
     }
 
     /// Sets one slot of a writable object; an identical value is not a change.

@@ -127,3 +127,36 @@ struct ObjectContextReadErrorTests {
         #expect(try stack.fetchCount(exact) == 2)
     }
 }
+
+@MainActor
+@Suite("Object context: row IDs")
+struct ObjectContextRowIDTests {
+    @Test(arguments: [Int64.max, Int64.max - 1])
+    func aTableAtTheLastRowIDRefusesANewObjectWithATypedError(last: Int64) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        try writeBypassingStrata(
+            "INSERT INTO MonItem (_pk, \"group\", rank, flag) VALUES (\(last), 0, 1, 0)", at: storeURL(in: directory))
+        #expect {
+            try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 2 })
+        } throws: { error in
+            guard case .storage(_, let reason) = error as? StrataError else { return false }
+            return reason.contains("no row ID is left")
+        }
+        #expect(try stack.fetchCount(From<MonItem>()) == 1, "nothing of the transaction was saved")
+    }
+
+    @Test
+    func theLastRowIDButOneIsStillGivenOut() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        try writeBypassingStrata(
+            "INSERT INTO MonItem (_pk, \"group\", rank, flag) VALUES (\(Int64.max - 2), 0, 1, 0)",
+            at: storeURL(in: directory))
+        let id = try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).objectID })
+        #expect(id.rowID == .max - 1)
+        #expect(throws: StrataError.self) {
+            try stack.perform(synchronous: { tx in _ = tx.create(Into<MonItem>()) })
+        }
+    }
+}
