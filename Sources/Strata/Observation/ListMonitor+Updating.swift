@@ -19,7 +19,7 @@ extension ListMonitor {
         let changeCount = mine.map { $0.inserted.count + $0.updated.count + $0.deleted.count } ?? 0
         let mustRefetch = rawSQL
             || (readsRelationships && othersChanged)
-            || query.options.fetchLimit != nil || query.options.fetchOffset > 0
+            || query.options.effectiveLimit != nil || query.options.fetchOffset > 0
             || changeCount > max(32, members.count / 2)
         if mustRefetch {
             refetchAndDiff(updated: Set(mine?.updated.keys.map { $0 } ?? []))

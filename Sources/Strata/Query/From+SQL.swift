@@ -16,7 +16,7 @@ extension From {
             sql += " WHERE " + (try compiler.predicate(predicate.predicate, in: entity, alias: alias))
         }
         sql += " ORDER BY " + compiler.order(order, in: entity, alias: alias)
-        let limit = overrideLimit.map { min($0, options.fetchLimit ?? $0) } ?? options.fetchLimit
+        let limit = overrideLimit.map { min($0, options.effectiveLimit ?? $0) } ?? options.effectiveLimit
         if limit != nil || options.fetchOffset > 0 {
             sql += " LIMIT \(compiler.bind(.integer(Int64(max(limit ?? -1, -1))))) "
                 + "OFFSET \(compiler.bind(.integer(Int64(max(options.fetchOffset, 0)))))"

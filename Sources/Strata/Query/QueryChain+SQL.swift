@@ -39,7 +39,7 @@ extension QueryChain {
             sql += " ORDER BY " + compiler.order(from.order, in: entity, alias: alias)
         }
         let options = from.options
-        let limit = overrideLimit.map { min($0, options.fetchLimit ?? $0) } ?? options.fetchLimit
+        let limit = overrideLimit.map { min($0, options.effectiveLimit ?? $0) } ?? options.effectiveLimit
         if limit != nil || options.fetchOffset > 0 {
             sql +=
                 " LIMIT \(compiler.bind(.integer(Int64(max(limit ?? -1, -1))))) "

@@ -125,3 +125,23 @@ struct FetchConvenienceTests {
         #expect(try stack.fetchUnique(From<FcItem>().where(\.$tag == "other"))?.value == 1)
     }
 }
+
+@Suite("Tweak: limits as Core Data reads them")
+@MainActor
+struct TweakLimitTests {
+    @Test(arguments: [0, -1])
+    func aLimitOfZeroOrLessMeansNoLimit(limit: Int) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(FcSchema.schema, .inMemory, in: directory)
+        try seedItems(stack, tags: ["a", "b", "c"])
+        let query = From<FcItem>().orderBy(.ascending(\.$value)).tweak { $0.fetchLimit = limit }
+        #expect(try stack.fetchAll(query).map(\.tag) == ["a", "b", "c"])
+        #expect(try stack.fetchCount(query) == 3)
+        #expect(try stack.fetchOne(query)?.tag == "a")
+        #expect(try stack.queryValue(query.select(Int.self, .count(\.$value))) == 3)
+        let monitor = try stack.monitorList(query)
+        try stack.perform(synchronous: { tx in tx.create(Into<FcItem>()).value = 9 })
+        #expect(monitor.numberOfObjects() == 4)
+        #expect(try stack.fetchAll(query.tweak { $0.fetchLimit = 2 }).count == 2)
+    }
+}
