@@ -68,7 +68,13 @@ extension ListMonitor {
     }
 
     /// Rebuilds the sections from each member's section name, in list order.
+    /// An unsectioned list always has exactly one section, empty or not, as
+    /// in NSFetchedResultsController and CoreStore.
     func rebuildSections(names: [String]) {
+        guard sectionBy != nil else {
+            sections = [ListSection(name: "", count: names.count)]
+            return
+        }
         sections = []
         for name in names {
             if let last = sections.last, last.name == name {

@@ -116,7 +116,10 @@ extension ListMonitor {
 
         // Sections left empty, by index in the old list (nothing has moved yet).
         var deletedSections: [Int] = []
-        for index in sections.indices where sections[index].count == 0 { deletedSections.append(index) }
+        // An unsectioned list keeps its one section, even empty.
+        for index in sections.indices where sections[index].count == 0 && sectionBy != nil {
+            deletedSections.append(index)
+        }
         for index in deletedSections.reversed() { sections.remove(at: index) }
         // With names not monotone in the section key, an emptied section can
         // leave two of the same name side by side, which a fetch makes one.
@@ -178,6 +181,10 @@ extension ListMonitor {
     /// member would split a section (a SectionBy whose names are not
     /// monotone in its key), which needs the sections rebuilt.
     private func placeInSections(_ placed: [(position: Int, member: ListMember)]) -> (inserted: [Int], split: Bool) {
+        guard sectionBy != nil else {
+            sections[0].count += placed.count
+            return ([], false)
+        }
         var inserted: [Int] = []
         var total = members.count
         // The section holding the position the cursor last found, and where it starts.

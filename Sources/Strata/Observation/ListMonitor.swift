@@ -64,7 +64,8 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
 
     // MARK: Reading the list
 
-    /// How many sections the list has (1 for an unsectioned non-empty list).
+    /// How many sections the list has: always 1 for an unsectioned list,
+    /// empty or not (as in NSFetchedResultsController and CoreStore).
     public func numberOfSections() -> Int { sections.count }
 
     /// How many objects the list holds.

@@ -86,6 +86,27 @@ struct ListMonitorCallbackTests {
         #expect(monitor.numberOfObjects() == 1 && monitor.numberOfSections() == 1)
     }
 
+    @Test(arguments: StoreKind.allCases)
+    func anUnsectionedListKeepsItsOneSectionWhenItEmptiesAndFills(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, kind, in: directory)
+        let monitor = try stack.monitorList(From<MonItem>().orderBy(.ascending(\.$rank)))
+        let observer = RecordingObserver()
+        monitor.addObserver(observer)
+        #expect(monitor.numberOfSections() == 1 && monitor.numberOfObjects(in: 0) == 0)
+        #expect(monitor.sectionInfo(at: 0).objects.isEmpty)
+        let id = try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).objectID })
+        #expect(observer.events == ["willChange", "insert 0.0", "didChange"])
+        #expect(monitor.numberOfSections() == 1 && monitor.numberOfObjects(in: 0) == 1)
+        observer.reset()
+        try stack.perform(synchronous: { tx in tx.delete(id) })
+        #expect(observer.events == ["willChange", "delete 0.0", "didChange"])
+        #expect(monitor.numberOfSections() == 1 && monitor.numberOfObjects(in: 0) == 0)
+        // A re-fetch of an empty list keeps the section too.
+        try monitor.refetch(From<MonItem>().where(\.$rank > 1_000))
+        #expect(monitor.numberOfSections() == 1)
+    }
+
     @Test
     func aMonitorIgnoresChangeSetsItsFetchAlreadyReflects() throws {
         let directory = TemporaryDirectory()

@@ -89,12 +89,14 @@ struct ListPublisherTests {
     }
 
     @Test
-    func emptyListHasNoSections() throws {
+    func anEmptyUnsectionedListHasOneEmptySection() throws {
         let directory = TemporaryDirectory()
         let stack = try makeStack(publisherSchema, .inMemory, in: directory)
         let publisher = try stack.publishList(From<PubItem>())
-        #expect(publisher.snapshot == ListSnapshot<PubItem>())
-        #expect(publisher.snapshot.isEmpty && publisher.snapshot.numberOfSections == 0)
+        #expect(publisher.snapshot == ListSnapshot<PubItem>(sections: [("", [])]))
+        #expect(publisher.snapshot.isEmpty && publisher.snapshot.numberOfSections == 1)
+        let sectioned = try stack.publishSectionedList(From<PubItem>().sectionBy(\.$group) { "g\($0)" })
+        #expect(sectioned.snapshot.numberOfSections == 0, "a sectioned list has a section per name")
     }
 
     @Test(arguments: [UInt64(1), 2, 3, 4, SplitMix64.random().seed])
@@ -286,7 +288,7 @@ struct ListPublisherTests {
         try publisher.refetch(From<PubItem>().where(\.$flag == true))
         #expect(counter.calls == 2)
         #expect(Array(publisher.snapshot) == (try stack.fetchObjectIDs(From<PubItem>().where(\.$flag == true))))
-        #expect(publisher.snapshot.numberOfSections <= 1)
+        #expect(publisher.snapshot.numberOfSections == 1)
     }
 
     // MARK: AsyncSequence and Observation
