@@ -44,13 +44,22 @@ extension MainContext {
     /// in generation order. A call made while a merge is notifying observers
     /// returns at once: the pass in progress takes what is new after the
     /// change set it is on, so every observer sees generation order.
-    func catchUp() {
+    ///
+    /// A transaction's completion runs right after the merge of its commit.
+    /// When `yielding`, the pass then stops and goes on in a new main-actor
+    /// task, so that what the completion resumed (an `await perform`) runs
+    /// before the next change set is merged.
+    func catchUp(yielding: Bool = false) {
         guard !isMerging else { return }
         isMerging = true
         defer { isMerging = false }
         var readTheStore = false
         while true {
             takeLocalChangeSets()
+            if runMergedCompletions(), yielding, !waiting.isEmpty || waitingRefresh != nil {
+                Task { @MainActor [weak self] in self?.catchUp(yielding: true) }
+                return
+            }
             if let refresh = waitingRefresh {
                 waitingRefresh = nil
                 waiting = waiting.filter { $0.key > refresh.generation }
@@ -103,9 +112,29 @@ extension MainContext {
     }
 
     private func takeLocalChangeSets() {
-        for changeSet in context.store.takeDelivered() where changeSet.generation > generation {
-            waiting[changeSet.generation] = changeSet
+        for delivery in context.store.takeDelivered() {
+            switch delivery {
+            case .changeSet(let changeSet):
+                if changeSet.generation > generation { waiting[changeSet.generation] = changeSet }
+            case .completion(let after, let body):
+                completions.append((after, body))
+            }
         }
+    }
+
+    /// Runs, in the order they were delivered, the completions whose commit
+    /// is merged; `true` when any ran. Like an observer callback, a
+    /// completion runs inside the pass: what it reads merges nothing more,
+    /// so it sees the store as of its own commit, and what it commits is
+    /// merged after it returns.
+    private func runMergedCompletions() -> Bool {
+        var ran = false
+        while let first = completions.first, first.after <= generation {
+            completions.removeFirst()
+            first.body()
+            ran = true
+        }
+        return ran
     }
 
     // MARK: Reading a snapshot

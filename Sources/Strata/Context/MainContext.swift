@@ -16,6 +16,8 @@ final class MainContext {
     /// Change sets read ahead of the merge, by generation: this stack's, taken
     /// from the store runtime, and other writers', read from the log.
     var waiting: [UInt64: ChangeSet] = [:]
+    /// Transaction completions waiting for the merge of their commit, in order.
+    var completions: [(after: UInt64, body: @MainActor @Sendable () -> Void)] = []
     /// A refresh a read found necessary (a write that bypassed the log, a
     /// hole in the log), to apply before anything newer.
     var waitingRefresh: Refresh?

@@ -71,7 +71,8 @@ extension DataStack {
             } catch {
                 outcome = .failure(StrataError.wrapping(error))
             }
-            self.afterMerge { completion(outcome) }
+            store.deliver { completion(outcome) }
+            self.scheduleMerge()
         }
     }
 
@@ -136,7 +137,7 @@ extension DataStack {
 
     /// Asks the main actor to merge: a commit's change set waits in the store runtime.
     func scheduleMerge() {
-        Task { @MainActor in self.mergePendingChangeSets() }
+        Task { @MainActor in self.mainContext?.catchUp(yielding: true) }
     }
 
     /// The author a transaction writes to the log: its own, or the stack's default.

@@ -11,9 +11,18 @@ final class StoreRuntime: Sendable {
     /// Whether the store has a commit log: every store opened writable does;
     /// a read-only store made before the log does not.
     let hasLog: Bool
-    /// The generation of this stack's last commit and its delivered change
-    /// sets, both changed only together with the COMMIT itself.
-    private let committed: Locked<(generation: UInt64, delivered: [ChangeSet])>
+    /// What a commit hands the main context, in commit order: its change
+    /// set, or a completion to run once everything committed before it is merged.
+    enum Delivery {
+        case changeSet(ChangeSet)
+        /// Runs on the main actor right after the merge of `after`, this
+        /// stack's last commit when the completion was delivered.
+        case completion(after: UInt64, @MainActor @Sendable () -> Void)
+    }
+
+    /// The generation of this stack's last commit and what waits for the
+    /// main actor, changed only together with the COMMIT itself.
+    private let committed: Locked<(generation: UInt64, delivered: [Delivery])>
 
     init(
         configuration: StoreConfiguration, writer: Connection, generation: UInt64, hasLog: Bool,
@@ -55,14 +64,24 @@ final class StoreRuntime: Sendable {
         try committed.withLock { state in
             try commit()
             state.generation = changeSet.generation
-            state.delivered.append(changeSet)
+            state.delivered.append(.changeSet(changeSet))
         }
     }
 
-    /// The change sets committed by this stack since the last call, in commit
-    /// order. Every local commit a read snapshot taken before the call shows
-    /// is among them (or was taken before).
-    func takeDelivered() -> [ChangeSet] {
+    /// Queues `completion` to run on the main actor right after the merge of
+    /// this stack's last commit so far (a transaction's own, when called
+    /// right after it committed on the transaction queue), and before any
+    /// later one is merged.
+    func deliver(completion: @escaping @MainActor @Sendable () -> Void) {
+        committed.withLock { state in
+            state.delivered.append(.completion(after: state.generation, completion))
+        }
+    }
+
+    /// What this stack delivered since the last call, in commit order. Every
+    /// local commit a read snapshot taken before the call shows is among
+    /// them (or was taken before).
+    func takeDelivered() -> [Delivery] {
         committed.withLock { state in
             defer { state.delivered.removeAll() }
             return state.delivered

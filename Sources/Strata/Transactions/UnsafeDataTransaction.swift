@@ -44,7 +44,8 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
             failure = StrataError.wrapping(error)
         }
         let result = failure
-        stack.afterMerge { completion(result) }
+        context.store.deliver { completion(result) }
+        stack.scheduleMerge()
     }
 
     /// Brings the objects the transaction holds up to the store's last

@@ -283,8 +283,11 @@ struct WhereSQLTests {
                 $0.fetchLimit = 10; $0.fetchOffset = 3
             }, limit: 1)
         #expect(one.arguments == [.integer(1), .integer(3)])
+        // A limit of 0 is no limit, as in Core Data: only fetchOne's cap remains.
         let zero = try compiled(From<ProbeItem>().tweak { $0.fetchLimit = 0 }, limit: 1)
-        #expect(zero.arguments == [.integer(0), .integer(0)])
+        #expect(zero.arguments == [.integer(1), .integer(0)])
+        let none = try compiled(From<ProbeItem>().tweak { $0.fetchLimit = 0 })
+        #expect(none.arguments == [.integer(-1), .integer(0)])
     }
 }
 
