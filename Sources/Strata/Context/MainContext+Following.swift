@@ -46,20 +46,18 @@ extension MainContext {
     /// change set it is on, so every observer sees generation order.
     ///
     /// A transaction's completion runs right after the merge of its commit.
-    /// When `yielding`, the pass then stops and goes on in a new main-actor
-    /// task, so that what the completion resumed (an `await perform`) runs
-    /// before the next change set is merged.
+    /// An `await perform` from the main actor holds further merges until it
+    /// has resumed, so that its caller's next step sees its own commit and no
+    /// later one; `yielding` passes (the ones the main actor was asked for)
+    /// wait meanwhile. Passes a read or a synchronous commit needs now do not.
     func catchUp(yielding: Bool = false) {
-        guard !isMerging else { return }
+        guard !isMerging, !(yielding && isHeldForResumption) else { return }
         isMerging = true
         defer { isMerging = false }
         var readTheStore = false
         while true {
             takeLocalChangeSets()
-            if runMergedCompletions(), yielding, !waiting.isEmpty || waitingRefresh != nil {
-                Task { @MainActor [weak self] in self?.catchUp(yielding: true) }
-                return
-            }
+            if runMergedCompletions(), yielding { return }
             if let refresh = waitingRefresh {
                 waitingRefresh = nil
                 waiting = waiting.filter { $0.key > refresh.generation }
@@ -116,25 +114,34 @@ extension MainContext {
             switch delivery {
             case .changeSet(let changeSet):
                 if changeSet.generation > generation { waiting[changeSet.generation] = changeSet }
-            case .completion(let after, let body):
-                completions.append((after, body))
+            case .completion(let after, let holdsMerges, let body):
+                completions.append((after, holdsMerges, body))
             }
         }
     }
 
     /// Runs, in the order they were delivered, the completions whose commit
-    /// is merged; `true` when any ran. Like an observer callback, a
-    /// completion runs inside the pass: what it reads merges nothing more,
-    /// so it sees the store as of its own commit, and what it commits is
-    /// merged after it returns.
+    /// is merged. Like an observer callback, a completion runs inside the
+    /// pass: what it reads merges nothing more, so it sees the store as of
+    /// its own commit, and what it commits is merged after it returns.
+    /// Returns `true` when one that holds merges ran: the pass stops there.
     private func runMergedCompletions() -> Bool {
-        var ran = false
         while let first = completions.first, first.after <= generation {
             completions.removeFirst()
             first.body()
-            ran = true
+            if first.holdsMerges {
+                isHeldForResumption = true
+                return true
+            }
         }
-        return ran
+        return false
+    }
+
+    /// An awaiting caller resumed after its commit's merge: merging goes on.
+    func resumeMerging() {
+        guard isHeldForResumption else { return }
+        isHeldForResumption = false
+        Task { @MainActor [weak self] in self?.catchUp(yielding: true) }
     }
 
     // MARK: Reading a snapshot

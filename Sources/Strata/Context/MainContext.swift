@@ -17,7 +17,9 @@ final class MainContext {
     /// from the store runtime, and other writers', read from the log.
     var waiting: [UInt64: ChangeSet] = [:]
     /// Transaction completions waiting for the merge of their commit, in order.
-    var completions: [(after: UInt64, body: @MainActor @Sendable () -> Void)] = []
+    var completions: [(after: UInt64, holdsMerges: Bool, body: @MainActor @Sendable () -> Void)] = []
+    /// Whether merges asked for wait until an awaiting caller has resumed.
+    var isHeldForResumption = false
     /// A refresh a read found necessary (a write that bypassed the log, a
     /// hole in the log), to apply before anything newer.
     var waitingRefresh: Refresh?

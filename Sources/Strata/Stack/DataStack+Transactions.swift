@@ -39,8 +39,9 @@ extension DataStack {
     }
 
     /// Runs `body` in a transaction on the transaction queue without blocking,
-    /// commits, and calls `completion` on the main actor after the commit is
-    /// merged into the main context.
+    /// commits, and calls `completion` on the main actor right after the
+    /// commit is merged into the main context, before any later commit is
+    /// merged: completions come in commit order, each seeing its own commit.
     ///
     /// ```swift
     /// stack.perform(asynchronous: { tx in
@@ -52,6 +53,18 @@ extension DataStack {
     public func perform<Result: Sendable>(
         asynchronous body: @escaping @Sendable (AsynchronousDataTransaction) throws -> Result,
         author: String? = nil,
+        completion: @escaping @MainActor @Sendable (Swift.Result<Result, StrataError>) -> Void
+    ) {
+        enqueue(body, author: author, holdsMerges: false, completion: completion)
+    }
+
+    /// Runs `body` on the transaction queue and delivers `completion` after
+    /// its commit. `holdsMerges`: merging stops after the completion until
+    /// ``MainContext/resumeMerging()`` (an awaiting caller on the main actor
+    /// has resumed).
+    private func enqueue<Result: Sendable>(
+        _ body: @escaping @Sendable (AsynchronousDataTransaction) throws -> Result, author: String?,
+        holdsMerges: Bool,
         completion: @escaping @MainActor @Sendable (Swift.Result<Result, StrataError>) -> Void
     ) {
         let author = self.author(author)
@@ -71,7 +84,7 @@ extension DataStack {
             } catch {
                 outcome = .failure(StrataError.wrapping(error))
             }
-            store.deliver { completion(outcome) }
+            store.deliver(holdingMerges: holdsMerges) { completion(outcome) }
             self.scheduleMerge()
         }
     }
@@ -87,16 +100,30 @@ extension DataStack {
     /// }
     /// ```
     ///
+    /// Called from the main actor, it returns right after the merge of its
+    /// own commit, before any later commit is merged (on the caller's actor:
+    /// no hop to another executor in between).
+    ///
     /// - Throws: the same errors as ``perform(synchronous:author:)``.
     public func perform<Result: Sendable>(
-        author: String? = nil,
+        author: String? = nil, isolation: isolated (any Actor)? = #isolation,
         _ body: @escaping @Sendable (AsynchronousDataTransaction) throws -> Result
     ) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            perform(asynchronous: body, author: author) { result in
-                continuation.resume(with: result)
+        // From the main actor, merging waits until this has resumed, so that
+        // the caller's next step sees its own commit and no later one.
+        let holdsMerges = isolation === MainActor.shared
+        let outcome = await withCheckedContinuation(isolation: isolation) { continuation in
+            enqueue(body, author: author, holdsMerges: holdsMerges) { result in
+                continuation.resume(returning: result)
             }
         }
+        if holdsMerges { resumeMergingOnMainActor() }
+        return try outcome.get()
+    }
+
+    /// Lets merging go on after an awaiting caller resumed; called on the main actor.
+    private func resumeMergingOnMainActor() {
+        MainActor.assumeIsolated { mainContext?.resumeMerging() }
     }
 
     /// A transaction the caller drives and synchronises itself.

@@ -16,8 +16,9 @@ final class StoreRuntime: Sendable {
     enum Delivery {
         case changeSet(ChangeSet)
         /// Runs on the main actor right after the merge of `after`, this
-        /// stack's last commit when the completion was delivered.
-        case completion(after: UInt64, @MainActor @Sendable () -> Void)
+        /// stack's last commit when the completion was delivered; merging
+        /// then stops until resumed when `holdsMerges`.
+        case completion(after: UInt64, holdsMerges: Bool, @MainActor @Sendable () -> Void)
     }
 
     /// The generation of this stack's last commit and what waits for the
@@ -72,9 +73,9 @@ final class StoreRuntime: Sendable {
     /// this stack's last commit so far (a transaction's own, when called
     /// right after it committed on the transaction queue), and before any
     /// later one is merged.
-    func deliver(completion: @escaping @MainActor @Sendable () -> Void) {
+    func deliver(holdingMerges: Bool = false, completion: @escaping @MainActor @Sendable () -> Void) {
         committed.withLock { state in
-            state.delivered.append(.completion(after: state.generation, completion))
+            state.delivered.append(.completion(after: state.generation, holdsMerges: holdingMerges, completion))
         }
     }
 
