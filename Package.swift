@@ -44,6 +44,13 @@ let package = Package(
             dependencies: ["Strata"],
             path: "Samples/SharedStore"
         ),
+        // Built in release by .ci/run for the test that checks trap messages
+        // survive optimization (Tests/StrataTests/Support/ReleaseTrapTests.swift).
+        .executableTarget(
+            name: "StrataTrapProbe",
+            dependencies: ["Strata"],
+            path: "Tests/TrapProbe"
+        ),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]

@@ -76,7 +76,7 @@ final class EntityObjectTable {
 
     @inline(__always)
     private func setSlot(_ slot: Int, for rowID: Int64) {
-        precondition(slot < Int(Int32.max), "Strata: too many objects in one context")
+        checkUsage(slot < Int(Int32.max), "Strata: too many objects in one context")
         // A row ID the direct array covers must be stored there, where
         // `slot(of:)` looks first, even when the array has since grown past
         // what the live objects alone would justify.

@@ -50,15 +50,15 @@ extension ObjectContext {
     func setRelated(_ objects: [ManagedObject], of owner: ManagedObject, relationship: RelationshipDescription) {
         let target = targetEntity(of: relationship)
         for object in objects {
-            precondition(
+            checkUsage(
                 object.context === self,
                 "Strata: \(relationship.entity).\(relationship.name) was set to an object of another "
                     + "context. Bring it into this transaction first with tx.edit(object).")
-            precondition(
+            checkUsage(
                 object.entity === target,
                 "Strata: \(relationship.entity).\(relationship.name) holds \(target.name) objects, "
                     + "not \(object.entity?.name ?? "?").")
-            precondition(
+            checkUsage(
                 !object.isDeleted,
                 "Strata: \(relationship.entity).\(relationship.name) was set to a deleted object.")
         }

@@ -83,7 +83,7 @@ final class ObjectContext {
         guard let name = DeclaredFields.field(at: keyPath)?.declaration.name,
               let slot = entity.slot(of: name)
         else {
-            preconditionFailure("Strata: \(keyPath) does not name a stored field of \(entity.name).")
+            misuse("Strata: \(keyPath) does not name a stored field of \(entity.name).")
         }
         if remember(keyPath, for: entity) {
             fieldSlots[entity.index].append((ObjectIdentifier(keyPath), slot))
@@ -98,7 +98,7 @@ final class ObjectContext {
         guard let name = DeclaredFields.field(at: keyPath)?.declaration.name,
               let relationship = entity.relationships[name]
         else {
-            preconditionFailure("Strata: \(keyPath) does not name a relationship of \(entity.name).")
+            misuse("Strata: \(keyPath) does not name a relationship of \(entity.name).")
         }
         if remember(keyPath, for: entity) {
             relationships[entity.index][ObjectIdentifier(keyPath)] = relationship
@@ -153,7 +153,7 @@ final class ObjectContext {
 
     /// The writer connection, beginning the SQLite write transaction on first use.
     func writeConnection() throws -> Connection {
-        precondition(isOpen, "Strata: this transaction has ended; start a new one to read or write.")
+        checkUsage(isOpen, "Strata: this transaction has ended; start a new one to read or write.")
         if let writer { return writer }
         let connection = try store.beginWriting()
         writer = connection

@@ -71,7 +71,7 @@ final class RowBatch {
     /// The value at `index` (a row's start plus a slot), decoded.
     @inline(__always)
     func value(at index: Int) -> StoredValue {
-        precondition(index >= 0 && index < count, "Strata: a row batch was read past its rows")
+        checkUsage(index >= 0 && index < count, "Strata: a row batch was read past its rows")
         let payload = payloads[index]
         switch kinds[index] {
         case .null: return .null
@@ -92,7 +92,7 @@ final class RowBatch {
     /// Appends the attribute columns (1...columns) of the statement's current
     /// row and returns where the row starts.
     func append(_ statement: Statement) -> Int {
-        precondition(hasRoom, "Strata: a full row batch was appended to")
+        checkUsage(hasRoom, "Strata: a full row batch was appended to")
         let start = count
         for column in 0..<columns {
             let index = Int32(column + 1)

@@ -198,7 +198,7 @@ extension BaseDataTransaction {
     /// with a fetch instead.
     public func importData<Object: ImportableObject>(for type: Object.Type) -> Object.ImportData {
         guard let data = preparedImports[ObjectIdentifier(type)] as? Object.ImportData else {
-            preconditionFailure(
+            misuse(
                 "importData(for: \(type)) is only available inside the hooks of an import of "
                     + "\(type); outside one, fetch what you need instead")
         }

@@ -26,7 +26,7 @@ public struct SourceObject: Sendable {
     /// not have is a programmer error and traps.
     public subscript(field: String) -> StoredValue {
         guard let value = values[field] else {
-            preconditionFailure(
+            misuse(
                 "\(entity) has no field \(field); its fields are \(fieldNames.joined(separator: ", "))")
         }
         return value
@@ -79,11 +79,11 @@ public final class DestinationObject {
     /// field fails the migration with ``StrataError/invalidValue(entity:field:reason:)``.
     public subscript(field: String) -> StoredValue {
         get {
-            guard let value = values[field] else { preconditionFailure(unknown(field)) }
+            guard let value = values[field] else { misuse(unknown(field)) }
             return value
         }
         set {
-            guard values[field] != nil else { preconditionFailure(unknown(field)) }
+            guard values[field] != nil else { misuse(unknown(field)) }
             values[field] = newValue
         }
     }

@@ -102,7 +102,7 @@ extension ManagedObject {
     private final func slot(of field: String) -> Int? {
         guard let entity else { return nil }
         guard let slot = entity.slot(of: field) else {
-            preconditionFailure("Strata: \(entity.name) has no stored field named '\(field)'.")
+            misuse("Strata: \(entity.name) has no stored field named '\(field)'.")
         }
         return slot
     }
@@ -116,25 +116,25 @@ extension ManagedObject {
     private final func checkedWritableContext(_ field: String) -> ObjectContext {
         guard let context, let entity else { trapDetachedWrite(field) }
         guard !context.isReadOnly else {
-            preconditionFailure(
+            misuse(
                 "Strata: cannot set \(entity.name).\(field) on an object of the main context, "
                     + "which is read-only. Change it inside a transaction: "
                     + "stack.perform { tx in tx.edit(object)?.\(field) = ... }")
         }
         guard context.isOpen else {
-            preconditionFailure(
+            misuse(
                 "Strata: cannot set \(entity.name).\(field): the transaction this object belongs to "
                     + "has ended. Use an object of a live transaction (tx.edit(objectID)).")
         }
         guard !isDeleted else {
-            preconditionFailure(
+            misuse(
                 "Strata: cannot set \(entity.name).\(field) on an object deleted in this transaction.")
         }
         return context
     }
 
     private final func trapDetachedWrite(_ field: String) -> Never {
-        preconditionFailure(
+        misuse(
             "Strata: cannot set \(type(of: self)).\(field) on an object created with "
                 + "\(type(of: self))(). Create objects inside a transaction with "
                 + "create(Into<\(type(of: self))>()).")

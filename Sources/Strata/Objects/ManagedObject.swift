@@ -223,7 +223,7 @@ extension ManagedObjectIdentifiable {
     /// The object's identity, valid in every context and across runs.
     public var objectID: ObjectID<Self> {
         guard let entity else {
-            preconditionFailure(
+            misuse(
                 "Strata: this \(Self.self) was created with \(Self.self)() and has no identity. "
                     + "Create objects inside a transaction with create(Into<\(Self.self)>()).")
         }

@@ -65,7 +65,7 @@ private final class FieldObserver<Value: FieldStorable>: ChangeSetObserver, Fiel
         main: MainContext, handler: @escaping @MainActor (Value, Value) -> Void
     ) {
         guard let slot = entity.slot(of: field.name) else {
-            preconditionFailure("Strata: \(entity.name) has no stored field named '\(field.name)'.")
+            misuse("Strata: \(entity.name) has no stored field named '\(field.name)'.")
         }
         self.entityName = entity.name
         self.rowID = object.rowID
@@ -149,7 +149,7 @@ extension Field.Stored {
             let entity = object.entity,
             context.isReadOnly, let main = MainContext.owning(context)
         else {
-            preconditionFailure(
+            misuse(
                 "Strata: observe '\(name)' on an object of the stack's main context "
                     + "(from stack.fetchAll, fetchExisting or a monitor); transaction objects "
                     + "and objects created with init() cannot be observed.")

@@ -122,7 +122,7 @@ public struct ListSnapshot<Object: ManagedObject>: Sendable, Equatable, RandomAc
     /// - Precondition: the index path is inside the list.
     public subscript(indexPath: IndexPath) -> ObjectID<Object> {
         let range = range(ofSection: indexPath.section)
-        precondition((0..<range.count).contains(indexPath.item), "Strata: item \(indexPath.item) is out of range")
+        checkUsage((0..<range.count).contains(indexPath.item), "Strata: item \(indexPath.item) is out of range")
         return items[range.lowerBound + indexPath.item]
     }
 
@@ -132,12 +132,12 @@ public struct ListSnapshot<Object: ManagedObject>: Sendable, Equatable, RandomAc
     /// let path = snapshot.indexPath(ofPosition: snapshot.count - 1)
     /// ```
     public func indexPath(ofPosition position: Int) -> IndexPath {
-        precondition(items.indices.contains(position), "Strata: position \(position) is out of range")
+        checkUsage(items.indices.contains(position), "Strata: position \(position) is out of range")
         return IndexPath(position: position, sectionEnds: sectionEnds)
     }
 
     private func range(ofSection section: Int) -> Range<Int> {
-        precondition(sectionIDs.indices.contains(section), "Strata: section \(section) is out of range")
+        checkUsage(sectionIDs.indices.contains(section), "Strata: section \(section) is out of range")
         return (section == 0 ? 0 : sectionEnds[section - 1])..<sectionEnds[section]
     }
 

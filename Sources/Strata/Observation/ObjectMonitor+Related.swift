@@ -9,7 +9,7 @@ extension ObjectMonitor {
 
         init(of owner: ManagedObject, relationship name: String, in context: ObjectContext) throws {
             guard let entity = owner.entity, let relationship = entity.relationships[name] else {
-                preconditionFailure("Strata: \(Object.self) has no relationship named '\(name)'.")
+                misuse("Strata: \(Object.self) has no relationship named '\(name)'.")
             }
             self.relationship = relationship
             self.target = context.targetEntity(of: relationship)

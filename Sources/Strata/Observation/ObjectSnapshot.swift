@@ -38,7 +38,7 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
     /// ```
     public init(_ object: Object) {
         guard let entity = object.entity else {
-            preconditionFailure(
+            misuse(
                 "Strata: this \(Object.self) was created with \(Object.self)() and has no values to copy. "
                     + "Create objects inside a transaction with create(Into<\(Object.self)>()).")
         }
@@ -76,7 +76,7 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
     public subscript<Value>(dynamicMember keyPath: KeyPath<Object, Field.Stored<Value>>) -> Value {
         let name = FieldPath.name(keyPath)
         guard let stored = storedValue(forField: name) else {
-            preconditionFailure("Strata: \(entity.name) has no stored field named '\(name)'.")
+            misuse("Strata: \(entity.name) has no stored field named '\(name)'.")
         }
         do {
             return try Value(storedValue: stored)
@@ -96,7 +96,7 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
     public subscript<Value>(dynamicMember keyPath: KeyPath<Object, Field.Coded<Value>>) -> Value {
         let name = FieldPath.name(keyPath)
         guard let stored = storedValue(forField: name) else {
-            preconditionFailure("Strata: \(entity.name) has no coded field named '\(name)'.")
+            misuse("Strata: \(entity.name) has no coded field named '\(name)'.")
         }
         do {
             return try CodedValue.decode(Value.self, from: stored)

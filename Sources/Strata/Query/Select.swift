@@ -25,9 +25,9 @@ public struct Select<Object: ManagedObject, Result>: Sendable {
 
     /// A selection of `terms`, in order. At least one term; names must differ.
     public init(_ terms: [SelectTerm<Object>]) {
-        precondition(!terms.isEmpty, "Strata: a Select needs at least one term.")
+        checkUsage(!terms.isEmpty, "Strata: a Select needs at least one term.")
         let names = terms.map(\.name)
-        precondition(
+        checkUsage(
             Set(names).count == names.count,
             "Strata: Select terms need distinct names; rename one with `as:` (\(names)).")
         self.terms = terms

@@ -92,7 +92,7 @@ extension Where {
     public static func count<Related: RelationshipValue>(
         _ keyPath: KeyPath<Object, Field.Relationship<Related>>
     ) -> RelationshipCount {
-        precondition(Related.cardinality != .toOne, "Strata: count() takes a to-many relationship.")
+        checkUsage(Related.cardinality != .toOne, "Strata: count() takes a to-many relationship.")
         return RelationshipCount(relationship: FieldPath.name(keyPath))
     }
 
@@ -100,7 +100,7 @@ extension Where {
         _ keyPath: KeyPath<Object, Field.Relationship<Related>>, _ quantifier: WherePredicate.Quantifier,
         _ predicate: Where<Related.Target>
     ) -> Where<Object> {
-        precondition(
+        checkUsage(
             Related.cardinality != .toOne,
             "Strata: any/all/none take a to-many relationship; compare a to-one one with == instead.")
         return Where(.members(

@@ -125,7 +125,7 @@ public func != <Object, Target>(lhs: Where<Object>.Relation<Target>, rhs: Object
 private func rowIDValue(of object: ManagedObject?) -> StoredValue {
     guard let object else { return .null }
     guard object.entity != nil else {
-        preconditionFailure(
+        misuse(
             "Strata: a query compared a relationship with an object created with \(type(of: object))(); "
                 + "only objects of a context have an identity.")
     }

@@ -160,7 +160,7 @@ extension Where {
     /// ```
     public func evaluate(_ object: Object) -> Bool? {
         guard let context = object.context else {
-            preconditionFailure("Strata: evaluate a Where on objects of a context, not ones made with \(Object.self)().")
+            misuse("Strata: evaluate a Where on objects of a context, not ones made with \(Object.self)().")
         }
         return MemoryEvaluator(context: context).evaluate(predicate, on: object)
     }
@@ -171,7 +171,7 @@ extension OrderBy {
     /// a fetch sorts them.
     public func areInIncreasingOrder(_ a: Object, _ b: Object) -> Bool {
         guard let context = a.context else {
-            preconditionFailure("Strata: order objects of a context, not ones made with \(Object.self)().")
+            misuse("Strata: order objects of a context, not ones made with \(Object.self)().")
         }
         let specs = keys.map { ($0.path, $0.isAscending, $0.options, $0.nullsFirst) }
         return MemoryEvaluator(context: context).order(specs, a, b) == .orderedAscending

@@ -29,14 +29,14 @@ struct SQLCompiler {
 
     private func entity(_ name: String) -> EntityDescription {
         guard let entity = schema.entity(named: name) else {
-            preconditionFailure("Strata: no entity named \(name) in schema \(schema.version).")
+            misuse("Strata: no entity named \(name) in schema \(schema.version).")
         }
         return entity
     }
 
     private func relationship(_ name: String, of entity: EntityDescription) -> RelationshipDescription {
         guard let relationship = entity.relationships[name] else {
-            preconditionFailure("Strata: \(entity.name) has no relationship '\(name)'.")
+            misuse("Strata: \(entity.name) has no relationship '\(name)'.")
         }
         return relationship
     }
@@ -48,12 +48,12 @@ struct SQLCompiler {
         guard let first = path.relationships.first else {
             guard let field = path.field else { return "\(alias)._pk" }
             guard entity.slot(of: field) != nil else {
-                preconditionFailure("Strata: \(entity.name) has no stored field or to-one relationship '\(field)'.")
+                misuse("Strata: \(entity.name) has no stored field or to-one relationship '\(field)'.")
             }
             return "\(alias).\(SQL.quote(field))"
         }
         let link = relationship(first, of: entity)
-        precondition(link.isToOne, "Strata: a path can only pass through to-one relationships; \(first) is to-many.")
+        checkUsage(link.isToOne, "Strata: a path can only pass through to-one relationships; \(first) is to-many.")
         let target = self.entity(link.target)
         let inner = newAlias()
         let rest = ValuePath(relationships: Array(path.relationships.dropFirst()), field: path.field)
@@ -140,7 +140,7 @@ struct SQLCompiler {
                     "\(memberAlias)._pk IN (SELECT \(SQL.quote(targetColumn)) FROM \(SQL.quote(table)) "
                         + "WHERE \(SQL.quote(ownerColumn)) = \(ownerRowID))")
         case .foreignKey:
-            preconditionFailure("Strata: '\(name)' is a to-one relationship; compare it with == instead.")
+            misuse("Strata: '\(name)' is a to-one relationship; compare it with == instead.")
         }
     }
 

@@ -126,7 +126,7 @@ enum DeclaredFields {
         while let current = description, current.type != id { description = current.outer }
         if let description {
             guard let object = description.object else {
-                preconditionFailure(
+                misuse(
                     "Strata: a property initializer of \(type) reads a field of another \(type) "
                         + "while Strata describes the class; read it in init(), after super.init().")
             }
@@ -187,7 +187,7 @@ enum DeclaredFields {
     /// outside a class, holds none: reading it traps.
     static func held<Value>(_ field: DeclaredField<Value>?) -> DeclaredField<Value> {
         guard let field else {
-            preconditionFailure(
+            misuse(
                 "Strata: read a field's name and options through the projected value "
                     + "(object.$field or \\.$field) of a ManagedObject subclass's field.")
         }
@@ -207,7 +207,7 @@ enum DeclaredFields {
     @usableFromInline
     static func field<Value>(at keyPath: AnyKeyPath, of _: Value.Type) -> DeclaredField<Value> {
         guard let field = field(at: keyPath) as? DeclaredField<Value> else {
-            preconditionFailure("Strata: \(keyPath) does not name a @Field of a ManagedObject subclass.")
+            misuse("Strata: \(keyPath) does not name a @Field of a ManagedObject subclass.")
         }
         return field
     }

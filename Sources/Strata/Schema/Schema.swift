@@ -96,7 +96,7 @@ public struct Schema: Sendable {
     /// The entity of `type`; a type outside the schema is a programmer error.
     func entity<Object: ManagedObject>(of type: Object.Type) -> EntityDescription {
         guard let entity = entity(for: type) else {
-            preconditionFailure(
+            misuse(
                 "Strata: \(type) is not an entity of schema \(version). "
                     + "Add Entity<\(type)>(\"\(type)\") to the Schema's entities.")
         }
