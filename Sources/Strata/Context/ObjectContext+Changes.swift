@@ -2,6 +2,10 @@
 extension ObjectContext {
     /// A new object of `entity` with its default values and a fresh row ID.
     func create(_ entity: EntityDescription) throws -> ManagedObject {
+        try exclusively { try createObject(entity) }
+    }
+
+    private func createObject(_ entity: EntityDescription) throws -> ManagedObject {
         let object = entity.type.init()
         object.attach(to: self, entity: entity, rowID: try nextRowID(for: entity))
         object.values = entity.defaultValues
@@ -79,6 +83,10 @@ extension ObjectContext {
     /// transaction: deletes first, then updates, then inserts, so that a unique
     /// value can move from one object to another within a transaction.
     func flush() throws {
+        try exclusively { try flushPending() }
+    }
+
+    private func flushPending() throws {
         if let deferredError { throw deferredError }
         guard kind == .transaction, !pendingObjects.isEmpty else { return }
         let connection = try writeConnection()

@@ -3,6 +3,10 @@ extension ObjectContext {
     /// Deletes `object`, applying each relationship's delete rule: nullify
     /// unlinks, cascade deletes, deny is checked when the transaction commits.
     func delete(_ object: ManagedObject) throws {
+        try exclusively { try deleteObject(object) }
+    }
+
+    private func deleteObject(_ object: ManagedObject) throws {
         guard !object.isDeleted else { return }
         let entity = object.entity!
         if object.isWritten {

@@ -23,7 +23,7 @@ extension ObjectContext {
         _ body: (_ statement: Statement, _ hasRow: Bool, _ generation: UInt64) throws -> Result
     ) throws -> Result {
         do {
-            return try readSnapshot(sql, arguments, flushing: flushing, body)
+            return try exclusively { try readSnapshot(sql, arguments, flushing: flushing, body) }
         } catch {
             throw StoreErrors.translate(error, path: store.path)
         }

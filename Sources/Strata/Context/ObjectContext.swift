@@ -42,6 +42,8 @@ final class ObjectContext {
     var keepsObjectsAcrossCommits = false
     /// The generation the kept objects' values come from (unsafe transaction).
     var keptGeneration: UInt64?
+    /// Set for an unsafe transaction's context: traps use from two threads at once.
+    var exclusiveUse: ExclusiveUse?
 
     var isReadOnly: Bool { kind == .main }
 

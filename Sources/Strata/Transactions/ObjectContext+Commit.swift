@@ -13,6 +13,10 @@ extension ObjectContext {
     /// asks for a merge.
     @discardableResult
     func commit(author: String?, didCommit: () -> Void) throws -> ChangeSet? {
+        try exclusively { try commitPending(author: author, didCommit: didCommit) }
+    }
+
+    private func commitPending(author: String?, didCommit: () -> Void) throws -> ChangeSet? {
         if writer == nil, !pendingObjects.isEmpty {
             // Objects kept from an earlier commit or rollback (an unsafe transaction
             // goes on) change without any read or create taking the writer first.
@@ -64,6 +68,10 @@ extension ObjectContext {
     /// Discards every change of the open SQLite transaction and restores the
     /// objects to their committed values.
     func rollback() {
+        exclusively { rollbackPending() }
+    }
+
+    private func rollbackPending() {
         // Without a writer there may still be changed objects to restore.
         if let connection = writer, connection.isInTransaction { try? connection.execute("ROLLBACK") }
         finishWriting(committed: false)

@@ -15,6 +15,7 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     init(context: ObjectContext, author: String?, stack: DataStack) {
         self.stack = stack
         context.keepsObjectsAcrossCommits = true
+        context.exclusiveUse = ExclusiveUse()
         super.init(context: context, author: author)
     }
 
