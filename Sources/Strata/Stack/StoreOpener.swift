@@ -131,11 +131,26 @@ struct StoreOpener {
             try recreate(on: connection, keepingGeneration: generation)
             return (generation + 1, [])
         }
+        try checkTables(on: connection, version: meta["version"] ?? schema.version)
         if !configuration.isReadOnly, try !CommitLog.exists(on: connection) {
             // A store made before the commit log gains it: its history starts now.
             try inTransaction(connection) { try CommitLog.install(on: connection) }
         }
         return (generation, [])
+    }
+
+    /// Checks that the store's tables have every column and index the schema
+    /// gives them: a store whose tables were changed behind its back (a
+    /// dropped column, a dropped unique index) is refused before anything is
+    /// written, instead of reading defaults or admitting duplicates.
+    private func checkTables(on connection: Connection, version: String) throws {
+        for table in schema.tables {
+            if let mismatch = try table.mismatch(on: connection) {
+                throw StrataError.storage(
+                    path: path,
+                    reason: "the store says it holds version \(version), but \(mismatch)")
+            }
+        }
     }
 
     /// Runs `steps` in one transaction, then records the current version. On

@@ -35,6 +35,8 @@ final class Connection {
         }
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeout)
+        // "name" is always an identifier: a missing column is an error, never a string.
+        strata_disable_double_quoted_strings(db)
         try registerFunctions()
     }
 
