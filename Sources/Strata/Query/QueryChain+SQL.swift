@@ -55,7 +55,13 @@ extension SelectTerm {
     func sql(_ compiler: inout SQLCompiler, in entity: EntityDescription, alias: String) -> String {
         guard let path else { return "count(*)" }
         let value = compiler.value(path, in: entity, alias: alias)
-        return function.isAggregate ? "\(function.rawValue)(\(value))" : value
+        switch function {
+        case .value: return value
+        case .sum, .average, .minimum, .maximum:
+            // `rawValue` is the SQL name: sum, avg, min, max.
+            return isDecimal ? "strata_decimal_\(function.rawValue)(\(value))" : "\(function.rawValue)(\(value))"
+        case .count: return "count(\(value))"
+        }
     }
 }
 

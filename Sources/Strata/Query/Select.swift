@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a query returns: one or more terms, each a field's value or an
 /// aggregate over the matching objects, typed by `Result` for ``DataStack/queryValue(_:)``.
 ///
@@ -48,7 +50,10 @@ public struct Select<Object: ManagedObject, Result>: Sendable {
 /// is 0 while `sum`, `average`, `minimum` and `maximum` are NULL (so
 /// `queryValue` returns `nil`; `sum` is SQL `sum`, not `total`, for that
 /// reason). `sum` of integers is an integer and throws on Int64 overflow;
-/// `average` is always a real number.
+/// `average` is always a real number. Over a `Decimal` field, `sum`,
+/// `average`, `minimum` and `maximum` are decimals, computed exactly by
+/// Strata (the sum exactly; the average to `Decimal`'s 38 digits) and read
+/// back as `Decimal`.
 public struct SelectTerm<Object: ManagedObject>: Sendable {
     enum Function: String, Sendable {
         case value = ""
@@ -64,12 +69,18 @@ public struct SelectTerm<Object: ManagedObject>: Sendable {
     /// The value the term reads; `nil` for a count of objects.
     let path: ValuePath?
     let name: String
+    /// Whether the value is a `Decimal` (stored as decimal text), whose sum,
+    /// average, minimum and maximum Strata computes exactly itself.
+    var isDecimal = false
 
-    private static func term(
-        _ function: Function, _ path: ValuePath, _ alias: String?, _ defaultPrefix: String
+    private static func term<Value>(
+        _ function: Function, _ path: ValuePath, _ alias: String?, _ defaultPrefix: String,
+        of type: Value.Type = Never.self
     ) -> SelectTerm {
         let name = alias ?? (defaultPrefix.isEmpty ? path.description : "\(defaultPrefix)(\(path))")
-        return SelectTerm(function: function, path: path, name: name)
+        return SelectTerm(
+            function: function, path: path, name: name,
+            isDecimal: type == Decimal.self || type == Decimal?.self)
     }
 
     // MARK: Field values
@@ -126,14 +137,14 @@ public struct SelectTerm<Object: ManagedObject>: Sendable {
     public static func sum<Value>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
     ) -> SelectTerm {
-        term(.sum, ValuePath(field: FieldPath.name(keyPath)), alias, "sum")
+        term(.sum, ValuePath(field: FieldPath.name(keyPath)), alias, "sum", of: Value.self)
     }
 
     /// The sum of the values along `expression`.
     public static func sum<Value>(
         _ expression: Where<Object>.Expression<Value>, as alias: String? = nil
     ) -> SelectTerm {
-        term(.sum, expression.path, alias, "sum")
+        term(.sum, expression.path, alias, "sum", of: Value.self)
     }
 
     /// The mean of the values (SQL `avg`), always a real number; ask for
@@ -141,41 +152,41 @@ public struct SelectTerm<Object: ManagedObject>: Sendable {
     public static func average<Value>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
     ) -> SelectTerm {
-        term(.average, ValuePath(field: FieldPath.name(keyPath)), alias, "average")
+        term(.average, ValuePath(field: FieldPath.name(keyPath)), alias, "average", of: Value.self)
     }
 
     /// The mean of the values along `expression`.
     public static func average<Value>(
         _ expression: Where<Object>.Expression<Value>, as alias: String? = nil
     ) -> SelectTerm {
-        term(.average, expression.path, alias, "average")
+        term(.average, expression.path, alias, "average", of: Value.self)
     }
 
     /// The smallest value (SQL `min`), in SQLite's order; NULLs are skipped.
     public static func minimum<Value>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
     ) -> SelectTerm {
-        term(.minimum, ValuePath(field: FieldPath.name(keyPath)), alias, "min")
+        term(.minimum, ValuePath(field: FieldPath.name(keyPath)), alias, "min", of: Value.self)
     }
 
     /// The smallest value along `expression`.
     public static func minimum<Value>(
         _ expression: Where<Object>.Expression<Value>, as alias: String? = nil
     ) -> SelectTerm {
-        term(.minimum, expression.path, alias, "min")
+        term(.minimum, expression.path, alias, "min", of: Value.self)
     }
 
     /// The largest value (SQL `max`), in SQLite's order; NULLs are skipped.
     public static func maximum<Value>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
     ) -> SelectTerm {
-        term(.maximum, ValuePath(field: FieldPath.name(keyPath)), alias, "max")
+        term(.maximum, ValuePath(field: FieldPath.name(keyPath)), alias, "max", of: Value.self)
     }
 
     /// The largest value along `expression`.
     public static func maximum<Value>(
         _ expression: Where<Object>.Expression<Value>, as alias: String? = nil
     ) -> SelectTerm {
-        term(.maximum, expression.path, alias, "max")
+        term(.maximum, expression.path, alias, "max", of: Value.self)
     }
 }

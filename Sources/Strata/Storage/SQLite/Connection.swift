@@ -38,6 +38,7 @@ final class Connection {
         // "name" is always an identifier: a missing column is an error, never a string.
         strata_disable_double_quoted_strings(db)
         try registerFunctions()
+        try registerDecimalAggregates()
     }
 
     deinit { close() }
