@@ -281,7 +281,7 @@ final class ObjectContext {
         // Every row of the entity is an object of its class, `Object`, so the
         // array can be reinterpreted without a cast per element.
         precondition(Object.self == ManagedObject.self || Object.self == entity.type)
-        return unsafeBitCast(fetched, to: [Object].self)
+        return uncheckedDowncast(fetched, to: [Object].self)
     }
 
     /// The object with `rowID`, registered or read from the store; `nil` if there is none.

@@ -93,7 +93,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// array per object.
     @inline(__always)
     private final var batch: RowBatch? {
-        readsFromBatch ? unsafeDowncast(owner.unsafelyUnwrapped, to: RowBatch.self) : nil
+        readsFromBatch ? uncheckedDowncast(owner.unsafelyUnwrapped, to: RowBatch.self) : nil
     }
 
     /// The current values, one per attribute slot of the entity. Setting or
