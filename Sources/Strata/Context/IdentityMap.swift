@@ -46,17 +46,32 @@ struct IdentityMap {
 ///
 /// A class, so that the manual retains of the strong mode are never copied;
 /// its state is only touched from the owning context, never with overlapping
-/// accesses, hence unchecked exclusivity.
+/// accesses, hence unchecked exclusivity (checked in the checked build).
 final class EntityObjectTable {
     enum Ownership { case strong, unretained }
 
     let ownership: Ownership
-    @exclusivity(unchecked) private var slab: [Unmanaged<ManagedObject>?] = []
-    @exclusivity(unchecked) private var freeSlots: [Int] = []
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var slab: [Unmanaged<ManagedObject>?] = []
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var freeSlots: [Int] = []
     /// Slot + 1 per row ID below `direct.count`; 0 for none.
-    @exclusivity(unchecked) private var direct: [Int32] = []
-    @exclusivity(unchecked) private var overflow: [Int64: Int] = [:]
-    @exclusivity(unchecked) private var liveCount = 0
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var direct: [Int32] = []
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var overflow: [Int64: Int] = [:]
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var liveCount = 0
 
     init(ownership: Ownership) {
         self.ownership = ownership

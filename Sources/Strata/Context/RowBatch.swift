@@ -31,12 +31,24 @@ final class RowBatch {
     private let payloads: UnsafeMutablePointer<UInt64>
     /// Per value, its storage class.
     private let kinds: UnsafeMutablePointer<Kind>
-    // Unchecked exclusivity: only `append` (and `deinit`) change the state
-    // below, never while a read is in progress.
-    @exclusivity(unchecked) private var bytes: UnsafeMutableRawPointer
-    @exclusivity(unchecked) private var byteCapacity: Int
-    @exclusivity(unchecked) private(set) var byteCount = 0
-    @exclusivity(unchecked) private var count = 0
+    // Unchecked exclusivity (checked in the checked build): only `append`
+    // (and `deinit`) change the state below, never while a read is in progress.
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var bytes: UnsafeMutableRawPointer
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var byteCapacity: Int
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private(set) var byteCount = 0
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var count = 0
 
     /// A batch for up to `rows` rows (at most ``capacity``) of `columns`
     /// values, whose text and blob bytes start with room for `byteCapacity`
