@@ -128,6 +128,9 @@ final class RowBatch {
             }
         }
         count += columns
+        #if STRATA_CHECKED
+        checkInvariants(ofRowAt: start)
+        #endif
         return start
     }
 
@@ -167,4 +170,40 @@ final class RowBatch {
             start: (bytes + start + MemoryLayout<UInt32>.size).assumingMemoryBound(to: UInt8.self),
             count: length)
     }
+
+    // MARK: Invariants
+
+    #if DEBUG || STRATA_CHECKED
+    /// Checks the whole batch: whole rows within the capacity, the bytes
+    /// within theirs, and every row's values (see ``checkInvariants(ofRowAt:)``).
+    func checkInvariants() {
+        checkInvariant(
+            count % Swift.max(columns, 1) == 0, "\(count) values, not rows of \(columns)")
+        checkInvariant(count <= valueCapacity, "\(count) values in room for \(valueCapacity)")
+        checkInvariant(byteCount <= byteCapacity, "\(byteCount) bytes in room for \(byteCapacity)")
+        for start in stride(from: 0, to: count, by: Swift.max(columns, 1)) {
+            checkInvariants(ofRowAt: start)
+        }
+    }
+
+    /// Checks one row: a text or blob value's length and bytes lie within the
+    /// stored bytes. A row never changes once appended, and the bytes only
+    /// grow, so checking each row when it is appended checks the whole batch.
+    func checkInvariants(ofRowAt start: Int) {
+        checkInvariant(
+            start >= 0 && start + columns <= count, "row at \(start) past the \(count) values")
+        checkInvariant(count <= valueCapacity, "\(count) values in room for \(valueCapacity)")
+        checkInvariant(byteCount <= byteCapacity, "\(byteCount) bytes in room for \(byteCapacity)")
+        for index in start..<(start + columns) {
+            guard kinds[index] == .text || kinds[index] == .blob else { continue }
+            let offset = Int(payloads[index])
+            let lengthEnd = offset + MemoryLayout<UInt32>.size
+            checkInvariant(
+                offset >= 0 && lengthEnd <= byteCount, "value \(index)'s length is past the bytes")
+            let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            checkInvariant(
+                lengthEnd + length <= byteCount, "value \(index)'s bytes lie past the bytes")
+        }
+    }
+    #endif
 }

@@ -36,3 +36,32 @@ func uncheckedDowncast<Source: AnyObject, Target: AnyObject>(
     return unsafeBitCast(objects, to: type)
     #endif
 }
+
+/// Stops the program when an internal invariant does not hold, with a message
+/// in every build (see ``misuse(_:file:line:)``): a bug in Strata, not misuse.
+@inline(__always)
+func checkInvariant(
+    _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,
+    file: StaticString = #fileID, line: UInt = #line
+) {
+    if !condition() { fatalError("Strata: invariant broken: \(message())", file: file, line: line) }
+}
+
+#if STRATA_CHECKED
+/// When a structure's full invariant check is due in the checked build: once
+/// per as many changes as the structure has elements, so that checking costs
+/// a constant factor on the work (a fetch of n objects makes n changes, and
+/// a full check after each would cost n²). Each change still checks what it
+/// touched at once.
+struct InvariantCheckSchedule {
+    private var changesSinceCheck = 0
+
+    /// Counts one change; whether a full check of a structure of `size` elements is due.
+    mutating func isFullCheckDue(size: Int) -> Bool {
+        changesSinceCheck += 1
+        guard changesSinceCheck >= size else { return false }
+        changesSinceCheck = 0
+        return true
+    }
+}
+#endif
