@@ -46,23 +46,46 @@ struct IdentityMap {
 ///
 /// A class, so that the manual retains of the strong mode are never copied;
 /// its state is only touched from the owning context, never with overlapping
-/// accesses, hence unchecked exclusivity.
+/// accesses, hence unchecked exclusivity (checked in the checked build).
 final class EntityObjectTable {
     enum Ownership { case strong, unretained }
 
     let ownership: Ownership
-    @exclusivity(unchecked) private var slab: [Unmanaged<ManagedObject>?] = []
-    @exclusivity(unchecked) private var freeSlots: [Int] = []
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var slab: [Unmanaged<ManagedObject>?] = []
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var freeSlots: [Int] = []
     /// Slot + 1 per row ID below `direct.count`; 0 for none.
-    @exclusivity(unchecked) private var direct: [Int32] = []
-    @exclusivity(unchecked) private var overflow: [Int64: Int] = [:]
-    @exclusivity(unchecked) private var liveCount = 0
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var direct: [Int32] = []
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var overflow: [Int64: Int] = [:]
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var liveCount = 0
+    #if STRATA_CHECKED
+    private var invariantSchedule = InvariantCheckSchedule()
+    #endif
 
     init(ownership: Ownership) {
         self.ownership = ownership
     }
 
-    deinit { removeAll() }
+    deinit {
+        #if STRATA_CHECKED
+        checkInvariants()
+        #endif
+        removeAll()
+    }
 
     private func slot(of rowID: Int64) -> Int? {
         if rowID >= 0, rowID < Int64(direct.count) {
@@ -149,6 +172,9 @@ final class EntityObjectTable {
         liveCount += 1
         setSlot(slot, for: object.rowID)
         if overflow.count > 1_024, overflow.count > 2 * liveCount { sweepOverflow() }
+        #if STRATA_CHECKED
+        checkAfterChange(to: object, isPresent: true)
+        #endif
     }
 
     /// Removes the object's entry if it is this very object.
@@ -169,6 +195,10 @@ final class EntityObjectTable {
         }
         object.identitySlot = -1
         liveCount -= 1
+        #if STRATA_CHECKED
+        // Before the release, which may deinitialize the object.
+        checkAfterChange(to: object, isPresent: false)
+        #endif
         if ownership == .strong { entry.release() }
     }
 
@@ -188,6 +218,9 @@ final class EntityObjectTable {
             entry.takeUnretainedValue().identitySlot = -1
             if ownership == .strong { entry.release() }
         }
+        #if STRATA_CHECKED
+        checkInvariants()
+        #endif
     }
 
     /// Drops overflow row IDs whose objects are gone.
@@ -196,4 +229,71 @@ final class EntityObjectTable {
             slab[slot].map { $0.takeUnretainedValue().rowID == rowID } ?? false
         }
     }
+
+    // MARK: Invariants
+
+    #if DEBUG || STRATA_CHECKED
+    /// Checks the whole table: every live object is found by its row ID, in
+    /// the slot it records; the free slots are exactly the empty ones; no row
+    /// ID the direct array covers is in the overflow too; every slot the
+    /// direct array or the overflow names exists. (An entry may name a slot
+    /// since emptied or reused by another row: that reads as absent.)
+    func checkInvariants() {
+        var live = 0
+        for (slot, entry) in slab.enumerated() {
+            guard let entry else { continue }
+            live += 1
+            // Borrowed, not retained: in the main context's table an object
+            // may be on its way out, and removes itself in its deinit.
+            entry._withUnsafeGuaranteedRef { object in
+                let rowID = object.rowID
+                checkInvariant(
+                    Int(object.identitySlot) == slot,
+                    "row \(rowID) is in slot \(slot), not its own")
+                checkInvariant(
+                    self.slot(of: rowID) == slot, "row \(rowID) does not lead to its slot \(slot)")
+            }
+        }
+        checkInvariant(live == liveCount, "\(liveCount) live objects counted, \(live) in the slab")
+        checkInvariant(Set(freeSlots).count == freeSlots.count, "a free slot is listed twice")
+        checkInvariant(
+            freeSlots.allSatisfy { $0 >= 0 && $0 < slab.count && slab[$0] == nil },
+            "a listed free slot is in use")
+        checkInvariant(
+            freeSlots.count + liveCount == slab.count, "an empty slot is not listed as free")
+        checkInvariant(
+            direct.allSatisfy { Int($0) <= slab.count }, "the direct array names no slot")
+        for (rowID, slot) in overflow {
+            checkInvariant(
+                slot >= 0 && slot < slab.count, "the overflow names no slot for row \(rowID)")
+            checkInvariant(
+                rowID < 0 || rowID >= Int64(direct.count),
+                "row \(rowID) is in the overflow and the direct array")
+        }
+    }
+    #endif
+
+    #if STRATA_CHECKED
+    /// After each change (checked build): what the change touched, then the
+    /// whole table when its turn comes.
+    private func checkAfterChange(to object: ManagedObject, isPresent: Bool) {
+        let slot = Int(object.identitySlot), rowID = object.rowID
+        if isPresent {
+            let reference = Unmanaged.passUnretained(object).toOpaque()
+            checkInvariant(
+                slot >= 0 && slot < slab.count && slab[slot]?.toOpaque() == reference,
+                "row \(rowID) was inserted, but not into the slot it records")
+            checkInvariant(
+                self.object(rowID) === object,
+                "row \(rowID) does not find the object just inserted")
+        } else {
+            checkInvariant(slot == -1, "row \(rowID) was removed but records slot \(slot)")
+            checkInvariant(
+                self.object(rowID) !== object, "row \(rowID) still finds the object just removed")
+        }
+        checkInvariant(
+            freeSlots.count + liveCount == slab.count, "an empty slot is not listed as free")
+        if invariantSchedule.isFullCheckDue(size: liveCount) { checkInvariants() }
+    }
+    #endif
 }

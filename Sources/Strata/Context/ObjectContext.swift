@@ -52,10 +52,17 @@ final class ObjectContext {
     /// no identifier in the table can be reused by another object; only the
     /// first of equal key paths is added (a generic class's accessors make a
     /// new key path object on every access, which must not grow the table).
-    // Unchecked exclusivity: read on every field access, appended to only here.
-    @exclusivity(unchecked) private var fieldSlots: [ContiguousArray<(keyPath: ObjectIdentifier, slot: Int)>]
+    // Unchecked exclusivity (checked in the checked build): read on every
+    // field access, appended to only here.
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var fieldSlots: [ContiguousArray<(keyPath: ObjectIdentifier, slot: Int)>]
     /// Per entity, the relationships resolved the same way.
-    @exclusivity(unchecked) private var relationships: [[ObjectIdentifier: RelationshipDescription]]
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var relationships: [[ObjectIdentifier: RelationshipDescription]]
     private var resolvedKeyPaths: Set<ResolvedKeyPath> = []
 
     /// A key path resolved for one entity, compared by value.
@@ -281,7 +288,7 @@ final class ObjectContext {
         // Every row of the entity is an object of its class, `Object`, so the
         // array can be reinterpreted without a cast per element.
         precondition(Object.self == ManagedObject.self || Object.self == entity.type)
-        return unsafeBitCast(fetched, to: [Object].self)
+        return uncheckedDowncast(fetched, to: [Object].self)
     }
 
     /// The object with `rowID`, registered or read from the store; `nil` if there is none.

@@ -31,12 +31,24 @@ final class RowBatch {
     private let payloads: UnsafeMutablePointer<UInt64>
     /// Per value, its storage class.
     private let kinds: UnsafeMutablePointer<Kind>
-    // Unchecked exclusivity: only `append` (and `deinit`) change the state
-    // below, never while a read is in progress.
-    @exclusivity(unchecked) private var bytes: UnsafeMutableRawPointer
-    @exclusivity(unchecked) private var byteCapacity: Int
-    @exclusivity(unchecked) private(set) var byteCount = 0
-    @exclusivity(unchecked) private var count = 0
+    // Unchecked exclusivity (checked in the checked build): only `append`
+    // (and `deinit`) change the state below, never while a read is in progress.
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var bytes: UnsafeMutableRawPointer
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var byteCapacity: Int
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private(set) var byteCount = 0
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var count = 0
 
     /// A batch for up to `rows` rows (at most ``capacity``) of `columns`
     /// values, whose text and blob bytes start with room for `byteCapacity`
@@ -116,6 +128,9 @@ final class RowBatch {
             }
         }
         count += columns
+        #if STRATA_CHECKED
+        checkInvariants(ofRowAt: start)
+        #endif
         return start
     }
 
@@ -155,4 +170,40 @@ final class RowBatch {
             start: (bytes + start + MemoryLayout<UInt32>.size).assumingMemoryBound(to: UInt8.self),
             count: length)
     }
+
+    // MARK: Invariants
+
+    #if DEBUG || STRATA_CHECKED
+    /// Checks the whole batch: whole rows within the capacity, the bytes
+    /// within theirs, and every row's values (see ``checkInvariants(ofRowAt:)``).
+    func checkInvariants() {
+        checkInvariant(
+            count % Swift.max(columns, 1) == 0, "\(count) values, not rows of \(columns)")
+        checkInvariant(count <= valueCapacity, "\(count) values in room for \(valueCapacity)")
+        checkInvariant(byteCount <= byteCapacity, "\(byteCount) bytes in room for \(byteCapacity)")
+        for start in stride(from: 0, to: count, by: Swift.max(columns, 1)) {
+            checkInvariants(ofRowAt: start)
+        }
+    }
+
+    /// Checks one row: a text or blob value's length and bytes lie within the
+    /// stored bytes. A row never changes once appended, and the bytes only
+    /// grow, so checking each row when it is appended checks the whole batch.
+    func checkInvariants(ofRowAt start: Int) {
+        checkInvariant(
+            start >= 0 && start + columns <= count, "row at \(start) past the \(count) values")
+        checkInvariant(count <= valueCapacity, "\(count) values in room for \(valueCapacity)")
+        checkInvariant(byteCount <= byteCapacity, "\(byteCount) bytes in room for \(byteCapacity)")
+        for index in start..<(start + columns) {
+            guard kinds[index] == .text || kinds[index] == .blob else { continue }
+            let offset = Int(payloads[index])
+            let lengthEnd = offset + MemoryLayout<UInt32>.size
+            checkInvariant(
+                offset >= 0 && lengthEnd <= byteCount, "value \(index)'s length is past the bytes")
+            let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            checkInvariant(
+                lengthEnd + length <= byteCount, "value \(index)'s bytes lie past the bytes")
+        }
+    }
+    #endif
 }

@@ -51,20 +51,29 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     //
     // The hot state opts out of dynamic exclusivity checks, which cost more
     // than a field read itself; only the owning context's code touches it, and
-    // never with overlapping accesses. Every object of a fetch carries this
-    // state, so it is kept compact: the row offset and identity slot share
-    // one word, the flags the next.
+    // never with overlapping accesses (the checked build checks that). Every
+    // object of a fetch carries this state, so it is kept compact: the row
+    // offset and identity slot share one word, the flags the next.
 
     /// The owning context and the object's entity, unretained: `owner` keeps
     /// the context alive, and the context the schema that owns the entity.
     /// Unmanaged rather than `unowned(unsafe)`, whose every read the compiler
     /// may turn into a retain and a release: see ``withMembership(_:)``.
-    @exclusivity(unchecked) private final var contextReference: Unmanaged<ObjectContext>?
-    @exclusivity(unchecked) private final var entityReference: Unmanaged<EntityDescription>?
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private final var contextReference: Unmanaged<ObjectContext>?
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private final var entityReference: Unmanaged<EntityDescription>?
     /// Keeps the owning context alive as long as the object: the row batch
     /// the object reads its values from (which keeps the context), or, once
     /// the object has values of its own, the context itself.
-    @exclusivity(unchecked) private final var owner: AnyObject?
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private final var owner: AnyObject?
 
     /// The owning context; `nil` for a detached object.
     final var context: ObjectContext? { contextReference?.takeUnretainedValue() }
@@ -86,14 +95,17 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     final var rowID: Int64 = 0
     /// The object's own values, once it has any (see ``values``).
-    @exclusivity(unchecked) private final var ownValues = ContiguousArray<StoredValue>()
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private final var ownValues = ContiguousArray<StoredValue>()
 
     /// The rows of the fetch that read this object, while it has no values of
     /// its own: a fetch reads every row into one shared buffer instead of an
     /// array per object.
     @inline(__always)
     private final var batch: RowBatch? {
-        readsFromBatch ? unsafeDowncast(owner.unsafelyUnwrapped, to: RowBatch.self) : nil
+        readsFromBatch ? uncheckedDowncast(owner.unsafelyUnwrapped, to: RowBatch.self) : nil
     }
 
     /// The current values, one per attribute slot of the entity. Setting or
@@ -138,7 +150,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var generation: UInt64 = 0
     /// What only an object changed in a transaction needs; `nil` until then,
     /// so that the objects of a fetch are smaller.
-    @exclusivity(unchecked) private final var changes: PendingChanges?
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private final var changes: PendingChanges?
 
     /// The values when the enclosing transaction first changed the object.
     final var baseline: ContiguousArray<StoredValue>? {
@@ -182,11 +197,17 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Where the object's row starts in `batch`.
-    @exclusivity(unchecked) private final var batchStart: Int32 = 0
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private final var batchStart: Int32 = 0
     /// The object's slot in its context's identity map, or -1.
     final var identitySlot: Int32 = -1
     /// Whether `owner` is the row batch the object reads its values from.
-    @exclusivity(unchecked) private final var readsFromBatch = false
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private final var readsFromBatch = false
     final var isInserted = false
     final var isWritten = true
     final var isDeleted = false

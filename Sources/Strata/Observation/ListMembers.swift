@@ -23,12 +23,18 @@ struct ListMembers: Sequence {
     private var starts: [Int] = []
     /// The key of each chunk's last entry.
     private var lastKeys: ContiguousArray<ListKey> = []
+    #if STRATA_CHECKED
+    private var invariantSchedule = InvariantCheckSchedule()
+    #endif
 
     init(_ entries: [ListEntry] = [], chunkCapacity: Int = defaultChunkCapacity) {
         precondition(chunkCapacity >= 2, "a chunk holds at least two entries")
         self.chunkCapacity = chunkCapacity
         chunks = Self.split(entries[...], capacity: chunkCapacity)
         restart()
+        #if STRATA_CHECKED
+        checkAfterChange()
+        #endif
     }
 
     var isEmpty: Bool { count == 0 }
@@ -122,6 +128,9 @@ struct ListMembers: Sequence {
         }
         if emptied { chunks.removeAll { $0.isEmpty } }
         restart()
+        #if STRATA_CHECKED
+        checkAfterChange()
+        #endif
     }
 
     /// Inserts entries at their final positions (ascending, as in the list
@@ -151,6 +160,9 @@ struct ListMembers: Sequence {
             }
         }
         restart()
+        #if STRATA_CHECKED
+        checkAfterChange()
+        #endif
     }
 
     // MARK: Chunks
@@ -234,16 +246,51 @@ struct ListMembers: Sequence {
         }
     }
 
-    #if DEBUG
-    /// Checks the chunks against the starts and the order; for tests.
+    #if DEBUG || STRATA_CHECKED
+    /// Checks the chunks against the starts and the order; for tests, and
+    /// after changes in the checked build.
     func checkInvariants() {
-        precondition(count == chunks.reduce(0) { $0 + $1.count }, "count differs from the chunks")
-        precondition(chunks.allSatisfy { !$0.isEmpty && $0.count <= chunkCapacity }, "a chunk is empty or over capacity")
+        checkChunks()
         var previous: ListKey?
         for entry in self {
-            if let previous { precondition(previous < entry.key, "entries out of order") }
+            if let previous { checkInvariant(previous < entry.key, "entries out of order") }
             previous = entry.key
         }
+    }
+
+    /// Checks the chunks, their starts and last keys, and the order where
+    /// two chunks meet: the part of ``checkInvariants()`` that costs a step
+    /// per chunk, as `restart()` does.
+    func checkChunks() {
+        checkInvariant(
+            starts.count == chunks.count && lastKeys.count == chunks.count,
+            "not one start and last key a chunk")
+        var start = 0
+        for index in chunks.indices {
+            let chunk = chunks[index]
+            checkInvariant(
+                !chunk.isEmpty && chunk.count <= chunkCapacity,
+                "chunk \(index) is empty or too full")
+            checkInvariant(
+                starts[index] == start, "chunk \(index) starts at \(starts[index]), not \(start)")
+            checkInvariant(
+                lastKeys[index].rowID == chunk[chunk.count - 1].rowID, "chunk \(index)'s last key")
+            if index > 0 {
+                checkInvariant(
+                    lastKeys[index - 1] < chunk[0].key, "chunks \(index - 1) and \(index) overlap")
+            }
+            start += chunk.count
+        }
+        checkInvariant(count == start, "count differs from the chunks")
+    }
+    #endif
+
+    #if STRATA_CHECKED
+    /// After each change (checked build): the chunks, then every entry's
+    /// order when its turn comes.
+    private mutating func checkAfterChange() {
+        checkChunks()
+        if invariantSchedule.isFullCheckDue(size: count) { checkInvariants() }
     }
     #endif
 }

@@ -221,7 +221,7 @@ extension ListMonitor {
 
     /// A member as the monitor's type; every member is an object of its entity.
     private func typed(_ object: ManagedObject) -> Object {
-        unsafeDowncast(object, to: Object.self)
+        uncheckedDowncast(object, to: Object.self)
     }
 
     // MARK: Notifying

@@ -78,11 +78,13 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     public func hasObjects() -> Bool { !members.isEmpty }
 
     /// The object at `index` in the whole list.
-    public subscript(index: Int) -> Object { unsafeDowncast(members[index].object, to: Object.self) }
+    public subscript(index: Int) -> Object {
+        uncheckedDowncast(members[index].object, to: Object.self)
+    }
 
     /// The object at `indexPath` (section, item).
     public subscript(indexPath: IndexPath) -> Object {
-        unsafeDowncast(members[position(of: indexPath)].object, to: Object.self)
+        uncheckedDowncast(members[position(of: indexPath)].object, to: Object.self)
     }
 
     /// The object at `itemIndex` in section `sectionIndex`.
@@ -94,7 +96,7 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     public func sectionInfo(at section: Int) -> ListSectionInfo<Object> {
         let start = Self.position(of: IndexPath(item: 0, section: section), in: sections)
         let objects = members.entries(in: start..<(start + sections[section].count)).map {
-            unsafeDowncast($0.object, to: Object.self)
+            uncheckedDowncast($0.object, to: Object.self)
         }
         return ListSectionInfo(name: sections[section].name, objects: objects)
     }
@@ -103,7 +105,9 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     public func sectionNames() -> [String] { sections.map(\.name) }
 
     /// Every object, in list order.
-    public func objectsInAllSections() -> [Object] { members.map { unsafeDowncast($0.object, to: Object.self) } }
+    public func objectsInAllSections() -> [Object] {
+        members.map { uncheckedDowncast($0.object, to: Object.self) }
+    }
 
     /// The objects of section `section`.
     public func objects(in section: Int) -> [Object] { sectionInfo(at: section).objects }

@@ -134,7 +134,9 @@ struct ListPublisherTests {
                  sectionName: { "g\($0.group)" }),
         ]
         for entry in cases {
-            entry.publisher.addObserver(entry.counter) { _ in entry.counter.calls += 1 }
+            // The counter only: the entry holds the publisher, which holds the
+            // closure, and a closure that held the entry would keep all three.
+            entry.publisher.addObserver(entry.counter) { [counter = entry.counter] _ in counter.calls += 1 }
         }
 
         for commit in 0..<80 {
