@@ -41,7 +41,7 @@ extension Where {
         _ path: ValuePath, _ values: Values
     ) -> Where<Object> where Values.Element == Value {
         do {
-            return Where(.isIn(path, try values.map { try $0.storedValue() }))
+            return Where(.isIn(path, StoredValueSet(try values.map { try $0.storedValue() })))
         } catch {
             return Where(.invalid(StrataError.wrapping(error)
                 .located(entity: String(describing: Object.self), field: path.description)))

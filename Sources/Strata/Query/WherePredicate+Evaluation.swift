@@ -34,10 +34,7 @@ struct MemoryEvaluator {
         case let .compare(path, op, operand):
             return Self.compare(value(path, of: object), op, operand)
         case let .isIn(path, values):
-            let lhs = value(path, of: object)
-            return values.contains { candidate in
-                lhs.isNull ? candidate.isNull : StoredValue.sqliteCompare(lhs, candidate) == .orderedSame
-            }
+            return values.contains(value(path, of: object))
         case let .between(path, lower, upper):
             let lhs = value(path, of: object)
             guard let low = StoredValue.sqliteCompare(lhs, lower),

@@ -4,11 +4,15 @@
 /// quoted. A path through to-one relationships is a correlated scalar
 /// subquery, so a nil link reads as NULL exactly as in memory; to-many tests
 /// are `EXISTS` and `count(*)` subqueries. `AND`/`OR` lists nest as balanced
-/// trees, so thousands of terms stay far below SQLite's expression depth limit.
+/// trees, so thousands of terms stay far below SQLite's expression depth limit,
+/// and a membership test of many values binds them as one list (see
+/// `SQLCompiler+Lists`).
 struct SQLCompiler {
     let schema: Schema
     private(set) var arguments: [StoredValue] = []
     private var aliasCount = 0
+    /// The tests compiled so far, against ``maximumTerms``.
+    var termCount = 0
 
     init(schema: Schema) {
         self.schema = schema
@@ -69,6 +73,7 @@ struct SQLCompiler {
         case .constant(let value):
             return value ? "1" : "0"
         case let .compare(path, op, operand):
+            try countTerm(entity)
             let lhs = value(path, in: entity, alias: alias)
             if operand.isNull {
                 switch op {
@@ -80,20 +85,20 @@ struct SQLCompiler {
             let placeholder = bind(operand)
             return op == .notEqual ? "\(lhs) IS NOT \(placeholder)" : "\(lhs) \(op.rawValue) \(placeholder)"
         case let .isIn(path, values):
+            try countTerm(entity)
             return membership(value(path, in: entity, alias: alias), values)
         case let .between(path, lower, upper):
+            try countTerm(entity)
             let lhs = value(path, in: entity, alias: alias)
             return "\(lhs) BETWEEN \(bind(lower)) AND \(bind(upper))"
         case let .text(path, operation, pattern, options):
+            try countTerm(entity)
             let lhs = value(path, in: entity, alias: alias)
             return "strata_text_match(\(operation.rawValue), \(lhs), \(bind(.text(pattern))), \(options.rawValue))"
         case .and(let terms):
-            return try balanced(terms, "AND", empty: "1", in: entity, alias: alias)
+            return try balanced(Self.merged(terms, conjunction: true), "AND", empty: "1", in: entity, alias: alias)
         case .or(let terms):
-            if let merged = Self.mergedEqualities(terms) {
-                return try self.predicate(merged, in: entity, alias: alias)
-            }
-            return try balanced(terms, "OR", empty: "0", in: entity, alias: alias)
+            return try balanced(Self.merged(terms, conjunction: false), "OR", empty: "0", in: entity, alias: alias)
         case .not(let inner):
             return "NOT coalesce((\(try self.predicate(inner, in: entity, alias: alias))), 0)"
         case let .members(owner, name, quantifier, inner):
@@ -106,10 +111,12 @@ struct SQLCompiler {
             case .all: return "NOT EXISTS (\(from) AND NOT coalesce((\(condition)), 0))"
             }
         case let .count(owner, name, op, number):
+            try countTerm(entity)
             let (target, memberAlias, membership) = members(owner, name, in: entity, alias: alias)
             return "(SELECT count(*) FROM \(target.quotedTable) AS \(memberAlias) WHERE \(membership)) "
                 + "\(op.rawValue) \(bind(.integer(Int64(number))))"
         case let .sql(sql, values):
+            try countTerm(entity)
             arguments.append(contentsOf: values)
             return "(\(sql))"
         case .invalid(let error):
@@ -144,18 +151,6 @@ struct SQLCompiler {
         }
     }
 
-    private mutating func membership(_ lhs: String, _ values: [StoredValue]) -> String {
-        let present = values.filter { !$0.isNull }
-        var parts: [String] = []
-        // SQLite allows 32,766 parameters per statement; chunks keep each IN list modest.
-        for chunk in stride(from: 0, to: present.count, by: 500) {
-            let slice = present[chunk..<min(chunk + 500, present.count)]
-            parts.append("\(lhs) IN (\(slice.map { bind($0) }.joined(separator: ", ")))")
-        }
-        if present.count < values.count { parts.append("\(lhs) IS NULL") }
-        return parts.isEmpty ? "0" : balancedSQL(parts, "OR")
-    }
-
     private mutating func balanced(
         _ terms: [WherePredicate], _ op: String, empty: String, in entity: EntityDescription, alias: String
     ) throws -> String {
@@ -167,16 +162,5 @@ struct SQLCompiler {
         if parts.count == 1 { return parts[0] }
         let middle = parts.count / 2
         return "(\(balancedSQL(Array(parts[..<middle]), op)) \(op) \(balancedSQL(Array(parts[middle...]), op)))"
-    }
-
-    /// An `OR` of equalities on one path, as one membership test.
-    private static func mergedEqualities(_ terms: [WherePredicate]) -> WherePredicate? {
-        guard terms.count > 2, case let .compare(path, .equal, _) = terms[0] else { return nil }
-        var values: [StoredValue] = []
-        for term in terms {
-            guard case let .compare(other, .equal, value) = term, other == path else { return nil }
-            values.append(value)
-        }
-        return .isIn(path, values)
     }
 }

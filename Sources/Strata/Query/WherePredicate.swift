@@ -18,7 +18,8 @@ indirect enum WherePredicate: Sendable {
     /// `value op operand`; `==`/`!=` with NULL test for NULL, and `!=` is true
     /// when exactly one side is NULL (as in Swift).
     case compare(ValuePath, Comparison, StoredValue)
-    case isIn(ValuePath, [StoredValue])
+    /// Membership, tested with one hash lookup in memory (NULL matches a NULL value).
+    case isIn(ValuePath, StoredValueSet)
     case between(ValuePath, StoredValue, StoredValue)
     case text(ValuePath, TextMatching.Operation, String, TextOptions)
     case and([WherePredicate])

@@ -155,9 +155,12 @@ struct ProbeGenerator {
         return DescribedWhere(clause, "\(name) \(op.symbol) \(number)")
     }
 
+    /// Memberships of every storage class, inline (a few values) and bound as
+    /// one list (more than `SQLCompiler.largestInlineList`).
     private mutating func itemMembership() -> DescribedWhere<ProbeItem> {
-        let count = random.below(6)
-        switch random.below(6) {
+        let large = random.chance(0.5)
+        let count = large ? SQLCompiler.largestInlineList + 1 + random.below(64) : random.below(6)
+        switch random.below(10) {
         case 0:
             let values = (0..<count).map { _ in random.integer() }
             return DescribedWhere(Where(\.$number, in: values), "Where(\\.$number, in: \(values))")
@@ -174,10 +177,29 @@ struct ProbeGenerator {
         case 4:
             let values = (0..<count).map { _ in random.chance(0.25) ? nil : random.string() }
             return DescribedWhere(Where(\.$note, in: values), "Where(\\.$note, in: \(values))")
-        default:
+        case 5:
             let values = (0..<count).map { _ in random.chance(0.25) ? nil : random.string() }
             return DescribedWhere(
                 Where(\.$group ~ \.$name, in: values), "Where(\\.$group ~ \\.$name, in: \(values))")
+        case 6:
+            // Whole numbers among fractions, so reals meet the integers 2^53 and 2^53 + 1.
+            let values = (0..<count).map { _ in random.chance(0.3) ? Double(random.integer()) : random.real() }
+            return DescribedWhere(Where(\.$real, in: values), "Where(\\.$real, in: \(values))")
+        case 7:
+            let values = (0..<count).map { _ in random.blob() }
+            return DescribedWhere(
+                Where(\.$data, in: values), "Where(\\.$data, in: \(values.map { Array($0) }))")
+        case 8:
+            let values = (0..<count).map { _ in random.integer() }
+            return DescribedWhere(
+                Where(\.$group ~ \.$rank, in: values), "Where(\\.$group ~ \\.$rank, in: \(values))")
+        default:
+            // Every storage class at once, against any field, through the internal tree:
+            // only equal values of one class (or integer beside real) may match.
+            let field = random.pick(["number", "maybe", "real", "text", "note", "data"])
+            let values = (0..<count).map { _ in random.storedValue() }
+            return DescribedWhere(
+                Where(.isIn(ValuePath(field: field), StoredValueSet(values))), "\(field) IN \(values)")
         }
     }
 
@@ -234,10 +256,10 @@ struct ProbeGenerator {
                 .real(real), .integer(Int64(integer)), .real(random.real()),
             ]
             return DescribedWhere(
-                Where(.isIn(ValuePath(field: "number"), values)), "number IN \(values)")
+                Where(.isIn(ValuePath(field: "number"), StoredValueSet(values))), "number IN \(values)")
         default:
             return DescribedWhere(
-                Where(.isIn(ValuePath(field: "real"), [.integer(Int64(integer))])),
+                Where(.isIn(ValuePath(field: "real"), StoredValueSet([.integer(Int64(integer))]))),
                 "real IN [\(integer)]")
         }
     }

@@ -4,9 +4,9 @@ import Foundation
 
 // MARK: Model
 
-/// The query tests' model: every kind of stored value, NULLs, a to-one chain
-/// (item → group → parent group), a to-many by foreign key (group.items) and
-/// one through a link table (item.tags). "Group" and "group" are SQL keywords,
+/// The query tests' model: every storage class (integer, real, text, blob),
+/// NULLs, a to-one chain (item → group → parent group), a to-many by foreign
+/// key (group.items) and one through a link table (item.tags). "Group" and "group" are SQL keywords,
 /// so every identifier must be quoted.
 final class ProbeItem: ManagedObject {
     @Field.Stored("number") var number: Int = 0
@@ -15,6 +15,7 @@ final class ProbeItem: ManagedObject {
     @Field.Stored("real") var real: Double = 0
     @Field.Stored("text") var text: String = ""
     @Field.Stored("note") var note: String? = nil
+    @Field.Stored("data") var data: Data = Data()
     @Field.Relationship("group") var group: ProbeGroup?
     @Field.Relationship("tags", inverse: \ProbeTag.$items) var tags: Set<ProbeTag>
 }
@@ -58,6 +59,12 @@ enum ProbeValues {
         "fi",
         "z", "ZZ", "ä", "Ä",
     ]
+    /// Empty and zero bytes, prefixes of each other, and the UTF-8 of some
+    /// strings above, which as blobs must never equal those strings.
+    static let blobs: [Data] = [
+        Data(), Data([0]), Data([0, 0]), Data([1, 2]), Data([1, 2, 3]), Data([0xFF]),
+        Data("a".utf8), Data("Émile".utf8), Data("e\u{301}mile".utf8), Data("🙂".utf8),
+    ]
 }
 
 /// Fills a stack with random items, groups and tags drawn from ``ProbeValues``.
@@ -87,6 +94,7 @@ enum ProbeData {
                 item.real = random.chance(0.5) ? Double(random.integer() % 1_000) : random.real()
                 item.text = random.pick(ProbeValues.strings)
                 item.note = random.chance(0.3) ? nil : random.pick(ProbeValues.strings)
+                item.data = random.pick(ProbeValues.blobs)
                 item.group = random.chance(0.2) ? nil : random.pick(groups)
                 item.tags = Set((0..<random.below(4)).map { _ in random.pick(tags) })
             }
@@ -114,6 +122,17 @@ struct ProbeRandom {
         chance(0.5) ? Double(below(14) - 3) + (chance(0.5) ? 0.5 : 0) : pick(ProbeValues.reals)
     }
     mutating func string() -> String { pick(ProbeValues.strings) }
+    mutating func blob() -> Data { pick(ProbeValues.blobs) }
+    /// A value of any storage class, NULL included.
+    mutating func storedValue() -> StoredValue {
+        switch below(5) {
+        case 0: return .integer(Int64(integer()))
+        case 1: return .real(real())
+        case 2: return .text(string())
+        case 3: return .blob(blob())
+        default: return chance(0.5) ? .null : .integer(Int64(below(14) - 3))
+        }
+    }
     mutating func options() -> TextOptions { TextOptions(rawValue: below(4)) }
 }
 

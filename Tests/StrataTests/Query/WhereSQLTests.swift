@@ -5,7 +5,7 @@ import Testing
 @testable import Strata
 
 /// The SQL clauses and the arguments a fetch compiles to (after `SELECT ... FROM "T" AS t0`).
-private func compiled<Object: ManagedObject>(
+func compiled<Object: ManagedObject>(
     _ query: From<Object>, limit: Int? = nil
 ) throws -> (sql: String, arguments: [StoredValue]) {
     let fetch = try query.compile(
@@ -14,7 +14,7 @@ private func compiled<Object: ManagedObject>(
 }
 
 /// The `WHERE` condition alone, for a predicate on items, with its arguments.
-private func condition(_ predicate: Where<ProbeItem>) throws -> (
+func condition(_ predicate: Where<ProbeItem>) throws -> (
     sql: String, arguments: [StoredValue]
 ) {
     let (sql, arguments) = try compiled(From<ProbeItem>().where(predicate))
