@@ -103,9 +103,12 @@ extension Where {
         precondition(
             Related.cardinality != .toOne,
             "Strata: any/all/none take a to-many relationship; compare a to-one one with == instead.")
-        return Where(.members(
-            owner: ValuePath(field: nil), relationship: FieldPath.name(keyPath), quantifier,
-            predicate.predicate))
+        if case .invalid(let error) = predicate.predicate { return Where(.invalid(error)) }
+        return Where(
+            .members(
+                owner: ValuePath(field: nil), relationship: FieldPath.name(keyPath), quantifier,
+                predicate.predicate),
+            depth: predicate.depth + 1)
     }
 
     /// The size of a to-many relationship, from ``count(_:)``.

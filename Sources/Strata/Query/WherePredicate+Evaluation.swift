@@ -46,14 +46,14 @@ struct MemoryEvaluator {
             return TextMatching.matches(text, operation, pattern, options)
         case .and(let terms):
             var result: Bool? = true
-            for term in terms {
+            for term in terms.terms {
                 guard let value = evaluate(term, on: object) else { result = nil; continue }
                 if !value { return false }
             }
             return result
         case .or(let terms):
             var result: Bool? = false
-            for term in terms {
+            for term in terms.terms {
                 guard let value = evaluate(term, on: object) else { result = nil; continue }
                 if value { return true }
             }
