@@ -1,7 +1,11 @@
 // Membership, ranges and to-many relationships.
 
 extension Where {
-    /// Objects whose field equals one of `values`.
+    /// Objects whose field equals one of `values` (`nil` among them matches NULL).
+    ///
+    /// Any number of values is one SQL parameter: up to 32 are listed inline
+    /// (`IN (?, ?)`), more are bound as one list that `strata_values` reads
+    /// back exactly; in memory, testing an object is one hash lookup.
     ///
     /// ```swift
     /// From<Person>().where(Where(\.$name, in: ["Ann", "Bob"]))
