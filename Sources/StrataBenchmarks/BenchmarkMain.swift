@@ -7,6 +7,7 @@ import Foundation
 /// swift run -c release StrataBenchmarks 10000        # another size
 /// swift run -c release StrataBenchmarks 10000 fetch  # scenarios whose key contains "fetch"
 /// swift run -c release StrataBenchmarks 100000 import # unique import of 100,000 records, half new
+/// swift run -c release StrataBenchmarks 100000 wideIn # a 100,000-value `in` over 100,000 objects
 /// swift run -c release StrataBenchmarks 1000000 migration  # migrations of 250,000 and 1,000,000 rows
 /// ```
 ///
@@ -21,6 +22,7 @@ struct BenchmarkMain {
         ("fetch", Scenario.fetchAll),
         ("fetchOne", Scenario.fetchOneByUnique),
         ("import", Scenario.uniqueImport),
+        ("wideIn", Scenario.wideIn),
     ]
 
     static let settings = RunnerSettings(warmUps: 1, runs: 5)

@@ -1,7 +1,11 @@
 // Membership, ranges and to-many relationships.
 
 extension Where {
-    /// Objects whose field equals one of `values`.
+    /// Objects whose field equals one of `values` (`nil` among them matches NULL).
+    ///
+    /// Any number of values is one SQL parameter: up to 32 are listed inline
+    /// (`IN (?, ?)`), more are bound as one list that `strata_values` reads
+    /// back exactly; in memory, testing an object is one hash lookup.
     ///
     /// ```swift
     /// From<Person>().where(Where(\.$name, in: ["Ann", "Bob"]))
@@ -41,7 +45,7 @@ extension Where {
         _ path: ValuePath, _ values: Values
     ) -> Where<Object> where Values.Element == Value {
         do {
-            return Where(.isIn(path, try values.map { try $0.storedValue() }))
+            return Where(.isIn(path, StoredValueSet(try values.map { try $0.storedValue() })))
         } catch {
             return Where(.invalid(StrataError.wrapping(error)
                 .located(entity: String(describing: Object.self), field: path.description)))
@@ -103,9 +107,12 @@ extension Where {
         checkUsage(
             Related.cardinality != .toOne,
             "Strata: any/all/none take a to-many relationship; compare a to-one one with == instead.")
-        return Where(.members(
-            owner: ValuePath(field: nil), relationship: FieldPath.name(keyPath), quantifier,
-            predicate.predicate))
+        if case .invalid(let error) = predicate.predicate { return Where(.invalid(error)) }
+        return Where(
+            .members(
+                owner: ValuePath(field: nil), relationship: FieldPath.name(keyPath), quantifier,
+                predicate.predicate),
+            depth: predicate.depth + 1)
     }
 
     /// The size of a to-many relationship, from ``count(_:)``.

@@ -10,15 +10,23 @@
 /// value is bound as an SQL parameter.
 public struct Where<Object: ManagedObject>: Sendable {
     let predicate: WherePredicate
+    /// `predicate.depth`, kept so that combining predicates never walks them.
+    let depth: Int
 
-    init(_ predicate: WherePredicate) {
+    init(unchecked predicate: WherePredicate, depth: Int) {
         self.predicate = predicate
+        self.depth = depth
+    }
+
+    /// A predicate built from the tree itself: its depth is measured (and checked).
+    init(_ predicate: WherePredicate) {
+        self.init(predicate, depth: predicate.depth)
     }
 
     /// A predicate that every object satisfies (`true`) or none does (`false`).
     @_disfavoredOverload  // so that `Where(\.$x == nil)` is a field test, never a Bool
     public init(_ value: Bool) {
-        self.predicate = .constant(value)
+        self.init(unchecked: .constant(value), depth: 1)
     }
 
     /// Wraps a predicate, so that `Where<Person>(\.$age > 3)` reads like CoreStore.
@@ -34,17 +42,17 @@ public struct Where<Object: ManagedObject>: Sendable {
     /// Where<Person>(sql: "length(name) > ?", arguments: [.integer(3)])
     /// ```
     public init(sql: String, arguments: [StoredValue] = []) {
-        self.predicate = .sql(sql, arguments)
+        self.init(unchecked: .sql(sql, arguments), depth: 1)
     }
 
     /// Objects that satisfy every predicate (all objects for an empty list).
     public static func all(_ predicates: [Where<Object>]) -> Where<Object> {
-        Where(.and(predicates.map(\.predicate)))
+        combining(predicates, conjunction: true)
     }
 
     /// Objects that satisfy at least one predicate (none for an empty list).
     public static func any(_ predicates: [Where<Object>]) -> Where<Object> {
-        Where(.or(predicates.map(\.predicate)))
+        combining(predicates, conjunction: false)
     }
 
     /// Whether the predicate can be evaluated in memory (it holds no raw SQL).
@@ -74,31 +82,23 @@ public struct Where<Object: ManagedObject>: Sendable {
 
 // MARK: Combinators
 
-// `&&` and `||` extend a list rather than nest, so that a chain built with
-// `reduce(||)` stays one flat list: thousands of nested terms would exceed
-// SQLite's expression depth limit (1,000) and the stack when compiled.
+// `&&` and `||` extend a list rather than nest, and `!` pushes itself down to
+// the tests (see `WherePredicate+Normalization`), so that a chain of any
+// length built with `reduce(||)` or repeated `!` stays shallow.
 
 /// Objects that satisfy both predicates.
 public func && <Object>(lhs: Where<Object>, rhs: Where<Object>) -> Where<Object> {
-    func terms(_ predicate: WherePredicate) -> [WherePredicate] {
-        if case .and(let terms) = predicate, !terms.isEmpty { return terms }
-        return [predicate]
-    }
-    return Where(.and(terms(lhs.predicate) + terms(rhs.predicate)))
+    .combining([lhs, rhs], conjunction: true)
 }
 
 /// Objects that satisfy either predicate.
 public func || <Object>(lhs: Where<Object>, rhs: Where<Object>) -> Where<Object> {
-    func terms(_ predicate: WherePredicate) -> [WherePredicate] {
-        if case .or(let terms) = predicate, !terms.isEmpty { return terms }
-        return [predicate]
-    }
-    return Where(.or(terms(lhs.predicate) + terms(rhs.predicate)))
+    .combining([lhs, rhs], conjunction: false)
 }
 
 /// Objects that do not satisfy the predicate: exactly the others.
 public prefix func ! <Object>(predicate: Where<Object>) -> Where<Object> {
-    Where(.not(predicate.predicate))
+    predicate.negated
 }
 
 infix operator &&? : LogicalConjunctionPrecedence

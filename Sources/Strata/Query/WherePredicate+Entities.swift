@@ -26,7 +26,7 @@ extension Schema {
         case .compare(let path, _, _), .isIn(let path, _), .between(let path, _, _), .text(let path, _, _, _):
             return entitiesRead(by: path, from: entity)
         case .and(let terms), .or(let terms):
-            return terms.reduce(into: []) { $0.formUnion(entitiesRead(by: $1, from: entity)) }
+            return terms.terms.reduce(into: []) { $0.formUnion(entitiesRead(by: $1, from: entity)) }
         case .not(let inner):
             return entitiesRead(by: inner, from: entity)
         case let .members(owner, name, _, inner):

@@ -34,10 +34,7 @@ struct MemoryEvaluator {
         case let .compare(path, op, operand):
             return Self.compare(value(path, of: object), op, operand)
         case let .isIn(path, values):
-            let lhs = value(path, of: object)
-            return values.contains { candidate in
-                lhs.isNull ? candidate.isNull : StoredValue.sqliteCompare(lhs, candidate) == .orderedSame
-            }
+            return values.contains(value(path, of: object))
         case let .between(path, lower, upper):
             let lhs = value(path, of: object)
             guard let low = StoredValue.sqliteCompare(lhs, lower),
@@ -49,14 +46,14 @@ struct MemoryEvaluator {
             return TextMatching.matches(text, operation, pattern, options)
         case .and(let terms):
             var result: Bool? = true
-            for term in terms {
+            for term in terms.terms {
                 guard let value = evaluate(term, on: object) else { result = nil; continue }
                 if !value { return false }
             }
             return result
         case .or(let terms):
             var result: Bool? = false
-            for term in terms {
+            for term in terms.terms {
                 guard let value = evaluate(term, on: object) else { result = nil; continue }
                 if value { return true }
             }

@@ -4,11 +4,18 @@
 /// quoted. A path through to-one relationships is a correlated scalar
 /// subquery, so a nil link reads as NULL exactly as in memory; to-many tests
 /// are `EXISTS` and `count(*)` subqueries. `AND`/`OR` lists nest as balanced
-/// trees, so thousands of terms stay far below SQLite's expression depth limit.
+/// trees (their deepest term first when the predicate nests deeply), and a
+/// membership test of many values binds them as one list (see
+/// `SQLCompiler+Lists`), so that every predicate Strata compiles stays within
+/// SQLite's parser stack and expression depth.
 struct SQLCompiler {
     let schema: Schema
     private(set) var arguments: [StoredValue] = []
     private var aliasCount = 0
+    /// The tests compiled so far, against ``maximumTerms``.
+    var termCount = 0
+    /// Whether lists put their costliest term first (see ``list(_:_:empty:in:alias:)``).
+    var deepestFirst = false
 
     init(schema: Schema) {
         self.schema = schema
@@ -34,7 +41,9 @@ struct SQLCompiler {
         return entity
     }
 
-    private func relationship(_ name: String, of entity: EntityDescription) -> RelationshipDescription {
+    private func relationship(_ name: String, of entity: EntityDescription)
+        -> RelationshipDescription
+    {
         guard let relationship = entity.relationships[name] else {
             misuse("Strata: \(entity.name) has no relationship '\(name)'.")
         }
@@ -43,140 +52,187 @@ struct SQLCompiler {
 
     // MARK: Values
 
-    /// The SQL for the value at `path`, read from `alias` (a row of `entity`).
+    /// The SQL for the value at `path`, read from `alias` (a row of `entity`):
+    /// a nest of one scalar subquery per link, built from the inside out.
     mutating func value(_ path: ValuePath, in entity: EntityDescription, alias: String) -> String {
-        guard let first = path.relationships.first else {
-            guard let field = path.field else { return "\(alias)._pk" }
-            guard entity.slot(of: field) != nil else {
-                misuse("Strata: \(entity.name) has no stored field or to-one relationship '\(field)'.")
-            }
-            return "\(alias).\(SQL.quote(field))"
+        var links: [(table: String, alias: String, outer: String, column: String)] = []
+        var current = entity
+        var currentAlias = alias
+        for name in path.relationships {
+            let link = relationship(name, of: current)
+            checkUsage(
+                link.isToOne,
+                "Strata: a path can only pass through to-one relationships; \(name) is to-many.")
+            current = self.entity(link.target)
+            let inner = newAlias()
+            links.append((current.quotedTable, inner, currentAlias, SQL.quote(name)))
+            currentAlias = inner
         }
-        let link = relationship(first, of: entity)
-        checkUsage(link.isToOne, "Strata: a path can only pass through to-one relationships; \(first) is to-many.")
-        let target = self.entity(link.target)
-        let inner = newAlias()
-        let rest = ValuePath(relationships: Array(path.relationships.dropFirst()), field: path.field)
-        let innerValue = value(rest, in: target, alias: inner)
-        return "(SELECT \(innerValue) FROM \(target.quotedTable) AS \(inner) "
-            + "WHERE \(inner)._pk = \(alias).\(SQL.quote(first)))"
+        var sql = "\(currentAlias)._pk"
+        if let field = path.field {
+            guard current.slot(of: field) != nil else {
+                misuse(
+                    "Strata: \(current.name) has no stored field or to-one relationship '\(field)'."
+                )
+            }
+            sql = "\(currentAlias).\(SQL.quote(field))"
+        }
+        for link in links.reversed() {
+            sql =
+                "(SELECT \(sql) FROM \(link.table) AS \(link.alias) WHERE \(link.alias)._pk = \(link.outer).\(link.column))"
+        }
+        return sql
     }
 
     // MARK: Predicates
 
-    mutating func predicate(_ predicate: WherePredicate, in entity: EntityDescription, alias: String) throws -> String {
+    /// The SQL of `predicate`, its values appended to ``arguments``.
+    ///
+    /// Lists keep the order they were written in unless that would overflow
+    /// the parser; then the predicate compiles again, each list's costliest
+    /// term first.
+    ///
+    /// - Throws: the error of an invalid predicate, and `StrataError.invalidValue`
+    ///   when the predicate has more than ``maximumTerms`` tests or its SQL
+    ///   would overflow SQLite's parser stack (see ``parserBudget``).
+    mutating func predicate(
+        _ predicate: WherePredicate, in entity: EntityDescription, alias: String
+    ) throws -> String {
+        let (aliases, terms) = (aliasCount, termCount)
+        var fragment = try self.fragment(predicate, in: entity, alias: alias)
+        if fragment.cost > Self.parserBudget {
+            (aliasCount, termCount, deepestFirst) = (aliases, terms, true)
+            defer { deepestFirst = false }
+            fragment = try self.fragment(predicate, in: entity, alias: alias)
+        }
+        try checkCost(fragment, entity)
+        arguments.append(contentsOf: fragment.arguments)
+        return fragment.sql
+    }
+
+    /// The SQL of one predicate with its own arguments and parser cost.
+    mutating func fragment(_ predicate: WherePredicate, in entity: EntityDescription, alias: String)
+        throws -> SQLFragment
+    {
         switch predicate {
         case .constant(let value):
-            return value ? "1" : "0"
+            return SQLFragment(value ? "1" : "0")
         case let .compare(path, op, operand):
-            let lhs = value(path, in: entity, alias: alias)
+            let (lhs, cost) = try self.lhs(path, in: entity, alias: alias)
+            try countTerm(entity)
             if operand.isNull {
                 switch op {
-                case .equal: return "\(lhs) IS NULL"
-                case .notEqual: return "\(lhs) IS NOT NULL"
-                default: return "0"  // an order comparison with NULL is never true
+                case .equal: return SQLFragment("\(lhs) IS NULL", cost: cost + 1)
+                case .notEqual: return SQLFragment("\(lhs) IS NOT NULL", cost: cost + 1)
+                default: return SQLFragment("0")  // an order comparison with NULL is never true
                 }
             }
-            let placeholder = bind(operand)
-            return op == .notEqual ? "\(lhs) IS NOT \(placeholder)" : "\(lhs) \(op.rawValue) \(placeholder)"
+            let sql = op == .notEqual ? "\(lhs) IS NOT ?" : "\(lhs) \(op.rawValue) ?"
+            return SQLFragment(sql, [operand], cost: cost + 2)
         case let .isIn(path, values):
-            return membership(value(path, in: entity, alias: alias), values)
+            let (lhs, cost) = try self.lhs(path, in: entity, alias: alias)
+            try countTerm(entity)
+            return membership(lhs, values, lhsCost: cost)
         case let .between(path, lower, upper):
-            let lhs = value(path, in: entity, alias: alias)
-            return "\(lhs) BETWEEN \(bind(lower)) AND \(bind(upper))"
+            let (lhs, cost) = try self.lhs(path, in: entity, alias: alias)
+            try countTerm(entity)
+            return SQLFragment("\(lhs) BETWEEN ? AND ?", [lower, upper], cost: cost + 3)
         case let .text(path, operation, pattern, options):
-            let lhs = value(path, in: entity, alias: alias)
-            return "strata_text_match(\(operation.rawValue), \(lhs), \(bind(.text(pattern))), \(options.rawValue))"
+            let (lhs, cost) = try self.lhs(path, in: entity, alias: alias)
+            try countTerm(entity)
+            return SQLFragment(
+                "strata_text_match(\(operation.rawValue), \(lhs), ?, \(options.rawValue))",
+                [.text(pattern)],
+                cost: cost + 6)
         case .and(let terms):
-            return try balanced(terms, "AND", empty: "1", in: entity, alias: alias)
+            return try list(
+                Self.merged(Array(terms.terms), conjunction: true), "AND", empty: "1", in: entity,
+                alias: alias)
         case .or(let terms):
-            if let merged = Self.mergedEqualities(terms) {
-                return try self.predicate(merged, in: entity, alias: alias)
-            }
-            return try balanced(terms, "OR", empty: "0", in: entity, alias: alias)
+            return try list(
+                Self.merged(Array(terms.terms), conjunction: false), "OR", empty: "0", in: entity,
+                alias: alias)
         case .not(let inner):
-            return "NOT coalesce((\(try self.predicate(inner, in: entity, alias: alias))), 0)"
+            let inner = try fragment(inner, in: entity, alias: alias)
+            return SQLFragment(
+                "NOT coalesce(\(inner.sql), 0)", inner.arguments, cost: inner.cost + 4)
         case let .members(owner, name, quantifier, inner):
-            let (target, memberAlias, membership) = members(owner, name, in: entity, alias: alias)
-            let condition = try self.predicate(inner, in: target, alias: memberAlias)
-            let from = "SELECT 1 FROM \(target.quotedTable) AS \(memberAlias) WHERE \(membership)"
+            let (target, memberAlias, membership) = try members(
+                owner, name, in: entity, alias: alias)
+            let condition = try fragment(inner, in: target, alias: memberAlias)
+            // The condition comes first: nested in `WHERE (`, it costs SQLite's parser least.
+            let from = "SELECT 1 FROM \(target.quotedTable) AS \(memberAlias) WHERE "
             switch quantifier {
-            case .any: return "EXISTS (\(from) AND (\(condition)))"
-            case .none: return "NOT EXISTS (\(from) AND (\(condition)))"
-            case .all: return "NOT EXISTS (\(from) AND NOT coalesce((\(condition)), 0))"
+            case .any, .none:
+                let exists = "EXISTS (\(from)(\(condition.sql)) AND \(membership.sql))"
+                return SQLFragment(
+                    quantifier == .any ? exists : "NOT \(exists)", condition.arguments,
+                    cost: max(condition.cost + 10, membership.cost))
+            case .all:
+                return SQLFragment(
+                    "NOT EXISTS (\(from)NOT coalesce(\(condition.sql), 0) AND \(membership.sql))",
+                    condition.arguments, cost: max(condition.cost + 14, membership.cost))
             }
         case let .count(owner, name, op, number):
-            let (target, memberAlias, membership) = members(owner, name, in: entity, alias: alias)
-            return "(SELECT count(*) FROM \(target.quotedTable) AS \(memberAlias) WHERE \(membership)) "
-                + "\(op.rawValue) \(bind(.integer(Int64(number))))"
+            let (target, memberAlias, membership) = try members(
+                owner, name, in: entity, alias: alias)
+            try countTerm(entity)
+            return SQLFragment(
+                "(SELECT count(*) FROM \(target.quotedTable) AS \(memberAlias) WHERE \(membership.sql)) "
+                    + "\(op.rawValue) ?", [.integer(Int64(number))], cost: membership.cost + 1)
         case let .sql(sql, values):
-            arguments.append(contentsOf: values)
-            return "(\(sql))"
+            try countTerm(entity)
+            // SQLite's parser may nest as deep as the text's parentheses, each in the costliest way.
+            let parentheses = sql.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "(") ? 1 : 0) }
+            return SQLFragment("(\(sql))", values, cost: 4 + 3 * parentheses)
         case .invalid(let error):
             throw error
         }
+    }
+
+    /// The SQL of the value at `path` and what it costs SQLite's parser:
+    /// about 5 for each link's subquery.
+    private mutating func lhs(_ path: ValuePath, in entity: EntityDescription, alias: String) throws
+        -> (String, Int)
+    {
+        let cost = path.relationships.isEmpty ? 0 : 3 + 5 * path.relationships.count
+        // Checked before the SQL is built, which a path of a million links would make slow.
+        try checkCost(SQLFragment("", cost: cost), entity)
+        return (value(path, in: entity, alias: alias), cost)
     }
 
     /// The target entity, an alias for its rows, and the condition that makes
     /// a row of it a member of the to-many relationship `name` of the owner.
     private mutating func members(
         _ owner: ValuePath, _ name: String, in entity: EntityDescription, alias: String
-    ) -> (EntityDescription, String, String) {
+    ) throws -> (EntityDescription, String, SQLFragment) {
         var ownerEntity = entity
-        for link in owner.relationships + [owner.field].compactMap({ $0 }) {
+        let ownerLinks = owner.relationships + [owner.field].compactMap { $0 }
+        for link in ownerLinks {
             ownerEntity = self.entity(relationship(link, of: ownerEntity).target)
         }
-        let ownerRowID = value(ValuePath(relationships: owner.relationships + [owner.field].compactMap { $0 }, field: nil),
-                               in: entity, alias: alias)
+        let (ownerRowID, ownerCost) = try lhs(
+            ValuePath(relationships: ownerLinks, field: nil), in: entity, alias: alias)
         let link = relationship(name, of: ownerEntity)
         let target = self.entity(link.target)
         let memberAlias = newAlias()
         switch link.storage {
         case let .inverseForeignKey(targetSlot, _):
             let column = SQL.quote(target.attributes[targetSlot].name)
-            return (target, memberAlias, "\(memberAlias).\(column) = \(ownerRowID)")
+            return (
+                target, memberAlias,
+                SQLFragment("\(memberAlias).\(column) = \(ownerRowID)", cost: ownerCost + 9)
+            )
         case let .linkTable(table, ownerColumn, targetColumn, _):
-            return (target, memberAlias,
+            return (
+                target, memberAlias,
+                SQLFragment(
                     "\(memberAlias)._pk IN (SELECT \(SQL.quote(targetColumn)) FROM \(SQL.quote(table)) "
-                        + "WHERE \(SQL.quote(ownerColumn)) = \(ownerRowID))")
+                        + "WHERE \(SQL.quote(ownerColumn)) = \(ownerRowID))", cost: ownerCost + 17)
+            )
         case .foreignKey:
-            misuse("Strata: '\(name)' is a to-one relationship; compare it with == instead.")
+            misuse(
+                "Strata: '\(name)' is a to-one relationship; compare it with == instead.")
         }
-    }
-
-    private mutating func membership(_ lhs: String, _ values: [StoredValue]) -> String {
-        let present = values.filter { !$0.isNull }
-        var parts: [String] = []
-        // SQLite allows 32,766 parameters per statement; chunks keep each IN list modest.
-        for chunk in stride(from: 0, to: present.count, by: 500) {
-            let slice = present[chunk..<min(chunk + 500, present.count)]
-            parts.append("\(lhs) IN (\(slice.map { bind($0) }.joined(separator: ", ")))")
-        }
-        if present.count < values.count { parts.append("\(lhs) IS NULL") }
-        return parts.isEmpty ? "0" : balancedSQL(parts, "OR")
-    }
-
-    private mutating func balanced(
-        _ terms: [WherePredicate], _ op: String, empty: String, in entity: EntityDescription, alias: String
-    ) throws -> String {
-        guard !terms.isEmpty else { return empty }
-        return balancedSQL(try terms.map { try predicate($0, in: entity, alias: alias) }, op)
-    }
-
-    private func balancedSQL(_ parts: [String], _ op: String) -> String {
-        if parts.count == 1 { return parts[0] }
-        let middle = parts.count / 2
-        return "(\(balancedSQL(Array(parts[..<middle]), op)) \(op) \(balancedSQL(Array(parts[middle...]), op)))"
-    }
-
-    /// An `OR` of equalities on one path, as one membership test.
-    private static func mergedEqualities(_ terms: [WherePredicate]) -> WherePredicate? {
-        guard terms.count > 2, case let .compare(path, .equal, _) = terms[0] else { return nil }
-        var values: [StoredValue] = []
-        for term in terms {
-            guard case let .compare(other, .equal, value) = term, other == path else { return nil }
-            values.append(value)
-        }
-        return .isIn(path, values)
     }
 }

@@ -51,7 +51,7 @@ struct LargePredicateTests {
         let fetched = try stack.fetchAll(From<ProbeItem>().where(sameField)).map(\.rowID)
         #expect(fetched == rowIDs(items) { wanted.contains($0.number) })
         #expect(fetched.count == Self.termCount - 100)
-        // On alternating fields: a balanced OR tree of 5,000 terms.
+        // On alternating fields: the equalities on each field merge into one membership test.
         let mixed = Where<ProbeItem>.any(
             numbers.enumerated().map { index, number in
                 index.isMultiple(of: 2) ? \.$number == number : \.$text == "n\(number)"
@@ -125,6 +125,104 @@ struct LargePredicateTests {
         #expect(
             sample.filter { anyChain.evaluate($0) == true }.map(\.rowID)
                 == sample.filter { wanted.contains($0.number) }.map(\.rowID))
+        withExtendedLifetime(directory) {}
+    }
+}
+
+/// Membership of many values binds them as one parameter and tests a hash set
+/// in memory; tests that cannot be merged stop at a documented number.
+@MainActor
+@Suite("Where: wide predicates")
+struct WidePredicateTests {
+    /// Items numbered 0..<6,000 with text "n<number>", `maybe` nil for multiples of 7.
+    private func makeItems() throws -> (DataStack, [ProbeItem], TemporaryDirectory) {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(probeSchema, .inMemory, in: directory)
+        try stack.perform(synchronous: { tx in
+            for number in 0..<6_000 {
+                let item = tx.create(Into<ProbeItem>())
+                item.number = number
+                item.text = "n\(number)"
+                item.maybe = number.isMultiple(of: 7) ? nil : number
+            }
+        })
+        return (stack, try stack.fetchAll(From<ProbeItem>()), directory)
+    }
+
+    private func rowIDs(_ items: [ProbeItem], where test: (ProbeItem) -> Bool) -> [Int64] {
+        items.filter(test).map(\.rowID)
+    }
+
+    /// 100,000 values: one bound parameter (a stock SQLite allows 32,766), one
+    /// SQL term, and a hash lookup an object in memory (a scan of the values
+    /// took 25–117 ms an object).
+    @Test func hundredThousandValueMembershipBindsOneParameterAndTestsASet() throws {
+        let (stack, items, directory) = try makeItems()
+        var random = SplitMix64(seed: 61)
+        let numbers = (0..<100_000).map { _ in Int(random.next() % 200_000) }
+        let wanted = Set(numbers)
+        let predicate = Where(\ProbeItem.$number, in: numbers)
+        let (sql, arguments) = try condition(predicate)
+        #expect(sql == "t0.\"number\" IN (SELECT value FROM strata_values(?))")
+        #expect(arguments.count == 1)
+        let expected = rowIDs(items) { wanted.contains($0.number) }
+        #expect(try stack.fetchAll(From<ProbeItem>().where(predicate)).map(\.rowID) == expected)
+        #expect(try stack.fetchCount(From<ProbeItem>().where(!predicate)) == items.count - expected.count)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let evaluated = rowIDs(items) { predicate.evaluate($0) == true }
+        let elapsed = clock.now - start
+        #expect(evaluated == expected)
+        #expect(elapsed < .seconds(5), "6,000 evaluations took \(elapsed)")
+        // NULL among the values matches the NULLs.
+        let optional: [Int?] = numbers.map { $0 } + [nil]
+        let withNil = Where(\ProbeItem.$maybe, in: optional)
+        let nilExpected = rowIDs(items) { $0.maybe.map(wanted.contains) ?? true }
+        #expect(try condition(withNil).arguments.count == 1)
+        #expect(try stack.fetchAll(From<ProbeItem>().where(withNil)).map(\.rowID) == nilExpected)
+        #expect(rowIDs(items) { withNil.evaluate($0) == true } == nilExpected)
+        withExtendedLifetime(directory) {}
+    }
+
+    /// An `OR` of equalities, or an `AND` of inequalities, on one field
+    /// merges into one membership test however long, even mixed with other tests.
+    @Test func equalitiesOnOneFieldMergeIntoOneTest() throws {
+        let (stack, items, directory) = try makeItems()
+        let numbers = Array(stride(from: 0, to: 100_000, by: 2))
+        let any = Where<ProbeItem>.any(numbers.map { \.$number == $0 } + [\.$text == "n7", \.$text == "n9"])
+        #expect(try condition(any).arguments.count == 3)
+        #expect(
+            try stack.fetchAll(From<ProbeItem>().where(any)).map(\.rowID)
+                == rowIDs(items) { $0.number.isMultiple(of: 2) || $0.number == 7 || $0.number == 9 })
+        let all = Where<ProbeItem>.all(numbers.map { \.$number != $0 } + [\.$maybe != nil])
+        #expect(try condition(all).arguments.count == 1)
+        #expect(
+            try stack.fetchAll(From<ProbeItem>().where(all)).map(\.rowID)
+                == rowIDs(items) { !$0.number.isMultiple(of: 2) && $0.maybe != nil })
+        withExtendedLifetime(directory) {}
+    }
+
+    /// Tests that do not merge (pairs of fields, ranges, text) compile up to
+    /// `SQLCompiler.maximumTerms`; one more is `invalidValue`, where SQLite
+    /// would take seconds to prepare it (and a stock SQLite stops at 32,766 values).
+    @Test func unmergeableTestsStopAtTheTermLimit() throws {
+        let (stack, items, directory) = try makeItems()
+        let limit = SQLCompiler.maximumTerms
+        let pairs = (0..<limit / 2).map { 3 * $0 }
+        let composite = Where<ProbeItem>.any(pairs.map { \.$number == $0 && \.$text == "n\($0)" })
+        let expected = rowIDs(items) { $0.number.isMultiple(of: 3) && $0.number < 3 * (limit / 2) }
+        #expect(try stack.fetchAll(From<ProbeItem>().where(composite)).map(\.rowID) == expected)
+        let sample = stride(from: 0, to: items.count, by: 40).map { items[$0] }
+        #expect(
+            sample.filter { composite.evaluate($0) == true }.map(\.rowID)
+                == rowIDs(sample) { $0.number.isMultiple(of: 3) && $0.number < 3 * (limit / 2) })
+        let over = composite || \.$number < 0
+        let error = #expect(throws: StrataError.self) { try stack.fetchAll(From<ProbeItem>().where(over)) }
+        guard case .invalidValue(_, _, let reason)? = error else {
+            Issue.record("expected invalidValue, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("more than \(limit) tests"), "\(reason)")
         withExtendedLifetime(directory) {}
     }
 }

@@ -5,7 +5,7 @@ import Testing
 @testable import Strata
 
 /// The SQL clauses and the arguments a fetch compiles to (after `SELECT ... FROM "T" AS t0`).
-private func compiled<Object: ManagedObject>(
+func compiled<Object: ManagedObject>(
     _ query: From<Object>, limit: Int? = nil
 ) throws -> (sql: String, arguments: [StoredValue]) {
     let fetch = try query.compile(
@@ -14,7 +14,7 @@ private func compiled<Object: ManagedObject>(
 }
 
 /// The `WHERE` condition alone, for a predicate on items, with its arguments.
-private func condition(_ predicate: Where<ProbeItem>) throws -> (
+func condition(_ predicate: Where<ProbeItem>) throws -> (
     sql: String, arguments: [StoredValue]
 ) {
     let (sql, arguments) = try compiled(From<ProbeItem>().where(predicate))
@@ -70,11 +70,9 @@ struct WhereSQLTests {
     }
 
     @Test func combinatorsNestAndKeepNullsOutOfNot() throws {
-        let (sql, arguments) = try condition((\.$number > 1 && \.$number < 9) || !(\.$text == "a"))
+        let (sql, arguments) = try condition((\.$number > 1 && \.$number < 9) || !(\.$text < "a"))
         #expect(
-            sql
-                == "((t0.\"number\" > ? AND t0.\"number\" < ?) OR NOT coalesce((t0.\"text\" = ?), 0))"
-        )
+            sql == "((t0.\"number\" > ? AND t0.\"number\" < ?) OR NOT coalesce(t0.\"text\" < ?, 0))")
         #expect(arguments == [.integer(1), .integer(9), .text("a")])
         #expect(try condition(Where(true)).sql == "1")
         #expect(try condition(Where(false)).sql == "0")
@@ -219,23 +217,23 @@ struct WhereSQLTests {
             "t1._pk IN (SELECT \"target\" FROM \"_strata_link_Item_tags\" WHERE \"source\" = t0._pk)"
         #expect(
             try condition(.any(\.$tags, \.$label == "x")) == (
-                "EXISTS (SELECT 1 FROM \"Tag\" AS t1 WHERE \(link) AND (t1.\"label\" = ?))",
+                "EXISTS (SELECT 1 FROM \"Tag\" AS t1 WHERE (t1.\"label\" = ?) AND \(link))",
                 [.text("x")]
             ))
         #expect(
             try condition(.none(\.$tags, \.$label == "x")).sql
-                == "NOT EXISTS (SELECT 1 FROM \"Tag\" AS t1 WHERE \(link) AND (t1.\"label\" = ?))")
+                == "NOT EXISTS (SELECT 1 FROM \"Tag\" AS t1 WHERE (t1.\"label\" = ?) AND \(link))")
         #expect(
             try condition(.all(\.$tags, \.$label == "x")).sql
-                == "NOT EXISTS (SELECT 1 FROM \"Tag\" AS t1 WHERE \(link) AND NOT coalesce((t1.\"label\" = ?), 0))"
+                == "NOT EXISTS (SELECT 1 FROM \"Tag\" AS t1 WHERE NOT coalesce(t1.\"label\" = ?, 0) AND \(link))"
         )
         #expect(
             try condition(Where<ProbeItem>.count(\.$tags) >= 2)
                 == ("(SELECT count(*) FROM \"Tag\" AS t1 WHERE \(link)) >= ?", [.integer(2)]))
         let groups = try compiled(From<ProbeGroup>().where(.any(\.$items, \.$number == 1)))
         #expect(
-            groups.sql == " WHERE EXISTS (SELECT 1 FROM \"Item\" AS t1 WHERE t1.\"group\" = t0._pk "
-                + "AND (t1.\"number\" = ?)) ORDER BY t0._pk ASC")
+            groups.sql == " WHERE EXISTS (SELECT 1 FROM \"Item\" AS t1 WHERE (t1.\"number\" = ?) "
+                + "AND t1.\"group\" = t0._pk) ORDER BY t0._pk ASC")
         #expect(groups.arguments == [.integer(1)])
     }
 

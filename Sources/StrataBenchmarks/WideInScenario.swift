@@ -1,0 +1,90 @@
+import CSQLite
+import Foundation
+import Strata
+
+/// A row as the raw side materializes it: the same fields as ``Bench``.
+private struct RawWideInRow {
+    var rowID: Int64
+    var name: String
+    var age: Int
+    var score: Double
+    var email: String?
+}
+
+extension Scenario {
+    /// Fetches the objects whose name is one of as many values as there are
+    /// objects; half the values name an object (every even one), half none.
+    ///
+    /// Untimed: filling one Strata store and one raw database with `records`,
+    /// and the list of names `Person 0`, `Person 2`, … `Person <2 × count − 2>`.
+    /// Timed: Strata's `stack.fetchAll(From<Bench>().where(names ~= \.$name))`
+    /// on the main actor, which builds the predicate's set, binds the values
+    /// as one blob and reads them with `strata_values(?)`; against one
+    /// prepared `SELECT ... WHERE name IN (SELECT value FROM json_each(?))`
+    /// with the names encoded as a JSON array, building a Swift struct per
+    /// row; then the same sum over the fields on both sides.
+    static func wideIn(_ records: [BenchRecord], in workspace: Workspace) throws -> Scenario {
+        let stack = try Fixtures.strataStack(at: workspace.newFile("strata-wide-in"))
+        try Fixtures.strataInsert(records, into: stack)
+        let database = try Fixtures.rawDatabase(at: workspace.newFile("raw-wide-in"))
+        try Fixtures.rawInsert(records, into: database)
+        let names = stride(from: 0, to: 2 * records.count, by: 2).map { "Person \($0)" }
+        let expected = (records.count + 1) / 2
+        func verify(_ count: Int) throws {
+            guard count == expected else {
+                throw BenchmarkError(description: "fetched \(count) objects, expected \(expected)")
+            }
+        }
+
+        return Scenario(
+            name: "fetch name in \(countLabel(names.count)) values",
+            strata: Side {
+                Run(body: {
+                    let objects = try stack.fetchAll(From<Bench>().where(names ~= \.$name))
+                    try verify(objects.count)
+                    return objects.reduce(0) { sum, object in
+                        sum + Int(object.score)
+                            + BenchRecord.checksum(
+                                age: object.age, name: object.name, email: object.email)
+                    }
+                })
+            },
+            raw: Side {
+                Run(body: {
+                    let rows = try rawFetchNamed(names, from: database)
+                    try verify(rows.count)
+                    return rows.reduce(0) { sum, row in
+                        sum + Int(row.score)
+                            + BenchRecord.checksum(age: row.age, name: row.name, email: row.email)
+                    }
+                })
+            })
+    }
+}
+
+/// The raw rows whose name is in `names`, with one statement and the names as one JSON parameter.
+private func rawFetchNamed(_ names: [String], from database: RawDatabase) throws -> [RawWideInRow] {
+    let json = String(decoding: try JSONEncoder().encode(names), as: UTF8.self)
+    let select = try database.prepare(
+        "SELECT _pk, name, age, score, email FROM Bench WHERE name IN (SELECT value FROM json_each(?))"
+    )
+    let statement = select.handle
+    try database.check(sqlite3_bind_text(statement, 1, json, -1, strata_sqlite_transient()))
+    var rows: [RawWideInRow] = []
+    while try select.step() {
+        rows.append(
+            RawWideInRow(
+                rowID: sqlite3_column_int64(statement, 0),
+                name: text(statement, 1) ?? "",
+                age: Int(sqlite3_column_int64(statement, 2)),
+                score: sqlite3_column_double(statement, 3),
+                email: text(statement, 4)))
+    }
+    return rows
+}
+
+/// The text in column `index`, or `nil` for NULL.
+private func text(_ statement: OpaquePointer, _ index: Int32) -> String? {
+    guard let bytes = sqlite3_column_text(statement, index) else { return nil }
+    return String(cString: bytes)
+}
