@@ -9,6 +9,8 @@ import Foundation
 /// swift run -c release StrataBenchmarks 100000 import # unique import of 100,000 records, half new
 /// swift run -c release StrataBenchmarks 100000 wideIn # a 100,000-value `in` over 100,000 objects
 /// swift run -c release StrataBenchmarks 1000000 migration  # migrations of 250,000 and 1,000,000 rows
+/// swift run -c release StrataBenchmarks 100000 follow # another process's commits reaching a monitor
+/// swift run -c release StrataBenchmarks 100000 idle   # CPU of a live monitor while nothing changes
 /// ```
 ///
 /// Each scenario runs in a child process of its own (`--only <key>`), so one
@@ -41,6 +43,15 @@ struct BenchmarkMain {
     @MainActor
     private static func run() async throws {
         var arguments = Array(CommandLine.arguments.dropFirst())
+        // The follow benchmark's helper processes.
+        if arguments.first == FollowWriter.flag {
+            try await FollowWriter.run(Array(arguments.dropFirst()))
+            return
+        }
+        if arguments.first == RawFollower.flag {
+            try await RawFollower.run(Array(arguments.dropFirst()))
+            return
+        }
         let count = arguments.lazy.compactMap { Int($0) }.first ?? 100_000
         if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count {
             try await runInProcess(arguments[index + 1], count: count)
@@ -53,7 +64,7 @@ struct BenchmarkMain {
         } else {
             print("Strata benchmarks: \(count) objects, \(settings.description), one process per scenario")
         }
-        for key in scenarios.map(\.key) + ["monitor"] where filter.map(key.contains) ?? true {
+        for key in scenarios.map(\.key) + ["monitor", "follow", "idle"] where filter.map(key.contains) ?? true {
             try runInChildProcess(key, count: count)
         }
         // Only on request: a quarter of the count, then the count, a process each,
@@ -76,6 +87,16 @@ struct BenchmarkMain {
             let workspace = try Workspace()
             defer { workspace.remove() }
             try MonitorBenchmark.run(count: count, in: workspace, settings: settings)
+            return
+        }
+        if key == "follow" || key == "idle" {
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            if key == "follow" {
+                try await FollowBenchmark.run(in: workspace)
+            } else {
+                try await IdleBenchmark.run(in: workspace)
+            }
             return
         }
         guard let scenario = scenarios.first(where: { $0.key == key }) else {
