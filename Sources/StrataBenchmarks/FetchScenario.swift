@@ -2,7 +2,7 @@ import CSQLite
 import Strata
 
 /// A row as the raw side materializes it: the same fields as ``Bench``.
-private struct RawBenchRow {
+struct RawBenchRow {
     var rowID: Int64
     var name: String
     var age: Int

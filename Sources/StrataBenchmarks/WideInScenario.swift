@@ -2,15 +2,6 @@ import CSQLite
 import Foundation
 import Strata
 
-/// A row as the raw side materializes it: the same fields as ``Bench``.
-private struct RawWideInRow {
-    var rowID: Int64
-    var name: String
-    var age: Int
-    var score: Double
-    var email: String?
-}
-
 extension Scenario {
     /// Fetches the objects whose name is one of as many values as there are
     /// objects; half the values name an object (every even one), half none.
@@ -63,17 +54,17 @@ extension Scenario {
 }
 
 /// The raw rows whose name is in `names`, with one statement and the names as one JSON parameter.
-private func rawFetchNamed(_ names: [String], from database: RawDatabase) throws -> [RawWideInRow] {
+private func rawFetchNamed(_ names: [String], from database: RawDatabase) throws -> [RawBenchRow] {
     let json = String(decoding: try JSONEncoder().encode(names), as: UTF8.self)
     let select = try database.prepare(
         "SELECT _pk, name, age, score, email FROM Bench WHERE name IN (SELECT value FROM json_each(?))"
     )
     let statement = select.handle
     try database.check(sqlite3_bind_text(statement, 1, json, -1, strata_sqlite_transient()))
-    var rows: [RawWideInRow] = []
+    var rows: [RawBenchRow] = []
     while try select.step() {
         rows.append(
-            RawWideInRow(
+            RawBenchRow(
                 rowID: sqlite3_column_int64(statement, 0),
                 name: text(statement, 1) ?? "",
                 age: Int(sqlite3_column_int64(statement, 2)),

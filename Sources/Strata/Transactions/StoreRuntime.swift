@@ -88,9 +88,6 @@ final class StoreRuntime: Sendable {
             return state.delivered
         }
     }
-
-    /// The generation of this stack's last commit, or the store's when opened.
-    var committedGeneration: UInt64 { committed.withLock { $0.generation } }
 }
 
 /// Maps SQLite failures met while opening or writing a store to typed errors.
