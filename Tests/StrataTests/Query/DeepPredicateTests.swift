@@ -14,17 +14,7 @@ struct DeepPredicateTests {
 
     /// Items numbered 0..<600 with text "n<number>", `maybe` nil for multiples of 7.
     private func makeItems() throws -> (DataStack, [ProbeItem], TemporaryDirectory) {
-        let directory = TemporaryDirectory()
-        let stack = try makeStack(probeSchema, .inMemory, in: directory)
-        try stack.perform(synchronous: { tx in
-            for number in 0..<Self.itemCount {
-                let item = tx.create(Into<ProbeItem>())
-                item.number = number
-                item.text = "n\(number)"
-                item.maybe = number.isMultiple(of: 7) ? nil : number
-            }
-        })
-        return (stack, try stack.fetchAll(From<ProbeItem>()), directory)
+        try makeNumberedProbeItems(Self.itemCount)
     }
 
     private func rowIDs(_ items: [ProbeItem], where test: (ProbeItem) -> Bool) -> [Int64] {

@@ -12,17 +12,7 @@ struct LargePredicateTests {
 
     /// Items numbered 0..<6,000 with text "n<number>"; returned in row-ID order.
     private func makeItems() throws -> (DataStack, [ProbeItem], TemporaryDirectory) {
-        let directory = TemporaryDirectory()
-        let stack = try makeStack(probeSchema, .inMemory, in: directory)
-        try stack.perform(synchronous: { tx in
-            for number in 0..<Self.itemCount {
-                let item = tx.create(Into<ProbeItem>())
-                item.number = number
-                item.text = "n\(number)"
-                item.maybe = number.isMultiple(of: 7) ? nil : number
-            }
-        })
-        return (stack, try stack.fetchAll(From<ProbeItem>()), directory)
+        try makeNumberedProbeItems(Self.itemCount)
     }
 
     /// 5,000 distinct numbers out of 0..<6,000, and some that match nothing.
@@ -225,4 +215,21 @@ struct WidePredicateTests {
         #expect(reason.contains("more than \(limit) tests"), "\(reason)")
         withExtendedLifetime(directory) {}
     }
+}
+
+/// `count` items numbered 0..<count with text "n<number>" and `maybe` nil
+/// for multiples of 7, in an in-memory store; returned in row-ID order.
+@MainActor
+func makeNumberedProbeItems(_ count: Int) throws -> (DataStack, [ProbeItem], TemporaryDirectory) {
+    let directory = TemporaryDirectory()
+    let stack = try makeStack(probeSchema, .inMemory, in: directory)
+    try stack.perform(synchronous: { tx in
+        for number in 0..<count {
+            let item = tx.create(Into<ProbeItem>())
+            item.number = number
+            item.text = "n\(number)"
+            item.maybe = number.isMultiple(of: 7) ? nil : number
+        }
+    })
+    return (stack, try stack.fetchAll(From<ProbeItem>()), directory)
 }
