@@ -64,7 +64,14 @@ extension MainContext {
                 apply(refresh)
                 continue
             }
-            if let next = waiting.removeValue(forKey: generation + 1) {
+            if var next = waiting.removeValue(forKey: generation + 1) {
+                if next.needsValues {
+                    do {
+                        next = try inPinnedSnapshot { try readNeededValues(of: [next], on: $0)[0] }
+                    } catch {
+                        StrataLog.warning("Strata could not read the values of a bulk write: \(error)")
+                    }
+                }
                 merge(next)
                 continue
             }
@@ -101,12 +108,12 @@ extension MainContext {
     }
 
     /// Runs `body` on the reader inside one read transaction.
-    private func inPinnedSnapshot(_ body: (Connection) throws -> Void) throws {
+    private func inPinnedSnapshot<Result>(_ body: (Connection) throws -> Result) throws -> Result {
         let reader = try context.readConnection()
         try reader.run("BEGIN")
         defer { try? reader.run("COMMIT") }
         // The snapshot starts with the first read.
-        try body(reader)
+        return try body(reader)
     }
 
     private func takeLocalChangeSets() {
@@ -179,6 +186,10 @@ extension MainContext {
     /// becomes a refresh.
     private func readLog(through last: UInt64, on connection: Connection) throws {
         takeLocalChangeSets()
+        let unread = waiting.values.filter(\.needsValues)
+        for changeSet in try readNeededValues(of: unread, on: connection) {
+            waiting[changeSet.generation] = changeSet
+        }
         let first = max(generation, waitingRefresh?.generation ?? 0) + 1
         guard last >= first else { return }
         if last - first >= Self.replayLimit {
@@ -194,20 +205,38 @@ extension MainContext {
             waitingRefresh = try readRefresh(at: last, on: connection)
             return
         }
-        for changeSet in try changeSets(of: records, on: connection) {
+        for changeSet in try readNeededValues(of: records.map(changeSet(of:)), on: connection) {
             waiting[changeSet.generation] = changeSet
         }
     }
 
-    /// Other writers' records as change sets, with the values of the rows
-    /// someone here needs, read in one query per entity.
-    private func changeSets(of records: [CommitRecord], on connection: Connection) throws -> [ChangeSet] {
+    /// Another writer's record as a change set whose rows have no values yet.
+    private func changeSet(of record: CommitRecord) -> ChangeSet {
+        var changes: [String: ChangeSet.EntityChanges] = [:]
+        for (name, logged) in record.entities where context.schema.entity(named: name) != nil {
+            changes[name] = ChangeSet.EntityChanges(
+                deleted: Set(logged.deleted), insertedUnread: logged.inserted, updatedUnread: logged.updated,
+                cleared: logged.cleared)
+        }
+        var changeSet = ChangeSet(
+            generation: record.generation, author: record.author, date: record.date, isLocal: false,
+            changes: changes)
+        changeSet.needsValues = true
+        return changeSet
+    }
+
+    /// The change sets with the values of the rows someone here needs (a
+    /// registered object's, or any row of an entity an observer watches),
+    /// read in the snapshot open on `connection`, one query per entity.
+    /// Rows nobody needs, and rows gone since, stay listed without values.
+    func readNeededValues(of changeSets: [ChangeSet], on connection: Connection) throws -> [ChangeSet] {
+        guard changeSets.contains(where: \.needsValues) else { return changeSets }
         let watched = observation.watchedEntityNames
         var needed: [String: Set<Int64>] = [:]
-        for record in records {
-            for (name, changes) in record.entities {
+        for changeSet in changeSets where changeSet.needsValues {
+            for (name, changes) in changeSet.changes where changes.hasUnreadRows {
                 guard let entity = context.schema.entity(named: name) else { continue }
-                let rows = changes.inserted + Array(changes.updated.keys)
+                let rows = changes.insertedUnread + Array(changes.updatedUnread.keys)
                 if watched.contains(name) {
                     needed[name, default: []].formUnion(rows)
                 } else {
@@ -219,30 +248,26 @@ extension MainContext {
         for (name, rowIDs) in needed where !rowIDs.isEmpty {
             values[name] = try context.readValues(of: context.schema.entity(named: name)!, rowIDs: rowIDs, on: connection)
         }
-        return records.map { record in
-            var changes: [String: ChangeSet.EntityChanges] = [:]
-            for (name, logged) in record.entities where context.schema.entity(named: name) != nil {
-                let read = values[name] ?? [:]
-                var entityChanges = ChangeSet.EntityChanges(deleted: Set(logged.deleted))
-                for rowID in logged.inserted {
-                    if let row = read[rowID] {
-                        entityChanges.inserted.append((rowID, row))
-                    } else {
-                        entityChanges.insertedUnread.append(rowID)
-                    }
+        return changeSets.map { changeSet in
+            guard changeSet.needsValues else { return changeSet }
+            var changes = changeSet.changes
+            for (name, read) in values {
+                guard var entityChanges = changes[name] else { continue }
+                entityChanges.insertedUnread.removeAll { rowID in
+                    guard let row = read[rowID] else { return false }
+                    entityChanges.inserted.append((rowID, row))
+                    return true
                 }
-                for (rowID, fields) in logged.updated {
-                    if let row = read[rowID] {
-                        entityChanges.updated[rowID] = ChangeSet.Update(values: row, changedFields: fields)
-                    } else {
-                        entityChanges.updatedUnread[rowID] = fields
-                    }
+                for (rowID, fields) in entityChanges.updatedUnread {
+                    guard let row = read[rowID] else { continue }
+                    entityChanges.updated[rowID] = ChangeSet.Update(values: row, changedFields: fields)
+                    entityChanges.updatedUnread[rowID] = nil
                 }
                 changes[name] = entityChanges
             }
             return ChangeSet(
-                generation: record.generation, author: record.author, date: record.date, isLocal: false,
-                changes: changes)
+                generation: changeSet.generation, author: changeSet.author, date: changeSet.date,
+                isLocal: changeSet.isLocal, changes: changes)
         }
     }
 

@@ -49,6 +49,7 @@ final class MainContext {
     func merge(_ changeSet: ChangeSet) {
         guard changeSet.generation > generation else { return }
         generation = changeSet.generation
+        let changeSet = listingClearedRows(changeSet)
         for (entityName, changes) in changeSet.changes {
             guard let entity = context.schema.entity(named: entityName) else { continue }
             for (rowID, update) in changes.updated {
@@ -70,6 +71,25 @@ final class MainContext {
         mergingChangeSet = changeSet
         defer { mergingChangeSet = nil }
         observation.didMerge(changeSet)
+    }
+
+    /// The change set with the rows of each entity it cleared that this
+    /// context holds from before it listed as deleted: every object held
+    /// that was read at an older generation (a newer one was read after the
+    /// clearing, from a row made since).
+    private func listingClearedRows(_ changeSet: ChangeSet) -> ChangeSet {
+        let cleared = changeSet.clearedEntityNames
+        guard !cleared.isEmpty else { return changeSet }
+        var changes = changeSet.changes
+        context.forEachRegistered { object in
+            let name = object.entity!.name
+            if cleared.contains(name), object.generation < changeSet.generation {
+                changes[name]?.deleted.insert(object.rowID)
+            }
+        }
+        return ChangeSet(
+            generation: changeSet.generation, author: changeSet.author, date: changeSet.date,
+            isLocal: changeSet.isLocal, changes: changes)
     }
 
     /// The main context's object for a row a change set carries, taking the

@@ -200,7 +200,7 @@ extension ObjectContext {
 
     /// Whether the transaction holds anything to commit.
     var hasChanges: Bool {
-        hasLinkChanges || !relationshipChanges.isEmpty
+        hasLinkChanges || !relationshipChanges.isEmpty || !bulkChanges.isEmpty
             || registeredObjects.contains { $0.hasChanges }
     }
 }

@@ -17,7 +17,12 @@ extension ObjectContext {
             let related = try loadRelated(of: object, relationship)
             switch relationship.deleteRule {
             case .deny:
-                if !related.isEmpty { denyChecks.append((object, relationship)) }
+                guard !related.isEmpty else { break }
+                if case .foreignKey = relationship.storage {
+                    denyChecks.append(DenyCheck(relationship: relationship, rowIDs: related.map(\.rowID)))
+                } else {
+                    denyChecks.append(DenyCheck(relationship: relationship, rowIDs: [object.rowID]))
+                }
             case .cascade:
                 try unlink(object, relationship, from: related)
                 for member in related { try delete(member) }
@@ -95,15 +100,45 @@ extension ObjectContext {
         }
     }
 
-    /// Fails the commit if a `.deny` relationship of a deleted object still holds objects.
+    /// Fails the commit if a `.deny` relationship of a deleted object still
+    /// holds objects, judged against the transaction's final (flushed) state,
+    /// one query per relationship. When none does, the link rows the deleted
+    /// objects own through such relationships point only at deleted objects,
+    /// and go.
     func checkDenyRules() throws {
-        for (object, relationship) in denyChecks where object.isDeleted {
-            let remaining = try loadRelated(of: object, relationship).filter { !$0.isDeleted }
-            if !remaining.isEmpty {
-                throw StrataError.deleteDenied(
-                    entity: relationship.entity, relationship: relationship.name,
-                    relatedCount: remaining.count)
+        guard !denyChecks.isEmpty else { return }
+        let connection = try writeConnection()
+        var checks: [String: DenyCheck] = [:]
+        for check in denyChecks {
+            let key = check.relationship.entity + "." + check.relationship.name
+            checks[key, default: DenyCheck(relationship: check.relationship, rowIDs: [])].rowIDs
+                .append(contentsOf: check.rowIDs)
+        }
+        for key in checks.keys.sorted() {
+            let relationship = checks[key]!.relationship
+            let target = targetEntity(of: relationship)
+            let list = SQL.rowIDList(checks[key]!.rowIDs)
+            let sql: String
+            switch relationship.storage {
+            case .foreignKey:
+                sql = "SELECT count(*) FROM \(target.quotedTable) WHERE _pk \(SQL.inRowIDList)"
+            case .inverseForeignKey(let targetSlot, _):
+                sql = "SELECT count(*) FROM \(target.quotedTable) "
+                    + "WHERE \(SQL.quote(target.attributes[targetSlot].name)) \(SQL.inRowIDList)"
+            case let .linkTable(table, ownerColumn, targetColumn, _):
+                sql = "SELECT count(*) FROM \(SQL.quote(table)) JOIN \(target.quotedTable) "
+                    + "ON _pk = \(SQL.quote(targetColumn)) WHERE \(SQL.quote(ownerColumn)) \(SQL.inRowIDList)"
             }
+            if case .integer(let remaining) = try connection.scalar(sql, [list]), remaining > 0 {
+                throw StrataError.deleteDenied(
+                    entity: relationship.entity, relationship: relationship.name, relatedCount: Int(remaining))
+            }
+        }
+        for check in checks.values {
+            guard case let .linkTable(table, ownerColumn, _, _) = check.relationship.storage else { continue }
+            try connection.run(
+                "DELETE FROM \(SQL.quote(table)) WHERE \(SQL.quote(ownerColumn)) \(SQL.inRowIDList)",
+                [SQL.rowIDList(check.rowIDs)])
         }
     }
 }

@@ -95,12 +95,11 @@ extension ObjectContext {
     func readValues(
         of entity: EntityDescription, rowIDs: some Collection<Int64>, on connection: Connection
     ) throws -> [Int64: ContiguousArray<StoredValue>] {
-        let list = "[" + rowIDs.map(String.init).joined(separator: ",") + "]"
         let count = Int32(entity.attributes.count)
         var values: [Int64: ContiguousArray<StoredValue>] = [:]
         let rows = try connection.query(
-            "SELECT \(entity.selectList) FROM \(entity.quotedTable) WHERE _pk IN (SELECT value FROM json_each(?))",
-            [.text(list)]
+            "SELECT \(entity.selectList) FROM \(entity.quotedTable) WHERE _pk \(SQL.inRowIDList)",
+            [SQL.rowIDList(rowIDs)]
         ) { statement in
             (statement.int64(at: 0), ContiguousArray((0..<count).map { statement.value(at: $0 + 1) }))
         }

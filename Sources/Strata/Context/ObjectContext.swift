@@ -26,7 +26,9 @@ final class ObjectContext {
     var nextRowIDs: [Int64]
     var pendingObjects: [ManagedObject] = []
     var relationshipChanges: [ObjectKey: Set<String>] = [:]
-    var denyChecks: [(object: ManagedObject, relationship: RelationshipDescription)] = []
+    var denyChecks: [DenyCheck] = []
+    /// What bulk writes changed without objects (see `ObjectContext+BulkWrites`).
+    var bulkChanges = BulkChanges()
     var hasLinkChanges = false
     /// The commit generation the last fetch's rows reflect (main context).
     var lastReadGeneration: UInt64 = 0

@@ -8,21 +8,31 @@
 ///
 /// ```
 /// record  := 0x01 count(entities) entity*
+///          | 0x02 count(entities) entity2*
 /// entity  := text(name) runs(inserted) runs(deleted) count(groups) group*
+/// entity2 := text(name) flags runs(inserted) runs(deleted) count(groups) group*
 /// group   := count(fields) text(field)* runs(rows)
 /// runs    := count(runs) (varint(gap) varint(length - 1))*
 /// text    := count(bytes) UTF-8 bytes
+/// flags   := one byte; bit 0: the entity was cleared
 /// ```
+///
+/// Version 2 is written only for a record that clears an entity, so that
+/// every other record stays readable by a Strata that knows version 1 only
+/// (which refreshes on a version-2 record, as on any record it cannot read).
 enum CommitRecordCoding {
     static let formatVersion: UInt8 = 1
+    static let formatVersionWithFlags: UInt8 = 2
 
     static func encode(_ entities: [String: LoggedChanges]) -> [UInt8] {
         var writer = Writer()
-        writer.bytes.append(formatVersion)
+        let hasFlags = entities.values.contains { $0.cleared }
+        writer.bytes.append(hasFlags ? formatVersionWithFlags : formatVersion)
         writer.varint(UInt64(entities.count))
         for name in entities.keys.sorted() {
             let changes = entities[name]!
             writer.text(name)
+            if hasFlags { writer.bytes.append(changes.cleared ? 1 : 0) }
             writer.runs(changes.inserted)
             writer.runs(changes.deleted)
             var groups: [Set<String>: [Int64]] = [:]
@@ -41,13 +51,20 @@ enum CommitRecordCoding {
     /// version of Strata can read (a newer format, or damaged bytes).
     static func decode(_ bytes: UnsafeRawBufferPointer) -> [String: LoggedChanges]? {
         var reader = Reader(bytes: bytes)
-        guard reader.byte() == formatVersion, let entityCount = reader.count() else { return nil }
+        let version = reader.byte()
+        guard version == formatVersion || version == formatVersionWithFlags, let entityCount = reader.count()
+        else { return nil }
         var entities: [String: LoggedChanges] = [:]
         for _ in 0..<entityCount {
-            guard let name = reader.text(), let inserted = reader.runs(), let deleted = reader.runs(),
-                  let groupCount = reader.count()
+            guard let name = reader.text() else { return nil }
+            var flags: UInt8 = 0
+            if version == formatVersionWithFlags {
+                guard let byte = reader.byte(), byte <= 1 else { return nil }
+                flags = byte
+            }
+            guard let inserted = reader.runs(), let deleted = reader.runs(), let groupCount = reader.count()
             else { return nil }
-            var changes = LoggedChanges(inserted: inserted, deleted: deleted)
+            var changes = LoggedChanges(inserted: inserted, deleted: deleted, cleared: flags & 1 != 0)
             for _ in 0..<groupCount {
                 guard let fieldCount = reader.count() else { return nil }
                 var fields: Set<String> = []

@@ -37,7 +37,11 @@ public struct CommitRecord: CommitChanges, Sendable, Equatable {
         entities[entity].map { Set($0.updated.keys) } ?? []
     }
 
+    /// The row IDs of the objects of `entity` the commit deleted; empty for
+    /// an entity it cleared (``clearedEntityNames``), whose rows are not listed.
     public func deletedRowIDs(entity: String) -> Set<Int64> { Set(entities[entity]?.deleted ?? []) }
+
+    public var clearedEntityNames: Set<String> { Set(entities.filter { $0.value.cleared }.keys) }
 
     public func changedFields(of id: AnyObjectID) -> Set<String> {
         entities[id.entityName]?.updated[id.rowID] ?? []
@@ -49,8 +53,10 @@ struct LoggedChanges: Sendable, Equatable {
     var inserted: [Int64] = []
     var updated: [Int64: Set<String>] = [:]
     var deleted: [Int64] = []
+    /// Every row was deleted, by one statement; they are not listed.
+    var cleared = false
 
-    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && !cleared }
 }
 
 /// What a commit changed, asked the same way of a ``ChangeSet`` (with values,
@@ -68,6 +74,9 @@ public protocol CommitChanges {
     func updatedRowIDs(entity: String) -> Set<Int64>
     /// The row IDs of the objects of `entity` the commit deleted.
     func deletedRowIDs(entity: String) -> Set<Int64>
+    /// The entities whose every object the commit deleted at once
+    /// (``DataStack/wipeAllData(author:isolation:)``), without listing them.
+    var clearedEntityNames: Set<String> { get }
     /// The names of the fields and relationships the commit changed on an updated object.
     func changedFields(of id: AnyObjectID) -> Set<String>
 }

@@ -5,22 +5,70 @@ struct CompiledFetch {
     var arguments: [StoredValue]
 }
 
+/// The rows a bulk write changes, compiled: `DELETE FROM <table> WHERE
+/// <condition>`, `UPDATE <table> SET ... WHERE <condition>`.
+struct CompiledTarget {
+    /// The table, with the alias the condition reads it by.
+    var table: String
+    /// The condition, or `nil` for every row.
+    var condition: String?
+    var arguments: [StoredValue]
+
+    /// ` WHERE <condition>`, or nothing.
+    var whereClause: String { condition.map { " WHERE " + $0 } ?? "" }
+
+    /// ` WHERE (<condition>) AND <extra>`.
+    func whereClause(and extra: String) -> String {
+        " WHERE " + (condition.map { "(\($0)) AND " } ?? "") + extra
+    }
+}
+
 extension From {
     /// Compiles the predicate, order and tweak. `limit` caps the fetch limit
     /// (fetchOne asks for 1); limit and offset are applied once, here.
     func compile(in entity: EntityDescription, schema: Schema, limit overrideLimit: Int? = nil) throws -> CompiledFetch {
         var compiler = SQLCompiler(schema: schema)
+        let limit = overrideLimit.map { min($0, options.effectiveLimit ?? $0) } ?? options.effectiveLimit
+        let clauses = try clauses(&compiler, in: entity, limit: limit)
+        return CompiledFetch(clauses: clauses, arguments: compiler.arguments)
+    }
+
+    /// Compiles the rows the query selects as the target of a `DELETE` or
+    /// an `UPDATE`.
+    ///
+    /// Without a limit or offset: `"T" AS t0 WHERE ...`, and no `ORDER BY`,
+    /// which would only cost. With one: `"T" WHERE _pk IN (SELECT t0._pk FROM
+    /// "T" AS t0 WHERE ... ORDER BY ... LIMIT ? OFFSET ?)`, exactly the
+    /// objects `fetchAll` returns (SQLite orders a `DELETE` only with a
+    /// `LIMIT`, and PostgreSQL has no `DELETE ... LIMIT`).
+    func compileTarget(in entity: EntityDescription, schema: Schema) throws -> CompiledTarget {
+        var compiler = SQLCompiler(schema: schema)
+        let alias = SQLCompiler.rootAlias
+        guard options.effectiveLimit != nil || options.fetchOffset > 0 else {
+            let condition = try predicate.map { try compiler.predicate($0.predicate, in: entity, alias: alias) }
+            return CompiledTarget(
+                table: "\(entity.quotedTable) AS \(alias)", condition: condition, arguments: compiler.arguments)
+        }
+        let clauses = try clauses(&compiler, in: entity, limit: options.effectiveLimit)
+        return CompiledTarget(
+            table: entity.quotedTable,
+            condition: "_pk IN (SELECT \(alias)._pk FROM \(entity.quotedTable) AS \(alias)\(clauses))",
+            arguments: compiler.arguments)
+    }
+
+    private func clauses(
+        _ compiler: inout SQLCompiler, in entity: EntityDescription, limit: Int?
+    ) throws -> String {
         let alias = SQLCompiler.rootAlias
         var sql = ""
         if let predicate {
             sql += " WHERE " + (try compiler.predicate(predicate.predicate, in: entity, alias: alias))
         }
         sql += " ORDER BY " + compiler.order(order, in: entity, alias: alias)
-        let limit = overrideLimit.map { min($0, options.effectiveLimit ?? $0) } ?? options.effectiveLimit
         if limit != nil || options.fetchOffset > 0 {
             sql += " LIMIT \(compiler.bind(.integer(Int64(max(limit ?? -1, -1))))) "
                 + "OFFSET \(compiler.bind(.integer(Int64(max(options.fetchOffset, 0)))))"
         }
-        return CompiledFetch(clauses: sql, arguments: compiler.arguments)
+        return sql
     }
 }

@@ -14,6 +14,31 @@ enum SQL {
         Array(repeating: "?", count: count).joined(separator: ", ")
     }
 
+    /// `IN (SELECT value FROM json_each(?))`: membership in a list of row IDs
+    /// bound as one ``rowIDList(_:)`` parameter, however long.
+    static let inRowIDList = "IN (SELECT value FROM json_each(?))"
+
+    /// Row IDs as one bound value, a JSON array, for ``inRowIDList``.
+    static func rowIDList(_ rowIDs: some Sequence<Int64>) -> StoredValue {
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        bytes.reserveCapacity(rowIDs.underestimatedCount * 8 + 2)
+        var digits: [UInt8] = Array(repeating: 0, count: 20)
+        for rowID in rowIDs {
+            if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+            if rowID < 0 { bytes.append(UInt8(ascii: "-")) }
+            var magnitude = rowID.magnitude
+            var end = digits.count
+            repeat {
+                end -= 1
+                digits[end] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: digits[end...])
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return .text(String(decoding: bytes, as: UTF8.self))
+    }
+
     /// Whether `name` may be used as an entity or field name: ASCII letters,
     /// digits and `_`, not starting with a digit or with `_` (which Strata
     /// keeps for its own columns and tables), at most 64 characters.

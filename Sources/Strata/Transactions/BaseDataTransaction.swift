@@ -78,16 +78,6 @@ public class BaseDataTransaction {
         delete(edit(id))
     }
 
-    /// Deletes every object the query matches, applying delete rules, and returns how many.
-    ///
-    /// - Throws: a ``StrataError`` if the fetch fails.
-    @discardableResult
-    public func deleteAll<Object: ManagedObject>(_ query: From<Object>) throws -> Int {
-        let objects = try context.fetchAll(query)
-        for object in objects { try context.delete(object) }
-        return objects.count
-    }
-
     /// Whether the transaction has changes it has not committed.
     public var hasChanges: Bool { context.hasChanges }
 

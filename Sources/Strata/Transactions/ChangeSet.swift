@@ -34,11 +34,16 @@ public struct ChangeSet: CommitChanges, Sendable {
         var deleted: Set<Int64> = []
         var insertedUnread: [Int64] = []
         var updatedUnread: [Int64: Set<String>] = [:]
+        /// Every row of the entity was deleted (a wipe); `deleted` lists the
+        /// ones this stack held, once merged.
+        var cleared = false
 
         var isEmpty: Bool {
             inserted.isEmpty && updated.isEmpty && deleted.isEmpty && insertedUnread.isEmpty
-                && updatedUnread.isEmpty
+                && updatedUnread.isEmpty && !cleared
         }
+
+        var hasUnreadRows: Bool { !insertedUnread.isEmpty || !updatedUnread.isEmpty }
 
         /// The changed fields of an updated row, with or without values.
         func changedFields(ofRow rowID: Int64) -> Set<String>? {
@@ -49,7 +54,7 @@ public struct ChangeSet: CommitChanges, Sendable {
         var logged: LoggedChanges {
             var changes = LoggedChanges(
                 inserted: inserted.map(\.rowID) + insertedUnread, updated: updatedUnread,
-                deleted: Array(deleted))
+                deleted: Array(deleted), cleared: cleared)
             for (rowID, update) in updated { changes.updated[rowID] = update.changedFields }
             return changes
         }
@@ -66,6 +71,10 @@ public struct ChangeSet: CommitChanges, Sendable {
     /// commit of another writer, read from the store's commit log.
     public let isLocal: Bool
     let changes: [String: EntityChanges]
+    /// Whether rows someone here may need still lack their values: a local
+    /// commit's bulk writes list rows by ID only, and the main context reads
+    /// the values it needs before the merge.
+    var needsValues = false
 
     init(generation: UInt64, author: String?, date: Date, isLocal: Bool, changes: [String: EntityChanges]) {
         self.generation = generation
@@ -87,7 +96,12 @@ public struct ChangeSet: CommitChanges, Sendable {
         return Set(changes.updated.keys).union(changes.updatedUnread.keys)
     }
 
+    /// The row IDs of the objects of `entity` the commit deleted. For an
+    /// entity the commit cleared (``clearedEntityNames``), the ones this
+    /// stack held when it merged the commit.
     public func deletedRowIDs(entity: String) -> Set<Int64> { changes[entity]?.deleted ?? [] }
+
+    public var clearedEntityNames: Set<String> { Set(changes.filter { $0.value.cleared }.keys) }
 
     public func changedFields(of id: AnyObjectID) -> Set<String> {
         changes[id.entityName]?.changedFields(ofRow: id.rowID) ?? []

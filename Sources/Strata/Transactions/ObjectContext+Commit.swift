@@ -103,6 +103,7 @@ extension ObjectContext {
         pendingObjects.removeAll()
         relationshipChanges.removeAll()
         denyChecks.removeAll()
+        bulkChanges = BulkChanges()
         nextRowIDs = Array(repeating: 0, count: nextRowIDs.count)
         hasLinkChanges = false
         deferredError = nil
@@ -149,6 +150,36 @@ extension ObjectContext {
             changes[entity.name, default: .init()].updated[key.rowID] =
                 ChangeSet.Update(values: object.values, changedFields: fields)
         }
+        mergeBulkChanges(into: &changes)
         return changes.filter { !$0.value.isEmpty }
+    }
+
+    /// Adds what bulk writes changed in rows no registered object stands
+    /// for: deleted rows and changed rows by ID, changed rows without values
+    /// (the main context reads the ones it needs), and cleared entities.
+    private func mergeBulkChanges(into changes: inout [String: ChangeSet.EntityChanges]) {
+        let bulk = bulkChanges
+        guard !bulk.isEmpty else { return }
+        for entity in schema.entities {
+            let deleted = bulk.deleted[entity.index] ?? []
+            let updated = bulk.updated[entity.index] ?? [:]
+            let cleared = bulk.cleared.contains(entity.index)
+            guard !deleted.isEmpty || !updated.isEmpty || cleared else { continue }
+            var entityChanges = changes[entity.name] ?? .init()
+            entityChanges.cleared = cleared
+            for rowID in deleted where registered(entity, rowID) == nil {
+                entityChanges.deleted.insert(rowID)
+            }
+            for (rowID, fields) in updated where !deleted.contains(rowID) {
+                if let object = registered(entity, rowID) {
+                    guard !object.isInserted, !object.isDeleted else { continue }
+                    entityChanges.updated[rowID, default: ChangeSet.Update(values: object.values, changedFields: [])]
+                        .changedFields.formUnion(fields)
+                } else {
+                    entityChanges.updatedUnread[rowID, default: []].formUnion(fields)
+                }
+            }
+            changes[entity.name] = entityChanges
+        }
     }
 }

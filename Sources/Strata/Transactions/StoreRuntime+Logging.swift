@@ -13,8 +13,10 @@ extension StoreRuntime {
         let generation = try CommitLog.generation(on: connection) + 1
         try connection.run(
             "UPDATE _strata_meta SET value = ? WHERE key = 'generation'", [.integer(Int64(generation))])
-        let changeSet = ChangeSet(
+        var changeSet = ChangeSet(
             generation: generation, author: author, date: Date(), isLocal: true, changes: changes)
+        // Rows of bulk writes are listed by ID: the main context reads what it needs.
+        changeSet.needsValues = changes.values.contains(where: \.hasUnreadRows)
         try CommitLog.append(
             generation: generation, author: author, date: changeSet.date,
             entities: changeSet.loggedChanges, on: connection)

@@ -103,6 +103,12 @@ enum StoreErrors {
             return .storage(path: path, reason: "the disk is full")
         case 14:  // SQLITE_CANTOPEN
             return .storage(path: path, reason: "cannot open the file: \(error.message)")
+        case 19 where error.code == 2067:  // SQLITE_CONSTRAINT_UNIQUE
+            // SQLite names the columns as "UNIQUE constraint failed: Table.column, ...".
+            let detail = error.message.components(separatedBy: ": ").last ?? ""
+            let parts = detail.components(separatedBy: ", ").map { $0.components(separatedBy: ".") }
+            return .uniqueConstraintViolation(
+                entity: parts.first?.first ?? "?", fields: parts.compactMap { $0.last })
         default:
             return .wrapping(error)
         }

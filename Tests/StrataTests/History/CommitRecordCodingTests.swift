@@ -20,7 +20,8 @@ struct CommitRecordCodingTests {
         var entities: [String: LoggedChanges] = [:]
         let fieldNames = ["name", "age", "owner", "é", "a b", ""]
         for index in 0..<Int(random.next() % 4) {
-            var changes = LoggedChanges(inserted: rowIDs(&random), deleted: rowIDs(&random))
+            var changes = LoggedChanges(
+                inserted: rowIDs(&random), deleted: rowIDs(&random), cleared: random.next() % 8 == 0)
             let fieldSets = (0..<3).map { _ in Set(fieldNames.filter { _ in random.next() % 2 == 0 }) }
             for rowID in rowIDs(&random) {
                 changes.updated[rowID] = fieldSets[Int(random.next() % 3)]
@@ -32,7 +33,8 @@ struct CommitRecordCodingTests {
 
     static func normalized(_ entities: [String: LoggedChanges]) -> [String: LoggedChanges] {
         entities.mapValues {
-            LoggedChanges(inserted: $0.inserted.sorted(), updated: $0.updated, deleted: $0.deleted.sorted())
+            LoggedChanges(
+                inserted: $0.inserted.sorted(), updated: $0.updated, deleted: $0.deleted.sorted(), cleared: $0.cleared)
         }
     }
 
@@ -45,6 +47,17 @@ struct CommitRecordCodingTests {
             let decoded = bytes.withUnsafeBytes { CommitRecordCoding.decode($0) }
             #expect(decoded.map(Self.normalized) == Self.normalized(changes), "seed \(random.seed)")
         }
+    }
+
+    @Test
+    func onlyARecordThatClearsAnEntityIsWrittenInTheNewerFormat() {
+        let plain = CommitRecordCoding.encode(["Person": LoggedChanges(deleted: [1, 2])])
+        #expect(plain.first == CommitRecordCoding.formatVersion)
+        let clearing = CommitRecordCoding.encode(["Person": LoggedChanges(cleared: true), "Pet": LoggedChanges(deleted: [3])])
+        #expect(clearing.first == CommitRecordCoding.formatVersionWithFlags)
+        let decoded = clearing.withUnsafeBytes { CommitRecordCoding.decode($0) }
+        #expect(decoded?["Person"]?.cleared == true)
+        #expect(decoded?["Pet"] == LoggedChanges(deleted: [3]))
     }
 
     @Test
@@ -73,7 +86,7 @@ struct CommitRecordCodingTests {
         }
         let hugeCount: [UInt8] = [1, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]
         #expect(hugeCount.withUnsafeBytes { CommitRecordCoding.decode($0) } == nil)
-        let newerFormat: [UInt8] = [2, 0]
+        let newerFormat: [UInt8] = [3, 0]
         #expect(newerFormat.withUnsafeBytes { CommitRecordCoding.decode($0) } == nil)
     }
 }

@@ -39,6 +39,7 @@ final class Connection {
         strata_disable_double_quoted_strings(db)
         try registerFunctions()
         try registerDecimalAggregates()
+        try registerArithmetic()
     }
 
     deinit { close() }

@@ -1,0 +1,43 @@
+/// What a transaction's bulk writes changed in the store without loading
+/// objects, by entity index. The commit merges it into the change set; rows
+/// a registered object stands for are described by the object instead.
+struct BulkChanges {
+    /// Rows deleted by SQL.
+    var deleted: [Int: Set<Int64>] = [:]
+    /// Rows changed by SQL, with the names of the fields and relationships
+    /// that changed (a to-many relationship changes when a row it holds is
+    /// unlinked or deleted).
+    var updated: [Int: [Int64: Set<String>]] = [:]
+    /// Entities whose every row was deleted by one statement (a wipe): the log
+    /// says "cleared", not row by row.
+    var cleared: Set<Int> = []
+
+    var isEmpty: Bool { deleted.isEmpty && updated.isEmpty && cleared.isEmpty }
+
+    mutating func noteUpdated(_ entity: EntityDescription, _ rowIDs: some Sequence<Int64>, _ field: String) {
+        for rowID in rowIDs { updated[entity.index, default: [:]][rowID, default: []].insert(field) }
+    }
+
+    mutating func noteUpdated(_ entity: EntityDescription, _ rowID: Int64, _ fields: Set<String>) {
+        updated[entity.index, default: [:]][rowID, default: []].formUnion(fields)
+    }
+
+    /// Adds what a later bulk write changed.
+    mutating func merge(_ other: BulkChanges) {
+        for (index, rowIDs) in other.deleted { deleted[index, default: []].formUnion(rowIDs) }
+        for (index, rows) in other.updated {
+            updated[index, default: [:]].merge(rows) { $0.union($1) }
+        }
+        cleared.formUnion(other.cleared)
+    }
+}
+
+/// A `.deny` relationship of deleted rows, judged when the transaction
+/// commits against its final state: if any related object remains, the
+/// commit fails.
+struct DenyCheck {
+    let relationship: RelationshipDescription
+    /// For a to-one held by the deleted rows (a foreign key of theirs), the
+    /// related rows' IDs; otherwise the deleted rows' own IDs.
+    var rowIDs: [Int64]
+}
