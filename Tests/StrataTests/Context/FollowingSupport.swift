@@ -6,8 +6,8 @@ import Testing
 /// list after the batch before, the batch gives the list the monitor shows
 /// now. Follows any number of batches between two looks.
 @MainActor
-final class ReplayChecker: ListSectionObserver {
-    typealias ListEntityType = MonItem
+final class ReplayChecker<Item: ManagedObject>: ListSectionObserver {
+    typealias ListEntityType = Item
     private var last: SectionedList<Int64>
     private var changes = ListChanges()
     private(set) var failures: [String] = []
@@ -15,17 +15,17 @@ final class ReplayChecker: ListSectionObserver {
     private(set) var refetches = 0
     private var open = 0
 
-    init(_ monitor: ListMonitor<MonItem>) {
+    init(_ monitor: ListMonitor<Item>) {
         last = monitor.sectionedRowIDs()
         monitor.addObserver(self)
     }
 
-    func listMonitorWillChange(_ monitor: ListMonitor<MonItem>) {
+    func listMonitorWillChange(_ monitor: ListMonitor<Item>) {
         open += 1
         changes = ListChanges()
     }
 
-    func listMonitorDidChange(_ monitor: ListMonitor<MonItem>) {
+    func listMonitorDidChange(_ monitor: ListMonitor<Item>) {
         open -= 1
         batches += 1
         let now = monitor.sectionedRowIDs()
@@ -39,34 +39,34 @@ final class ReplayChecker: ListSectionObserver {
         last = now
     }
 
-    func listMonitorWillRefetch(_ monitor: ListMonitor<MonItem>) {}
+    func listMonitorWillRefetch(_ monitor: ListMonitor<Item>) {}
 
-    func listMonitorDidRefetch(_ monitor: ListMonitor<MonItem>) {
+    func listMonitorDidRefetch(_ monitor: ListMonitor<Item>) {
         refetches += 1
         last = monitor.sectionedRowIDs()
     }
 
-    func listMonitor(_ monitor: ListMonitor<MonItem>, didInsertObject object: MonItem, toIndexPath indexPath: IndexPath) {
+    func listMonitor(_ monitor: ListMonitor<Item>, didInsertObject object: Item, toIndexPath indexPath: IndexPath) {
         changes.inserts.append(indexPath)
     }
-    func listMonitor(_ monitor: ListMonitor<MonItem>, didDeleteObject object: MonItem, fromIndexPath indexPath: IndexPath) {
+    func listMonitor(_ monitor: ListMonitor<Item>, didDeleteObject object: Item, fromIndexPath indexPath: IndexPath) {
         changes.deletes.append(indexPath)
     }
-    func listMonitor(_ monitor: ListMonitor<MonItem>, didUpdateObject object: MonItem, atIndexPath indexPath: IndexPath) {
+    func listMonitor(_ monitor: ListMonitor<Item>, didUpdateObject object: Item, atIndexPath indexPath: IndexPath) {
         changes.updates.append(indexPath)
     }
     func listMonitor(
-        _ monitor: ListMonitor<MonItem>, didMoveObject object: MonItem, fromIndexPath: IndexPath, toIndexPath: IndexPath
+        _ monitor: ListMonitor<Item>, didMoveObject object: Item, fromIndexPath: IndexPath, toIndexPath: IndexPath
     ) {
         changes.moves.append(ListChanges.Move(from: fromIndexPath, to: toIndexPath))
     }
     func listMonitor(
-        _ monitor: ListMonitor<MonItem>, didInsertSection sectionInfo: ListSectionInfo<MonItem>, toSectionIndex sectionIndex: Int
+        _ monitor: ListMonitor<Item>, didInsertSection sectionInfo: ListSectionInfo<Item>, toSectionIndex sectionIndex: Int
     ) {
         changes.insertedSections.append(sectionIndex)
     }
     func listMonitor(
-        _ monitor: ListMonitor<MonItem>, didDeleteSection sectionInfo: ListSectionInfo<MonItem>, fromSectionIndex sectionIndex: Int
+        _ monitor: ListMonitor<Item>, didDeleteSection sectionInfo: ListSectionInfo<Item>, fromSectionIndex sectionIndex: Int
     ) {
         changes.deletedSections.append(sectionIndex)
     }
@@ -93,7 +93,7 @@ final class ObjectEvents: ObjectObserver {
 @MainActor
 struct Watcher {
     let stack: DataStack
-    var lists: [(monitor: ListMonitor<MonItem>, checker: ReplayChecker, shape: ListMonitorModelTests.Shape)] = []
+    var lists: [(monitor: ListMonitor<MonItem>, checker: ReplayChecker<MonItem>, shape: ListMonitorModelTests.Shape)] = []
     var objects: [(monitor: ObjectMonitor<MonItem>, events: ObjectEvents)] = []
     var held: [MonItem] = []
 

@@ -25,7 +25,7 @@ struct RefreshScene {
     let stack: DataStack
     let held: [MonItem]
     let list: ListMonitor<MonItem>
-    let checker: ReplayChecker
+    let checker: ReplayChecker<MonItem>
     let kept: ObjectMonitor<MonItem>
     let keptEvents = ObjectEvents()
     let doomed: ObjectMonitor<MonItem>

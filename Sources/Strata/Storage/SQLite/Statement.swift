@@ -86,6 +86,9 @@ final class Statement {
         }
     }
 
+    /// How many columns the statement's rows have.
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
     func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
     /// The storage class of column `index` of the current row
