@@ -16,7 +16,11 @@ extension ListMonitor {
         let othersChanged = rawSQL || changeSet.changes.keys.contains(where: entitiesRead.contains)
         let readsRelationships = rawSQL || !entitiesRead.isEmpty
         guard mine != nil || (readsRelationships && othersChanged) else { return }
-        let changeCount = mine.map { $0.inserted.count + $0.updated.count + $0.deleted.count } ?? 0
+        // Deleted rows count only when they are members: a bulk delete lists
+        // rows the list never held.
+        let changeCount = mine.map { changes in
+            changes.inserted.count + changes.updated.count + changes.deleted.count { keysByRowID[$0] != nil }
+        } ?? 0
         let mustRefetch = rawSQL
             || (readsRelationships && othersChanged)
             || query.options.effectiveLimit != nil || query.options.fetchOffset > 0

@@ -51,11 +51,11 @@ public struct FieldAssignment<Object: ManagedObject> {
         Self(field: FieldPath.name(relationship), change: .relate(object?.rowID))
     }
 
-    /// Sets a to-one relationship to the object with `id`, or to `nil`.
+    /// Sets a to-one relationship to the object with `id`.
     public static func set<Target: ManagedObject>(
-        _ relationship: KeyPath<Object, Field.Relationship<Target?>>, to id: ObjectID<Target>?
+        _ relationship: KeyPath<Object, Field.Relationship<Target?>>, to id: ObjectID<Target>
     ) -> Self {
-        Self(field: FieldPath.name(relationship), change: .relate(id?.rowID))
+        Self(field: FieldPath.name(relationship), change: .relate(id.rowID))
     }
 
     /// Adds `amount` to an integer field (a `nil` value stays `nil`). A sum

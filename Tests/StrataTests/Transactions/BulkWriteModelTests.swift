@@ -30,7 +30,6 @@ struct BulkWriteModelTests {
         }
         // The rounds exercise commits and failures alike.
         #expect(outcomes["committed", default: 0] > 5, "\(outcomes)")
-        print("OUTCOMES", outcomes)
     }
 }
 
@@ -408,6 +407,9 @@ final class BulkSide {
         _ assignment: BulkAssignment, for type: Object.Type
     ) -> FieldAssignment<Object> {
         func owner(_ rowID: Int64?) -> ObjectID<BulkOwner>? { rowID.map { ObjectID(entityName: "Owner", rowID: $0) } }
+        func relate<O>(_ keyPath: KeyPath<O, Field.Relationship<BulkOwner?>>, _ rowID: Int64?) -> FieldAssignment<O> {
+            owner(rowID).map { FieldAssignment.set(keyPath, to: $0) } ?? FieldAssignment.set(keyPath, to: nil)
+        }
         let made: Any
         switch (assignment, Object.self) {
         case (.rank(let value), is BulkToy.Type): made = FieldAssignment<BulkToy>.set(\.$rank, to: Int8(clamping: value))
@@ -417,12 +419,12 @@ final class BulkSide {
         case (.label(let value), _): made = FieldAssignment<BulkOwner>.set(\.$label, to: value)
         case (.code(let value), _): made = FieldAssignment<BulkOwner>.set(\.$code, to: value)
         case (.weight(let value), _): made = FieldAssignment<BulkPet>.increment(\.$weight, by: value)
-        case (.relate("mentor", let rowID), _): made = FieldAssignment<BulkOwner>.set(\.$mentor, to: owner(rowID))
-        case (.relate("owner", let rowID), _): made = FieldAssignment<BulkPet>.set(\.$owner, to: owner(rowID))
-        case (.relate("hero", let rowID), _): made = FieldAssignment<BulkPet>.set(\.$hero, to: owner(rowID))
-        case (.relate("list", let rowID), _): made = FieldAssignment<BulkItem>.set(\.$list, to: owner(rowID))
-        case (.relate("holder", let rowID), _): made = FieldAssignment<BulkBadge>.set(\.$holder, to: owner(rowID))
-        case (.relate("keeper", let rowID), _): made = FieldAssignment<BulkVault>.set(\.$keeper, to: owner(rowID))
+        case (.relate("mentor", let rowID), _): made = relate(\BulkOwner.$mentor, rowID)
+        case (.relate("owner", let rowID), _): made = relate(\BulkPet.$owner, rowID)
+        case (.relate("hero", let rowID), _): made = relate(\BulkPet.$hero, rowID)
+        case (.relate("list", let rowID), _): made = relate(\BulkItem.$list, rowID)
+        case (.relate("holder", let rowID), _): made = relate(\BulkBadge.$holder, rowID)
+        case (.relate("keeper", let rowID), _): made = relate(\BulkVault.$keeper, rowID)
         case (.relate, _): preconditionFailure("no such relationship")
         }
         return made as! FieldAssignment<Object>
