@@ -69,7 +69,7 @@ extension MainContext {
                     do {
                         next = try inPinnedSnapshot { try readNeededValues(of: [next], on: $0)[0] }
                     } catch {
-                        StrataLog.warning("Strata could not read the values of a bulk write: \(error)")
+                        StrataLog.warning(.history, "Strata could not read the values of a bulk write: \(error)")
                     }
                 }
                 merge(next)
@@ -83,7 +83,7 @@ extension MainContext {
             do {
                 try inPinnedSnapshot { connection in _ = try examineSnapshot(on: connection) }
             } catch {
-                StrataLog.warning("Strata could not read the commit log: \(error)")
+                StrataLog.warning(.history, "Strata could not read the commit log: \(error)")
                 return
             }
         }
@@ -101,7 +101,7 @@ extension MainContext {
             guard changed else { return }
             try inPinnedSnapshot { connection in _ = try examineSnapshot(on: connection) }
         } catch {
-            StrataLog.warning("Strata could not look for other writers' commits: \(error)")
+            StrataLog.warning(.history, "Strata could not look for other writers' commits: \(error)")
             return
         }
         catchUp()
@@ -315,8 +315,9 @@ extension MainContext {
             if !entityChanges.isEmpty { changes[entity.name] = entityChanges }
         }
         generation = max(generation, refresh.generation)
-        let changeSet = ChangeSet(
+        var changeSet = ChangeSet(
             generation: generation, author: nil, date: Date(), isLocal: false, changes: changes)
+        changeSet.isRefresh = true
         mergingChangeSet = changeSet
         defer { mergingChangeSet = nil }
         observation.didRefresh(changeSet)

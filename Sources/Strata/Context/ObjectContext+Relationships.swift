@@ -5,7 +5,7 @@ extension ObjectContext {
         do {
             return try loadRelated(of: object, relationship)
         } catch {
-            StrataLog.warning("reading \(relationship.entity).\(relationship.name) failed: \(error)")
+            StrataLog.warning(.objects, "reading \(relationship.entity).\(relationship.name) failed: \(error)")
             return []
         }
     }

@@ -16,6 +16,13 @@ protocol ChangeSetObserver: AnyObject {
     /// The entities whose changed rows the observer reads values of, so that
     /// another writer's change set must carry them.
     var watchedEntityNames: Set<String> { get }
+
+    /// The stack's main context is gone: nothing more will be merged.
+    func observationDidEnd()
+}
+
+extension ChangeSetObserver {
+    func observationDidEnd() {}
 }
 
 /// Hands each merged change set to every live monitor, then to every live
@@ -26,6 +33,9 @@ final class ObservationCenter {
     enum Stage: Int, CaseIterable {
         case monitors
         case publishers
+        /// ``DataStack/changeSets(touching:author:)`` streams, last: what
+        /// they yield is already shown by every monitor and publisher.
+        case streams
     }
 
     private struct Entry {
@@ -35,6 +45,10 @@ final class ObservationCenter {
     private var entries: [Stage: [Entry]] = [:]
     /// Called after each `add`: the main context starts watching the store.
     var didAddObserver: (() -> Void)?
+
+    isolated deinit {
+        for entry in entries.values.joined() { entry.observer?.observationDidEnd() }
+    }
 
     func add(_ observer: any ChangeSetObserver, stage: Stage) {
         entries[stage, default: []].removeAll { $0.observer == nil }

@@ -181,6 +181,7 @@ extension BaseDataTransaction {
             warnedUnindexed.withLock({ $0.insert(ObjectIdentifier(type)).inserted })
         else { return }
         StrataLog.warning(
+            .importing,
             "\(type)'s unique-ID field is neither .unique nor .indexed: each import batch scans "
                 + "the whole table. Declare it with .unique (or .indexed) in the model.")
     }

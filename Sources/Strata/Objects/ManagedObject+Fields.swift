@@ -40,6 +40,7 @@ extension ManagedObject {
             return try Value(storedValue: value(at: slot))
         } catch {
             StrataLog.warning(
+                .objects,
                 "\(entity?.name ?? "?").\(name) holds \(value(at: slot)), which is not a \(Value.self); "
                     + "reading the field's default instead")
             return field.defaultValue
@@ -67,6 +68,7 @@ extension ManagedObject {
             return try CodedValue.decode(Value.self, from: value(at: slot))
         } catch {
             StrataLog.warning(
+                .objects,
                 "\(entity?.name ?? "?").\(field) holds JSON that does not decode as \(Value.self); "
                     + "reading the field's default instead")
             return defaultValue

@@ -108,7 +108,7 @@ private final class FieldObserver<Value: FieldStorable>: ChangeSetObserver, Fiel
         do {
             object = try main.context.existingObject(entity, rowID: rowID)
         } catch {
-            StrataLog.warning("An observation of \(entityName).\(field) could not read its object: \(error)")
+            StrataLog.warning(.observation, "An observation of \(entityName).\(field) could not read its object: \(error)")
             return
         }
         guard let object else {

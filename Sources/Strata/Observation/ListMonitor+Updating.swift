@@ -39,7 +39,7 @@ extension ListMonitor {
         do {
             try refetch(query, sectionBy: sectionBy)
         } catch {
-            StrataLog.warning("A ListMonitor of \(entity.name) could not re-fetch: \(error)")
+            StrataLog.warning(.observation, "A ListMonitor of \(entity.name) could not re-fetch: \(error)")
         }
         generation = max(generation, changeSet.generation)
     }
@@ -281,7 +281,7 @@ extension ListMonitor {
         do {
             try load()
         } catch {
-            StrataLog.warning("A ListMonitor of \(entity.name) could not re-fetch: \(error)")
+            StrataLog.warning(.observation, "A ListMonitor of \(entity.name) could not re-fetch: \(error)")
             return
         }
         emit(ListDiff.changes(from: oldList, to: sectionedRowIDs(), updated: updated),

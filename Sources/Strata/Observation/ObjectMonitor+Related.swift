@@ -59,6 +59,7 @@ extension ObjectMonitor {
                     rowIDs = Set(try context.loadRelated(of: owner, relationship).map(\.rowID))
                 } catch {
                     StrataLog.warning(
+                        .observation,
                         "An ObjectMonitor could not read \(relationship.entity).\(relationship.name): \(error)"
                     )
                     rowIDs.subtract(targetChanges?.deleted ?? [])

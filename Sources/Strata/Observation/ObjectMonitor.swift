@@ -144,7 +144,7 @@ public final class ObjectMonitor<Object: ManagedObject>: ChangeSetObserver {
             do {
                 related[index] = try RelatedMembers(of: object, relationship: before.relationship.name, in: main.context)
             } catch {
-                StrataLog.warning("An ObjectMonitor could not read \(before.relationship.name): \(error)")
+                StrataLog.warning(.observation, "An ObjectMonitor could not read \(before.relationship.name): \(error)")
                 continue
             }
             let members = related[index].rowIDs

@@ -151,7 +151,7 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
         do {
             object = try main.context.fetchExisting(objectID)
         } catch {
-            StrataLog.warning("An ObjectPublisher of \(objectID) could not read its object: \(error)")
+            StrataLog.warning(.observation, "An ObjectPublisher of \(objectID) could not read its object: \(error)")
             return
         }
         guard let object else {

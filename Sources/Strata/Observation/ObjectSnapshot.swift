@@ -82,6 +82,7 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
             return try Value(storedValue: stored)
         } catch {
             StrataLog.warning(
+                .objects,
                 "\(entity.name).\(name) holds \(stored), which is not a \(Value.self); "
                     + "reading the field's default instead")
             return DeclaredFields.field(at: keyPath, of: Value.self).defaultValue
@@ -102,6 +103,7 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
             return try CodedValue.decode(Value.self, from: stored)
         } catch {
             StrataLog.warning(
+                .objects,
                 "\(entity.name).\(name) holds JSON that does not decode as \(Value.self); "
                     + "reading the field's default instead")
             return DeclaredFields.field(at: keyPath, of: Value.self).defaultValue

@@ -13,4 +13,22 @@ extension DataStack {
         defer { gate.release() }
         writer.recordStatements(record)
     }
+
+    /// Logs the SQL of every statement the stack runs from now on (its main
+    /// context's reader and its store's writer) to ``StrataLog`` at level
+    /// `.trace`, category `.sql`, as prepared: values are bound parameters,
+    /// never part of the text. `false` stops. Lower ``StrataLog/minimumLevel``
+    /// to `.trace` to see them.
+    ///
+    /// ```swift
+    /// StrataLog.minimumLevel = .trace
+    /// try stack.setSQLTrace(true)
+    /// ```
+    ///
+    /// - Throws: ``StrataError/storeNotAdded`` before a store is added.
+    @MainActor
+    public func setSQLTrace(_ enabled: Bool) throws {
+        let trace: @Sendable (String) -> Void = { sql in StrataLog.log(.trace, .sql, sql) }
+        try recordStatements(enabled ? trace : nil)
+    }
 }

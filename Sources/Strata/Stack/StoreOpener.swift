@@ -39,9 +39,13 @@ struct StoreOpener {
                 configuration: configuration, writer: writer, generation: generation, hasLog: hasLog,
                 migrationsRun: migrationsRun)
             progress?(.finished(migrationRan: !migrationsRun.isEmpty))
+            for step in migrationsRun { StrataLog.log(.info, .storage, "\(path): migrated \(step)") }
+            StrataLog.log(.info, .storage, "opened \(path) at generation \(generation)")
             return (store, reader)
         } catch {
-            throw StoreErrors.translate(error, path: path)
+            let error = StoreErrors.translate(error, path: path)
+            StrataLog.log(.error, .storage, "could not open \(path): \(error)")
+            throw error
         }
     }
 

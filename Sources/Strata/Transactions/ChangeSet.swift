@@ -71,6 +71,11 @@ public struct ChangeSet: CommitChanges, Sendable {
     /// commit of another writer, read from the store's commit log.
     public let isLocal: Bool
     let changes: [String: EntityChanges]
+    /// Whether the change set stands for a refresh rather than a commit:
+    /// the stack could not follow the store commit by commit (a write that
+    /// bypassed the commit log, history purged past it), re-read every
+    /// object it holds, and lists what changed among them.
+    public internal(set) var isRefresh = false
     /// Whether rows someone here may need still lack their values: a local
     /// commit's bulk writes list rows by ID only, and the main context reads
     /// the values it needs before the merge.

@@ -61,7 +61,9 @@ extension ObjectContext {
             return changeSet
         } catch {
             rollback()
-            throw StoreErrors.translate(error, path: store.path)
+            let error = StoreErrors.translate(error, path: store.path)
+            StrataLog.log(.error, .transactions, "a commit to \(store.path) failed and was rolled back: \(error)")
+            throw error
         }
     }
 

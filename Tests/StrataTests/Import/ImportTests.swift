@@ -481,10 +481,8 @@ extension ImportTests {
     func anUnindexedUniqueIDIsReportedOncePerEntity() throws {
         let directory = TemporaryDirectory()
         let stack = try makeStack(ImpSchema.schema, .inMemory, in: directory)
-        let messages = Mutex<[String]>([])
-        let previous = StrataLog.handler
-        StrataLog.handler = { message in messages.withLock { $0.append(message) } }
-        defer { StrataLog.handler = previous }
+        let capture = LogCapture()
+        defer { capture.stop() }
         for round in 0..<3 {
             try stack.perform(synchronous: { tx in
                 let imported = try tx.importUniqueObjects(Into<ImpLoose>(), sourceArray: [1, 2, round])
@@ -492,7 +490,7 @@ extension ImportTests {
                 _ = try tx.importUniqueObjects(Into<ImpPerson>(), sourceArray: [ImpRecord(id: round, name: "p")])
             })
         }
-        let mine = messages.withLock { $0 }.filter { $0.contains("Imp") }
+        let mine = capture.all.map(\.text).filter { $0.contains("Imp") }
         #expect(mine.count == 1, "\(mine)")
         #expect(mine.first?.contains("ImpLoose") == true)
         #expect(try stack.fetchCount(From<ImpLoose>()) == 3)

@@ -1,0 +1,30 @@
+/// Feeds an `AsyncStream` every merged change set that passes its filter:
+/// the observer behind ``DataStack/changeSets(touching:author:)``. The stream
+/// keeps it alive; it stops when the stream ends.
+@MainActor
+final class ChangeSetFeed: ChangeSetObserver {
+    private let continuation: AsyncStream<ChangeSet>.Continuation
+    private let entityNames: Set<String>
+    private let author: String?
+
+    init(continuation: AsyncStream<ChangeSet>.Continuation, entityNames: Set<String>, author: String?) {
+        self.continuation = continuation
+        self.entityNames = entityNames
+        self.author = author
+    }
+
+    /// The feed reads no values of its own: change sets carry what others need.
+    var watchedEntityNames: Set<String> { [] }
+
+    func didMerge(_ changeSet: ChangeSet) { yieldIfWanted(changeSet) }
+
+    func didRefresh(_ changeSet: ChangeSet) { yieldIfWanted(changeSet) }
+
+    func observationDidEnd() { continuation.finish() }
+
+    private func yieldIfWanted(_ changeSet: ChangeSet) {
+        if let author, changeSet.author != author { return }
+        if !entityNames.isEmpty, changeSet.entityNames.isDisjoint(with: entityNames), !changeSet.isRefresh { return }
+        continuation.yield(changeSet)
+    }
+}

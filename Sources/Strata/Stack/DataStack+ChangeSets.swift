@@ -1,0 +1,38 @@
+/// Every merged change set, as an asynchronous sequence.
+extension DataStack {
+    /// The change sets the main context merges from now on, in generation
+    /// order — this stack's commits and every other writer's, read from the
+    /// commit log — beside the monitors, which see the same ones.
+    ///
+    /// `entityNames` keeps the change sets that touch one of those entities
+    /// (all when empty); `author` keeps the ones of that author. A refresh
+    /// (a write that bypassed the log, history purged past the stack) comes
+    /// as a change set with ``ChangeSet/isRefresh`` set, listing what changed
+    /// among the objects the stack holds; it passes every entity filter,
+    /// since anything may have changed. The stream ends when the stack is
+    /// released; stop reading it (or cancel its task) to stop it.
+    ///
+    /// ```swift
+    /// Task { @MainActor in
+    ///     for await changeSet in try stack.changeSets(touching: ["Person"]) {
+    ///         print(changeSet.generation, changeSet.author ?? "-", changeSet.updatedIDs(entity: "Person"))
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``StrataError/storeNotAdded`` before a store is added.
+    @MainActor
+    public func changeSets(touching entityNames: Set<String> = [], author: String? = nil) throws
+        -> AsyncStream<ChangeSet>
+    {
+        let main = try main()
+        let (stream, continuation) = AsyncStream.makeStream(of: ChangeSet.self)
+        let feed = ChangeSetFeed(continuation: continuation, entityNames: entityNames, author: author)
+        main.observation.add(feed, stage: .streams)
+        // The stream holds the feed; the observation center holds it weakly.
+        continuation.onTermination = { [weak main] _ in
+            Task { @MainActor in main?.observation.remove(feed) }
+        }
+        return stream
+    }
+}

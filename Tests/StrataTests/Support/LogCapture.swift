@@ -1,0 +1,34 @@
+import Foundation
+import Strata
+import Synchronization
+
+/// Captures `StrataLog` messages for one test while other tests run beside
+/// it: the logger is installed once and hands every message to each open
+/// capture (and warnings and errors to standard error, as the default does),
+/// so no test swaps the global logger under another.
+final class LogCapture: Sendable {
+    private static let open = Mutex<[ObjectIdentifier: LogCapture]>([:])
+    private static let installed: Void = {
+        StrataLog.logger = { message in
+            for capture in open.withLock({ Array($0.values) }) { capture.messages.withLock { $0.append(message) } }
+            if message.level >= .warning {
+                FileHandle.standardError.write(Data("\(message)\n".utf8))
+            }
+        }
+    }()
+
+    private let messages = Mutex<[StrataLog.Message]>([])
+
+    init() {
+        _ = Self.installed
+        Self.open.withLock { $0[ObjectIdentifier(self)] = self }
+    }
+
+    /// Stops capturing.
+    func stop() {
+        Self.open.withLock { $0[ObjectIdentifier(self)] = nil }
+    }
+
+    /// What was captured so far.
+    var all: [StrataLog.Message] { messages.withLock { $0 } }
+}
