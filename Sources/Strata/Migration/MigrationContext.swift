@@ -1,8 +1,16 @@
 import CSQLite
 
-/// What a ``MigrationStage`` hook may do with the store being migrated: read,
-/// with values bound as parameters. It cannot write, and it is valid only while
-/// the hook runs.
+/// What a ``MigrationStage`` hook may do with the store being migrated: read
+/// and write its objects' rows with SQL, values bound as parameters, inside
+/// the migration's transaction — so a hook that fails, or any later step,
+/// leaves the store at its old version with none of the hook's writes. It is
+/// valid only while the hook runs.
+///
+/// ```swift
+/// MigrationStage(from: "V1", to: "V2", didMigrate: { context in
+///     try context.execute("UPDATE \"Person\" SET \"email\" = NULL WHERE \"email\" = ?", [.text("")])
+/// })
+/// ```
 public final class MigrationContext {
     /// The version whose tables the store holds while the hook runs.
     public let schemaVersion: String
@@ -39,26 +47,87 @@ public final class MigrationContext {
     ///   for a context used after its hook returned, SQLite's own code for SQL
     ///   that does not run.
     public func query(_ sql: String, _ arguments: [StoredValue] = []) throws -> [[StoredValue]] {
+        try run(sql, arguments, writing: false) { statement in
+            var rows: [[StoredValue]] = []
+            while try statement.step() {
+                rows.append((0..<statement.columnCount).map { statement.value(at: $0) })
+            }
+            return rows
+        }
+    }
+
+    /// Runs one statement that writes rows of the version's tables —
+    /// `INSERT`, `UPDATE`, `DELETE` (with `RETURNING`, its rows are dropped)
+    /// — with `arguments` bound to its `?` parameters, and returns how many
+    /// rows it changed.
+    ///
+    /// Only rows are written: a statement that would end or nest the
+    /// migration's transaction, attach a database, change a table's shape,
+    /// set a pragma, or write Strata's own `_strata_` tables is refused, so
+    /// the migration stays one transaction that commits or rolls back whole.
+    ///
+    /// - Throws: ``StrataError/sqlite(code:message:sql:)``: code 23
+    ///   (`SQLITE_AUTH`) for a refused statement, 21 (`SQLITE_MISUSE`) for a
+    ///   context used after its hook returned, SQLite's own code (a
+    ///   constraint, say) for a statement that fails.
+    @discardableResult
+    public func execute(_ sql: String, _ arguments: [StoredValue] = []) throws -> Int {
+        try run(sql, arguments, writing: true) { statement in
+            while try statement.step() {}
+            return statement.connection.changes
+        }
+    }
+
+    private func run<Result>(
+        _ sql: String, _ arguments: [StoredValue], writing: Bool, _ body: (Statement) throws -> Result
+    ) throws -> Result {
         guard let connection else {
             throw StrataError.sqlite(
                 code: SQLITE_MISUSE, message: "the migration context is used after its hook returned",
                 sql: sql)
         }
         do {
-            let statement = try Statement(connection: connection, sql: sql)
-            guard sqlite3_stmt_readonly(statement.handle) != 0 else {
+            let statement = try connection.preparingRowStatementsOnly { try Statement(connection: connection, sql: sql) }
+            guard writing || sqlite3_stmt_readonly(statement.handle) != 0 else {
                 throw StrataError.sqlite(
-                    code: SQLITE_READONLY, message: "a migration hook may only read", sql: sql)
+                    code: SQLITE_READONLY, message: "query only reads: write with execute", sql: sql)
             }
             try statement.bind(arguments)
-            let count = sqlite3_column_count(statement.handle)
-            var rows: [[StoredValue]] = []
-            while try statement.step() {
-                rows.append((0..<count).map { statement.value(at: $0) })
-            }
-            return rows
+            return try body(statement)
+        } catch let error as DatabaseError where error.primaryCode == SQLITE_AUTH {
+            throw StrataError.sqlite(
+                code: SQLITE_AUTH,
+                message: "a migration hook reads and writes rows only: no transaction control, ATTACH, "
+                    + "schema change, pragma or write to Strata's own tables",
+                sql: sql)
         } catch {
             throw StrataError.wrapping(error)
         }
+    }
+}
+
+extension Connection {
+    /// Prepares with an authorizer that allows reading and writing rows of
+    /// the user's tables only, and removes it after.
+    fileprivate func preparingRowStatementsOnly<Result>(_ prepare: () throws -> Result) rethrows -> Result {
+        sqlite3_set_authorizer(handle, rowStatementsOnly, nil)
+        defer { sqlite3_set_authorizer(handle, nil, nil) }
+        return try prepare()
+    }
+}
+
+private let rowStatementsOnly: @convention(c) (
+    UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
+    UnsafePointer<CChar>?
+) -> Int32 = { _, action, table, _, _, _ in
+    switch action {
+    case SQLITE_SELECT, SQLITE_READ, SQLITE_FUNCTION, SQLITE_RECURSIVE:
+        return SQLITE_OK
+    case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE:
+        let name = table.map { String(cString: $0) } ?? ""
+        return name.lowercased().hasPrefix("_strata_") && !name.lowercased().hasPrefix("_strata_link_")
+            ? SQLITE_DENY : SQLITE_OK
+    default:
+        return SQLITE_DENY
     }
 }

@@ -308,12 +308,62 @@ struct CustomMappingTests {
         #expect(try stack.fetchCount(From<MappedLogV1>()) == 2)
     }
 
-    @Test func hookCannotWrite() async throws {
+    @Test func hooksWriteInsideTheMigrationsTransaction() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        _ = try await makeMappedV1Store(at: url, count: 10)
+        let stage = MigrationStage(
+            from: "V1", to: "V2",
+            willMigrate: { context in
+                // A data fix-up on the old version: inactive people go before the step.
+                let gone = try context.execute("DELETE FROM \"Person\" WHERE \"active\" = ?", [.integer(0)])
+                #expect(gone == 5)
+            },
+            didMigrate: { context in
+                try context.execute("UPDATE \"Person\" SET \"age\" = \"age\" + ?", [.integer(100)])
+            })
+        let stack = DataStack(schemaHistory: SchemaHistory(
+            [mappedV1, mappedV2], chain: ["V1", "V2"], mappingProviders: [
+                CustomSchemaMappingProvider(from: "V1", to: "V2", entityMappings: [joinNames]),
+            ], stages: [stage]))
+        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        let people = try stack.fetchAll(From<MappedPersonV2>().orderBy(.ascending(\.$age)))
+        #expect(people.map(\.age) == [100, 102, 104, 106, 108])
+        #expect(try stack.fetchCount(From<MappedPetV2>()) == 10, "the pets stay, their owners nullified")
+    }
+
+    @Test func aHookThatFailsAfterAnotherWroteLeavesTheOldVersionWhole() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        _ = try await makeMappedV1Store(at: url, count: 6)
+        let before = try Data(contentsOf: url)
+        let stage = MigrationStage(
+            from: "V1", to: "V2",
+            willMigrate: { context in try context.execute("DELETE FROM \"Person\"") },
+            didMigrate: { _ in throw Halfway() })
+        let stack = DataStack(schemaHistory: SchemaHistory(
+            [mappedV1, mappedV2], chain: ["V1", "V2"], mappingProviders: [
+                CustomSchemaMappingProvider(from: "V1", to: "V2", entityMappings: [joinNames]),
+            ], stages: [stage]))
+        #expect(throws: StrataError.self) { try stack.addStorageAndWait(SQLiteStore(fileURL: url)) }
+        #expect(try Data(contentsOf: url) == before)
+        let old = DataStack(mappedV1)
+        try old.addStorageAndWait(SQLiteStore(fileURL: url))
+        #expect(try old.fetchCount(From<MappedPersonV1>()) == 6)
+    }
+
+    @Test(arguments: [
+        "COMMIT", "BEGIN", "SAVEPOINT s", "ROLLBACK", "DROP TABLE \"Person\"", "CREATE TABLE t (x)",
+        "ALTER TABLE \"Person\" ADD COLUMN x", "PRAGMA journal_mode = DELETE", "ATTACH ':memory:' AS other",
+        "UPDATE _strata_meta SET value = 'V9' WHERE key = 'version'", "DELETE FROM _strata_log",
+    ])
+    func hooksWriteRowsOnly(_ sql: String) async throws {
         let directory = TemporaryDirectory()
         let url = storeURL(in: directory)
         _ = try await makeMappedV1Store(at: url, count: 2)
         let stage = MigrationStage(from: "V1", to: "V2", willMigrate: { context in
-            _ = try context.query("DELETE FROM \"Person\"")
+            #expect(throws: StrataError.self) { _ = try context.query("DELETE FROM \"Person\"") }
+            try context.execute(sql)
         })
         let stack = DataStack(schemaHistory: SchemaHistory(
             [mappedV1, mappedV2], chain: ["V1", "V2"], stages: [stage]))
@@ -323,8 +373,11 @@ struct CustomMappingTests {
             guard case let .migrationStepThrew(_, _, _, inner)? = error as? StrataError,
                   case let .sqlite(code, _, _)? = inner as? StrataError
             else { return false }
-            return code == 8
+            return code == 23
         }
+        let old = DataStack(mappedV1)
+        try old.addStorageAndWait(SQLiteStore(fileURL: url))
+        #expect(try old.fetchCount(From<MappedPersonV1>()) == 2)
     }
 
     @Test func providerForAStepTheChainNeverTakesIsAnInvalidChain() {
