@@ -43,6 +43,16 @@ final class MainContext {
         Self.register(self)  // findable from its objects, for `object.$field.observe`
     }
 
+    /// The store was removed from the stack: the watcher stops, observers
+    /// are told nothing more comes (streams end), and reads throw
+    /// ``StrataError/storeNotAdded``. Objects keep the values they hold.
+    func close() {
+        watcher?.cancel()
+        watcher = nil
+        observation.endAll()
+        context.closeReader()
+    }
+
     /// Brings the context's objects up to the change set's values, then tells
     /// every observer; never moves an object back to an older generation than
     /// the one it was read at.

@@ -148,6 +148,13 @@ final class ObjectContext {
 
     // MARK: Connections
 
+    /// Closes the main context's reader: its store was removed from the
+    /// stack, and reads now throw ``StrataError/storeNotAdded``.
+    func closeReader() {
+        reader?.close()
+        reader = nil
+    }
+
     /// The connection reads go through; in a transaction, pending changes are
     /// flushed first unless `flushing` is false (a read of one row by its ID:
     /// unflushed changes live only on registered objects, which it never reads).

@@ -47,7 +47,14 @@ final class ObservationCenter {
     var didAddObserver: (() -> Void)?
 
     isolated deinit {
-        for entry in entries.values.joined() { entry.observer?.observationDidEnd() }
+        endAll()
+    }
+
+    /// Tells every observer that nothing more will be merged, and forgets them.
+    func endAll() {
+        let ended = entries.values.joined().compactMap(\.observer)
+        entries = [:]
+        for observer in ended { observer.observationDidEnd() }
     }
 
     func add(_ observer: any ChangeSetObserver, stage: Stage) {

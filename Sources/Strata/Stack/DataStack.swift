@@ -155,6 +155,23 @@ public final class DataStack: Sendable {
         }
     }
 
+    /// Takes the store out of the stack: the main context closes (its
+    /// observers are told, its reads throw), and the store is returned, its
+    /// writer still open for the caller to close.
+    @MainActor
+    func uninstall() throws -> StoreRuntime {
+        guard let store = runtime.withLock({ $0 }) else { throw StrataError.storeNotAdded }
+        if store.gate.isHeldByCurrentThread {
+            throw StrataError.storage(
+                path: store.path,
+                reason: "a transaction on this thread holds the store; commit or roll it back first")
+        }
+        mainContext?.close()
+        mainContext = nil
+        runtime.withLock { $0 = nil }
+        return store
+    }
+
     /// The main context; a read before a store is added throws ``StrataError/storeNotAdded``.
     @MainActor
     func main() throws -> MainContext {

@@ -32,6 +32,22 @@ final class WriterGate: @unchecked Sendable {
         return connection
     }
 
+    /// Whether ``close()`` closed the writer: the store was removed from its stack.
+    var isClosed: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return connection.handle == nil
+    }
+
+    /// Waits for the holder to give the writer back, then closes it for good.
+    func close() {
+        condition.lock()
+        while isHeld { condition.wait() }
+        connection.close()
+        condition.broadcast()
+        condition.unlock()
+    }
+
     /// Gives the writer connection back.
     func release() {
         condition.lock()

@@ -44,6 +44,10 @@ final class StoreRuntime: Sendable {
         // A second transaction on the thread that holds the writer would wait for itself.
         if gate.isHeldByCurrentThread { throw StrataError.nestedTransaction }
         let connection = gate.acquire()
+        if connection.handle == nil {
+            gate.release()
+            throw StrataError.storeNotAdded
+        }
         do {
             try connection.execute("BEGIN IMMEDIATE")
         } catch {

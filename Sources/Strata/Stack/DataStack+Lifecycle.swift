@@ -1,0 +1,143 @@
+import Foundation
+
+/// A store's life in a stack: asking what is added, removing it, replacing
+/// or resetting its file, and a ready-made in-memory stack for previews and tests.
+extension DataStack {
+    /// Whether a store is added.
+    public var hasStore: Bool { (try? store()) != nil }
+
+    /// The file of the added store; `nil` when none is added or it is an ``InMemoryStore``.
+    public var storeURL: URL? {
+        guard let store = try? store(), case .file(let url) = store.configuration.location else { return nil }
+        return url
+    }
+
+    /// Removes the store from the stack and closes its connections, once a
+    /// running transaction has given the writer back. Monitors and
+    /// publishers stop following it (change-set streams end); objects keep
+    /// the values they hold, and reads and transactions throw
+    /// ``StrataError/storeNotAdded`` until a store is added again.
+    ///
+    /// ```swift
+    /// try stack.removeStorage()
+    /// try SQLiteStore(fileName: "zoo.sqlite").deleteFiles()
+    /// ```
+    ///
+    /// - Throws: ``StrataError/storeNotAdded`` when none is added;
+    ///   ``StrataError/storage(path:reason:)`` when a transaction on the
+    ///   calling thread (an unsafe one) still holds the store.
+    @MainActor
+    public func removeStorage() throws {
+        let store = try uninstall()
+        store.gate.close()
+    }
+
+    /// Replaces the added store's file with a copy of the store at `source`
+    /// (another Strata store of a version in ``schemaHistory``, say a backup
+    /// made by ``exportStore(to:)``), migrating it when it holds an older
+    /// version. The copy is a consistent snapshot (`VACUUM INTO`), so
+    /// `source` may be in use. If `source` is not such a store, or the
+    /// replacement fails on the way, the stack keeps its current store,
+    /// unchanged.
+    ///
+    /// ```swift
+    /// try stack.replaceStore(withContentsOf: downloadedBackup)
+    /// ```
+    ///
+    /// - Throws: ``StrataError/storage(path:reason:)`` when the added store is
+    ///   in memory or the copy fails; the errors of ``addStorageAndWait(_:)``
+    ///   for a `source` that cannot be opened as a store of this history.
+    @MainActor
+    public func replaceStore(withContentsOf source: URL) throws {
+        let current = try store()
+        guard case .file(let url) = current.configuration.location else {
+            throw StrataError.storage(path: current.path, reason: "an in-memory store has no file to replace")
+        }
+        // Refused before anything changes: a file that is not a store of this history.
+        _ = try StoreOpener(
+            configuration: SQLiteStore(fileURL: source, isReadOnly: true).configuration, history: schemaHistory
+        ).requiredMigrations()
+        let copy = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).incoming")
+        let old = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).replaced")
+        try? SQLiteStore(fileURL: copy).deleteFiles()
+        try? SQLiteStore(fileURL: old).deleteFiles()
+        try Self.snapshot(source, to: copy)
+        let configuration = current.configuration
+        try removeStorage()
+        do {
+            try FileManager.default.moveItem(at: url, to: old)
+            try SQLiteStore(fileURL: url).deleteFiles()
+            try FileManager.default.moveItem(at: copy, to: url)
+            try reopen(configuration)
+            try? SQLiteStore(fileURL: old).deleteFiles()
+        } catch {
+            // Put the old file back and reopen it.
+            try? SQLiteStore(fileURL: url).deleteFiles()
+            try? FileManager.default.moveItem(at: old, to: url)
+            try? SQLiteStore(fileURL: copy).deleteFiles()
+            try reopen(configuration)
+            throw StrataError.wrapping(error)
+        }
+    }
+
+    /// Empties the added store by recreating it, after writing a copy of it to
+    /// `backup` when one is given (see ``exportStore(to:)``). Like a wipe,
+    /// but the file starts over: its history and row IDs start again, and
+    /// other stacks that follow it refresh.
+    ///
+    /// ```swift
+    /// try stack.resetStore(backingUpTo: backupsFolder.appendingPathComponent("before-reset.sqlite"))
+    /// ```
+    ///
+    /// - Throws: the errors of ``exportStore(to:)`` (nothing is reset then),
+    ///   ``removeStorage()`` and ``addStorageAndWait(_:)``.
+    @MainActor
+    public func resetStore(backingUpTo backup: URL? = nil) throws {
+        if let backup { try exportStore(to: backup) }
+        let configuration = try store().configuration
+        try removeStorage()
+        if case .file(let url) = configuration.location { try SQLiteStore(fileURL: url).deleteFiles() }
+        try reopen(configuration)
+    }
+
+    /// A stack on a new, empty ``InMemoryStore``, filled by `seed` in one
+    /// transaction: one call for previews, samples and tests.
+    ///
+    /// ```swift
+    /// let stack = try DataStack.inMemory(schema) { tx in
+    ///     tx.create(Into<Person>()).name = "Ann"
+    /// }
+    /// ```
+    ///
+    /// - Throws: the errors of ``addStorageAndWait(_:)`` and of the seeding transaction.
+    @MainActor
+    public static func inMemory(
+        _ schema: Schema, seed: (SynchronousDataTransaction) throws -> Void = { _ in }
+    ) throws -> DataStack {
+        let stack = DataStack(schema)
+        try stack.addStorageAndWait(InMemoryStore())
+        try stack.perform(synchronous: { tx in try seed(tx) })
+        return stack
+    }
+
+    @MainActor
+    private func reopen(_ configuration: StoreConfiguration) throws {
+        try addStorageAndWait(ReopenedStore(configuration: configuration))
+    }
+
+    /// A consistent copy of the store at `source`, written to `destination`.
+    private static func snapshot(_ source: URL, to destination: URL) throws {
+        do {
+            let connection = try Connection(path: source.path, readOnly: true, create: false)
+            defer { connection.close() }
+            try connection.run("VACUUM INTO ?", [.text(destination.path)])
+        } catch {
+            throw StrataError.storage(path: source.path, reason: "cannot copy the store: \(error)")
+        }
+    }
+}
+
+/// A store added again with the configuration it was added with.
+private struct ReopenedStore: StorageInterface {
+    let configuration: StoreConfiguration
+}

@@ -1,0 +1,113 @@
+import Foundation
+@testable import Strata
+import Testing
+
+@MainActor
+@Suite("Store lifecycle: remove, replace, reset, in-memory stacks")
+struct StoreLifecycleTests {
+    private func owners(_ stack: DataStack) throws -> [String] {
+        try stack.fetchAll(From<BulkOwner>().orderBy(.ascending(\.$label))).map(\.label)
+    }
+
+    private func add(_ labels: [String], to stack: DataStack) throws {
+        try stack.perform(synchronous: { tx in
+            for label in labels { tx.create(Into<BulkOwner>()).label = label }
+        })
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aRemovedStoreIsClosedAndAnotherCanBeAdded(kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(bulkSchema, kind, in: directory)
+        #expect(stack.hasStore)
+        #expect((stack.storeURL != nil) == (kind == .file))
+        try add(["a", "b"], to: stack)
+        let held = try stack.fetchAll(From<BulkOwner>())
+        let monitor = try stack.monitorList(From<BulkOwner>().orderBy(.ascending(\.$label)))
+        let stream = try stack.changeSets()
+        try stack.removeStorage()
+        #expect(!stack.hasStore && stack.storeURL == nil)
+        #expect(held.map(\.label).sorted() == ["a", "b"], "objects keep their values")
+        #expect(monitor.numberOfObjects() == 2)
+        for await _ in stream { Issue.record("the stream yielded after the store was removed") }
+        #expect(throws: StrataError.self) { try stack.fetchCount(From<BulkOwner>()) }
+        #expect(throws: StrataError.self) { try stack.perform(synchronous: { tx in tx.create(Into<BulkOwner>()) }) }
+        #expect(throws: StrataError.self) { try stack.removeStorage() }
+        if kind == .file {
+            // The files are closed: they can go, and the stack can start again on them.
+            try SQLiteStore(fileURL: storeURL(in: directory)).deleteFiles()
+        }
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
+        #expect(try owners(stack) == [], "a new, empty store")
+        try add(["c"], to: stack)
+        #expect(try owners(stack) == ["c"])
+    }
+
+    @Test
+    func aStoreHeldByATransactionOnThisThreadIsNotRemoved() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(bulkSchema, .file, in: directory)
+        let tx = try stack.beginUnsafe()
+        tx.create(Into<BulkOwner>()).label = "pending"
+        _ = try tx.fetchCount(From<BulkOwner>())   // takes the writer
+        #expect(throws: StrataError.self) { try stack.removeStorage() }
+        try tx.commitAndWait()
+        #expect(try owners(stack) == ["pending"])
+        try stack.removeStorage()
+    }
+
+    @Test
+    func replacingTheFileTakesAnotherStoreOrKeepsTheCurrentOne() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(bulkSchema, .file, in: directory)
+        try add(["mine"], to: stack)
+        let other = DataStack(bulkSchema)
+        try other.addStorageAndWait(SQLiteStore(fileURL: directory.file("other.sqlite")))
+        try add(["theirs", "too"], to: other)
+        // A file that is not a store is refused, and nothing changes.
+        let junk = directory.file("junk.sqlite")
+        try Data(repeating: 7, count: 4096).write(to: junk)
+        #expect(throws: StrataError.self) { try stack.replaceStore(withContentsOf: junk) }
+        #expect(try owners(stack) == ["mine"])
+        // A store of the same history replaces it, even while its own stack has it open.
+        try stack.replaceStore(withContentsOf: directory.file("other.sqlite"))
+        #expect(try owners(stack) == ["theirs", "too"])
+        try add(["after"], to: stack)
+        #expect(try owners(other) == ["theirs", "too"], "the source is untouched")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+        #expect(!files.contains { $0.hasSuffix(".incoming") || $0.hasSuffix(".replaced") }, "\(files)")
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func resettingEmptiesTheStoreAfterABackup(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(bulkSchema, kind, in: directory)
+        try add(["a", "b", "c"], to: stack)
+        let backup = directory.file("backup.sqlite")
+        try stack.resetStore(backingUpTo: backup)
+        #expect(try owners(stack) == [])
+        try add(["fresh"], to: stack)
+        #expect(try owners(stack) == ["fresh"])
+        let restored = DataStack(bulkSchema)
+        try restored.addStorageAndWait(SQLiteStore(fileURL: backup))
+        #expect(try owners(restored) == ["a", "b", "c"])
+        // A backup that cannot be written resets nothing.
+        #expect(throws: StrataError.self) { try stack.resetStore(backingUpTo: backup) }
+        #expect(try owners(stack) == ["fresh"])
+    }
+
+    @Test
+    func anInMemoryStackIsSeededInOneCall() throws {
+        let stack = try DataStack.inMemory(bulkSchema) { tx in
+            for label in ["x", "y"] { tx.create(Into<BulkOwner>()).label = label }
+        }
+        #expect(try owners(stack) == ["x", "y"])
+        #expect(stack.storeURL == nil && stack.hasStore)
+        #expect(throws: StrataError.self) {
+            try DataStack.inMemory(bulkSchema) { tx in
+                tx.create(Into<BulkOwner>()).code = "same"
+                tx.create(Into<BulkOwner>()).code = "same"
+            }
+        }
+    }
+}
