@@ -38,7 +38,8 @@ extension DataStack {
     /// version. The copy is a consistent snapshot (`VACUUM INTO`), so
     /// `source` may be in use. If `source` is not such a store, or the
     /// replacement fails on the way, the stack keeps its current store,
-    /// unchanged.
+    /// unchanged. Do it while no other stack or process has the added
+    /// store's file open.
     ///
     /// ```swift
     /// try stack.replaceStore(withContentsOf: downloadedBackup)
@@ -82,8 +83,9 @@ extension DataStack {
 
     /// Empties the added store by recreating it, after writing a copy of it to
     /// `backup` when one is given (see ``exportStore(to:)``). Like a wipe,
-    /// but the file starts over: its history and row IDs start again, and
-    /// other stacks that follow it refresh.
+    /// but the file starts over: its history and row IDs start again. Do it
+    /// while no other stack or process has the file open; for a store others
+    /// share, use ``wipeAllData(author:isolation:)``.
     ///
     /// ```swift
     /// try stack.resetStore(backingUpTo: backupsFolder.appendingPathComponent("before-reset.sqlite"))
