@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 
-extension DataStack {
+extension DataStack: CommitMerging {
     /// Runs `body` in a transaction on the transaction queue, blocking the
     /// caller, and commits when it returns. Called on the main actor, the
     /// commit is merged into the main context before this returns.
@@ -179,7 +179,7 @@ extension DataStack {
     }
 
     /// Merges now when called on the main actor (a synchronous commit made there).
-    func mergeIfOnMainActor(_ isolation: isolated (any Actor)? = #isolation) {
+    func mergeIfOnMainActor(_ isolation: isolated (any Actor)?) {
         guard isolation === MainActor.shared else { return }
         MainActor.assumeIsolated { mergePendingChangeSets() }
     }

@@ -26,6 +26,8 @@ public final class DataStack: Sendable {
     /// Settings any thread may change: the default author, the polling interval.
     let settings = Locked<(author: String?, pollingInterval: Duration)>((nil, .milliseconds(20)))
     @MainActor var mainContext: MainContext?
+    /// The migration steps run when the store was last added, for tests and diagnostics.
+    let migrationsRun = Mutex<[MigrationStep]>([])
 
     /// The author written to the commit log for every transaction of this
     /// stack that names none itself; `nil` (the default) for none. Give each
@@ -106,8 +108,9 @@ public final class DataStack: Sendable {
     ///   when the file cannot be created or opened, or when the stack already has a store.
     @MainActor
     public func addStorageAndWait(_ storage: some StorageInterface) throws {
-        let (store, reader) = try StoreOpener(configuration: storage.configuration, history: schemaHistory).open()
-        try install(store, reader: reader)
+        try refuseASecondStore(storage)
+        let opened = try StoreOpener(configuration: storage.configuration, history: schemaHistory).open()
+        try install(opened.store, reader: opened.reader, migrationsRun: opened.migrationsRun)
     }
 
     /// Opens `storage` off the main actor, then makes it the stack's store.
@@ -120,24 +123,36 @@ public final class DataStack: Sendable {
 
     @MainActor
     func addStorage(_ storage: some StorageInterface, reporting progress: MigrationProgressHandler?) async throws {
+        try refuseASecondStore(storage)
         var opener = StoreOpener(configuration: storage.configuration, history: schemaHistory)
         opener.progress = progress
         let opened = try await Self.open(opener)
-        try install(opened.store, reader: opened.reader.take())
+        try install(opened.store, reader: opened.reader.take(), migrationsRun: opened.migrationsRun)
     }
 
     private struct Opened: Sendable {
         let store: StoreRuntime
         let reader: ConnectionHandOff
+        let migrationsRun: [MigrationStep]
     }
 
     private static func open(_ opener: StoreOpener) async throws -> Opened {
-        let (store, reader) = try opener.open()
-        return Opened(store: store, reader: ConnectionHandOff(reader))
+        let (store, reader, migrationsRun) = try opener.open()
+        return Opened(store: store, reader: ConnectionHandOff(reader), migrationsRun: migrationsRun)
+    }
+
+    /// A stack holds one store: a second is refused before its file is
+    /// opened, so that it is neither created, migrated nor recreated.
+    private func refuseASecondStore(_ storage: some StorageInterface) throws {
+        if let current = runtime.withLock({ $0 }) {
+            throw StrataError.storage(
+                path: storage.configuration.displayPath,
+                reason: "the stack already has the store at \(current.path); remove it first (removeStorage())")
+        }
     }
 
     @MainActor
-    private func install(_ store: StoreRuntime, reader: Connection) throws {
+    private func install(_ store: StoreRuntime, reader: Connection, migrationsRun: [MigrationStep]) throws {
         try runtime.withLock { current in
             if let current {
                 throw StrataError.storage(
@@ -145,6 +160,7 @@ public final class DataStack: Sendable {
             }
             current = store
         }
+        self.migrationsRun.withLock { $0 = migrationsRun }
         do {
             mainContext = try MainContext(
                 context: ObjectContext(kind: .main, schema: schema, store: store, reader: reader),

@@ -13,7 +13,7 @@ struct StoreOpener {
     var path: String { configuration.displayPath }
 
     /// The opened store and the reader connection for the main context.
-    func open() throws -> (StoreRuntime, Connection) {
+    func open() throws -> (store: StoreRuntime, reader: Connection, migrationsRun: [MigrationStep]) {
         try history.validate()
         do {
             // An in-memory store's files live while its connections hold the lease.
@@ -36,12 +36,11 @@ struct StoreOpener {
                 busyTimeout: configuration.busyTimeoutMilliseconds)
             reader.lease = lease
             let store = StoreRuntime(
-                configuration: configuration, writer: writer, generation: generation, hasLog: hasLog,
-                migrationsRun: migrationsRun)
+                configuration: configuration, writer: writer, generation: generation, hasLog: hasLog)
             progress?(.finished(migrationRan: !migrationsRun.isEmpty))
             for step in migrationsRun { StrataLog.log(.info, .storage, "\(path): migrated \(step)") }
             StrataLog.log(.info, .storage, "opened \(path) at generation \(generation)")
-            return (store, reader)
+            return (store, reader, migrationsRun)
         } catch {
             let error = StoreErrors.translate(error, path: path)
             StrataLog.log(.error, .storage, "could not open \(path): \(error)")

@@ -6,8 +6,6 @@ import Foundation
 final class StoreRuntime: Sendable {
     let configuration: StoreConfiguration
     let gate: WriterGate
-    /// The migration steps run when the store was opened, for tests and diagnostics.
-    let migrationsRun: [MigrationStep]
     /// Whether the store has a commit log: every store opened writable does;
     /// a read-only store made before the log does not.
     let hasLog: Bool
@@ -26,12 +24,9 @@ final class StoreRuntime: Sendable {
     private let committed: Locked<(generation: UInt64, delivered: [Delivery])>
 
     init(
-        configuration: StoreConfiguration, writer: Connection, generation: UInt64, hasLog: Bool,
-        migrationsRun: [MigrationStep] = []
-    ) {
+        configuration: StoreConfiguration, writer: Connection, generation: UInt64, hasLog: Bool) {
         self.configuration = configuration
         self.hasLog = hasLog
-        self.migrationsRun = migrationsRun
         self.gate = WriterGate(connection: writer)
         self.committed = Locked((generation, []))
     }

@@ -10,9 +10,10 @@
 /// try tx.commitAndWait()
 /// ```
 public final class UnsafeDataTransaction: BaseDataTransaction {
-    let stack: DataStack
+    /// The stack that began it, which merges its commits into the main context.
+    let stack: any CommitMerging
 
-    init(context: ObjectContext, author: String?, stack: DataStack) {
+    init(context: ObjectContext, author: String?, stack: any CommitMerging) {
         self.stack = stack
         context.keepsObjectsAcrossCommits = true
         context.exclusiveUse = ExclusiveUse()
@@ -84,4 +85,14 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
             throw StoreErrors.translate(error, path: context.store.path)
         }
     }
+}
+
+/// What a transaction asks of the stack that began it: merge its commits
+/// into the main context. Kept a protocol so that transactions do not reach
+/// up to the stack.
+protocol CommitMerging: AnyObject, Sendable {
+    /// Asks the main actor to merge what was committed, soon.
+    func scheduleMerge()
+    /// Merges what was committed now, when the caller is on the main actor.
+    func mergeIfOnMainActor(_ isolation: isolated (any Actor)?)
 }

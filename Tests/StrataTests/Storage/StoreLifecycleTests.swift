@@ -44,6 +44,26 @@ struct StoreLifecycleTests {
     }
 
     @Test
+    func aSecondStoreIsRefusedBeforeItsFileIsOpened() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(bulkSchema, .file, in: directory)
+        // Another schema's store, which the option would recreate if it were opened.
+        let other = directory.file("other.sqlite")
+        let otherStack = DataStack(contextSchema)
+        try otherStack.addStorageAndWait(SQLiteStore(fileURL: other))
+        try otherStack.perform(synchronous: { tx in tx.create(Into<Owner>()).name = "kept" })
+        try otherStack.removeStorage()
+        let before = try Data(contentsOf: other)
+        #expect(throws: StrataError.self) {
+            try stack.addStorageAndWait(SQLiteStore(fileURL: other, options: .recreateStoreOnModelMismatch))
+        }
+        let fresh = directory.file("fresh.sqlite")
+        #expect(throws: StrataError.self) { try stack.addStorageAndWait(SQLiteStore(fileURL: fresh)) }
+        #expect(try Data(contentsOf: other) == before)
+        #expect(!FileManager.default.fileExists(atPath: fresh.path), "not even created")
+    }
+
+    @Test
     func aStoreHeldByATransactionOnThisThreadIsNotRemoved() throws {
         let directory = TemporaryDirectory()
         let stack = try makeStack(bulkSchema, .file, in: directory)
