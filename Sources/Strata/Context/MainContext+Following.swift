@@ -1,7 +1,7 @@
 import Foundation
 
 /// Following the store: every commit, this stack's or another writer's,
-/// reaches the main context in generation order (DESIGN section 10).
+/// reaches the main context in generation order (Docs/Architecture.md, "Threads"; Docs/History.md).
 ///
 /// - This stack's commits wait in the store runtime with their values.
 /// - Other writers' commits are read from the commit log, their values read

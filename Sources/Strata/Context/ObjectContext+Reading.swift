@@ -1,6 +1,6 @@
 /// Every read of a context goes through `read`, so that a main-context read
 /// knows the generation of the snapshot it read and merges the commit log up
-/// to it before it returns (DESIGN section 10).
+/// to it before it returns (Docs/Architecture.md, "Threads"; Docs/History.md).
 extension ObjectContext {
     /// Prepares `sql`, binds `arguments`, steps once and hands `body` the
     /// statement, whether it has a row, and the commit generation the read's

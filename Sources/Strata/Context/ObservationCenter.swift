@@ -26,7 +26,7 @@ extension ChangeSetObserver {
 }
 
 /// Hands each merged change set to every live monitor, then to every live
-/// publisher, in one pass on the main actor (DESIGN section 7). Holds them
+/// publisher, in one pass on the main actor (Docs/Architecture.md, "One pass per change set"). Holds them
 /// weakly: a monitor stops when its owner lets it go.
 @MainActor
 final class ObservationCenter {

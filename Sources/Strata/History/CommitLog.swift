@@ -1,7 +1,7 @@
 import Foundation
 
 /// The store's commit log: the table every commit writes its record to, in
-/// the same SQLite transaction as its data (DESIGN section 10).
+/// the same SQLite transaction as its data (Docs/Architecture.md, "Threads"; Docs/History.md).
 ///
 /// ```sql
 /// CREATE TABLE _strata_log (

@@ -47,7 +47,7 @@ public final class ListPublisher<Object: ManagedObject> {
         // still hold the previous commit; publishing there would let a closure
         // observer read a half-merged main actor. So the relay only notes the
         // change then, and the publisher publishes in the `.publishers` stage,
-        // after every monitor has taken the change set (DESIGN section 7).
+        // after every monitor has taken the change set (Docs/Architecture.md, "One pass per change set").
         monitor.main.observation.add(relay, stage: .publishers)
     }
 

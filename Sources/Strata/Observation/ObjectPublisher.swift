@@ -12,7 +12,7 @@ import Observation
 /// ```
 ///
 /// The publisher takes each merged commit that changes the object after every
-/// monitor has (DESIGN section 7), publishing a new snapshot built from the
+/// monitor has (Docs/Architecture.md, "One pass per change set"), publishing a new snapshot built from the
 /// change set's values; a commit that leaves the object as it was publishes
 /// nothing. When a commit deletes the object, ``snapshot`` becomes `nil`,
 /// closure observers are called a last time, and the ``snapshots`` sequences
