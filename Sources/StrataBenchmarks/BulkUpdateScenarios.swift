@@ -1,0 +1,90 @@
+import Foundation
+import Strata
+
+extension BulkScenario {
+    /// Changes `level` of the half of `count` ``BulkItem``s that a range of
+    /// `rank` (indexed) selects: sets it to 7, or with `increment: true` adds 1.
+    ///
+    /// Strata: one `stack.perform(synchronous:)` on the main actor around
+    /// `tx.updateAll(From<BulkItem>().where(\.$rank < half), .set(\.$level, to: 7))`
+    /// (or `.increment(\.$level, by: 1)`), commit and merge included; once
+    /// with no monitor, once with a ListMonitor of the `level == 0` items.
+    /// Raw: one transaction around a plain `UPDATE`, an `UPDATE … RETURNING
+    /// _pk` into an array, or a `SELECT _pk` into an array followed by an
+    /// `UPDATE` of those IDs (`json_each`) or by the predicate again.
+    static func update(count: Int, increment: Bool, in workspace: Workspace) throws -> BulkScenario {
+        let rows = BulkRows(count: count)
+        let half = count / 2
+        let templates = try BulkFixtures.itemTemplates(rows, in: workspace)
+        let assignment: FieldAssignment<BulkItem> = increment ? .increment(\.$level, by: 1) : .set(\.$level, to: 7)
+        let set = increment ? #"SET "level" = "level" + ?"# : #"SET "level" = ?"#
+        let bound: [RawArgument] = [.integer(increment ? 1 : 7), .integer(half)]
+        // How many items end at each level.
+        var expected: [Int: Int] = [:]
+        for (index, rank) in rows.ranks.enumerated() {
+            let level = BulkRows.level(index)
+            expected[rank >= half ? level : increment ? level + 1 : 7, default: 0] += 1
+        }
+
+        func check(_ levels: [Int: Int]) throws {
+            guard levels == expected else {
+                throw BenchmarkError(description: "levels after the update: \(levels), expected \(expected)")
+            }
+        }
+        func strata(monitored: Bool) -> BulkSide {
+            BulkSide(label: monitored ? "strata updateAll, ListMonitor \(countLabel(count / 2))" : "strata updateAll") {
+                let stack = try BulkFixtures.strataCopy(
+                    of: templates.strata, schema: bulkItemSchema, counting: BulkItem.self, in: workspace)
+                let watch = monitored ? try ListWatch(stack, BulkItem.monitored) : nil
+                return Run(
+                    body: {
+                        try stack.perform(synchronous: { tx in
+                            try tx.updateAll(From<BulkItem>().where(\.$rank < half), assignment)
+                        })
+                    },
+                    finish: {
+                        try watch?.check()
+                        try check(expected.keys.reduce(into: [:]) { levels, level in
+                            levels[level] = try stack.fetchCount(From<BulkItem>().where(\.$level == level))
+                        })
+                    })
+            }
+        }
+        func raw(_ label: String, _ column: String, _ body: @escaping (RawDatabase) throws -> Int) -> BulkSide {
+            BulkSide(label: label, column: column) {
+                let database = try BulkFixtures.rawCopy(of: templates.raw, counting: "BulkItem", in: workspace)
+                return Run(
+                    body: { try database.transaction { try body(database) } },
+                    finish: {
+                        try check(expected.keys.reduce(into: [:]) { levels, level in
+                            levels[level] = try BulkFixtures.count(
+                                database, #"SELECT count(*) FROM "BulkItem" WHERE "level" = ?"#, [.integer(level)])
+                        })
+                    })
+            }
+        }
+
+        let update = #"UPDATE "BulkItem" "# + set + #" WHERE "rank" < ?"#
+        let select = #"SELECT _pk FROM "BulkItem" WHERE "rank" < ?"#
+        let change = increment ? "add 1 to" : "set"
+        return BulkScenario(
+            title: "update: \(change) level of \(countLabel(half)) of \(countLabel(count)), rank < \(half) (indexed)",
+            strata: [strata(monitored: false), strata(monitored: true)],
+            raw: [
+                raw("raw UPDATE … RETURNING _pk", "RETURNING") { try $0.rowIDs(update + " RETURNING _pk", bound).count },
+                raw("raw UPDATE", "plain") { try $0.change(update, bound) },
+                raw("raw SELECT _pk, UPDATE … IN json_each", "SELECT+IN") { database in
+                    let rowIDs = try database.rowIDs(select, [bound[1]])
+                    let changed = try database.change(
+                        #"UPDATE "BulkItem" "# + set + " WHERE _pk IN (SELECT value FROM json_each(?))",
+                        [bound[0], .text(jsonList(rowIDs))])
+                    return changed == rowIDs.count ? changed : -1
+                },
+                raw("raw SELECT _pk, UPDATE … WHERE again", "SELECT+WHERE") { database in
+                    let rowIDs = try database.rowIDs(select, [bound[1]])
+                    let changed = try database.change(update, bound)
+                    return changed == rowIDs.count ? changed : -1
+                },
+            ])
+    }
+}
