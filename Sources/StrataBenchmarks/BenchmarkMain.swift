@@ -13,7 +13,8 @@ import Foundation
 /// swift run -c release StrataBenchmarks 100000 idle   # CPU of a live monitor while nothing changes
 /// swift run -c release StrataBenchmarks 200000 bulk   # every bulk write below, on 200,000 rows:
 ///   bulkDelete 200000     # delete half the rows by an indexed range (bulkDeleteScan: unindexed)
-///   bulkUpdate 200000     # set one field of half the rows (bulkIncrement: add 1 to it)
+///   bulkUpdate 200000     # set one field of half the rows by an indexed range (bulkUpdateScan:
+///                         # unindexed; bulkIncrement: add 1 to it)
 ///   bulkCascade 200000    # delete 10k of 20k parents, 10 children each, by the cascade rule
 ///   bulkWipe 200000       # wipeAllData of 200,000 rows
 /// ```
@@ -38,6 +39,7 @@ struct BenchmarkMain {
         ("bulkDelete", { try .delete(count: $0, indexed: true, in: $1) }),
         ("bulkDeleteScan", { try .delete(count: $0, indexed: false, in: $1) }),
         ("bulkUpdate", { try .update(count: $0, increment: false, in: $1) }),
+        ("bulkUpdateScan", { try .update(count: $0, increment: false, indexed: false, in: $1) }),
         ("bulkIncrement", { try .update(count: $0, increment: true, in: $1) }),
         ("bulkCascade", { try .cascade(count: $0, in: $1) }),
         ("bulkWipe", { try .wipe(count: $0, in: $1) }),

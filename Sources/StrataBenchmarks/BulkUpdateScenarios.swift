@@ -3,7 +3,9 @@ import Strata
 
 extension BulkScenario {
     /// Changes `level` of the half of `count` ``BulkItem``s that a range of
-    /// `rank` (indexed) selects: sets it to 7, or with `increment: true` adds 1.
+    /// `rank` (indexed) selects, or with `indexed: false` the same rows by a
+    /// range of `score` (unindexed): sets it to 7, or with `increment: true`
+    /// adds 1.
     ///
     /// Strata: one `stack.perform(synchronous:)` on the main actor around
     /// `tx.updateAll(From<BulkItem>().where(\.$rank < half), .set(\.$level, to: 7))`
@@ -12,13 +14,20 @@ extension BulkScenario {
     /// Raw: one transaction around a plain `UPDATE`, an `UPDATE … RETURNING
     /// _pk` into an array, or a `SELECT _pk` into an array followed by an
     /// `UPDATE` of those IDs (`json_each`) or by the predicate again.
-    static func update(count: Int, increment: Bool, in workspace: Workspace) throws -> BulkScenario {
+    static func update(
+        count: Int, increment: Bool, indexed: Bool = true, in workspace: Workspace
+    ) throws -> BulkScenario {
         let rows = BulkRows(count: count)
         let half = count / 2
         let templates = try BulkFixtures.itemTemplates(rows, in: workspace)
         let assignment: FieldAssignment<BulkItem> = increment ? .increment(\.$level, by: 1) : .set(\.$level, to: 7)
+        let predicate: Where<BulkItem> = indexed ? \.$rank < half : \.$score < BulkRows.score(rank: half)
+        let condition = indexed ? #""rank" < ?"# : #""score" < ?"#
+        let field = indexed ? "rank < \(half) (indexed)" : "score < \(BulkRows.score(rank: half)) (unindexed)"
         let set = increment ? #"SET "level" = "level" + ?"# : #"SET "level" = ?"#
-        let bound: [RawArgument] = [.integer(increment ? 1 : 7), .integer(half)]
+        let bound: [RawArgument] = [
+            .integer(increment ? 1 : 7), indexed ? .integer(half) : .real(BulkRows.score(rank: half)),
+        ]
         // How many items end at each level.
         var expected: [Int: Int] = [:]
         for (index, rank) in rows.ranks.enumerated() {
@@ -39,7 +48,7 @@ extension BulkScenario {
                 return Run(
                     body: {
                         try stack.perform(synchronous: { tx in
-                            try tx.updateAll(From<BulkItem>().where(\.$rank < half), assignment)
+                            try tx.updateAll(From<BulkItem>().where(predicate), assignment)
                         })
                     },
                     finish: {
@@ -64,11 +73,11 @@ extension BulkScenario {
             }
         }
 
-        let update = #"UPDATE "BulkItem" "# + set + #" WHERE "rank" < ?"#
-        let select = #"SELECT _pk FROM "BulkItem" WHERE "rank" < ?"#
+        let update = #"UPDATE "BulkItem" "# + set + " WHERE " + condition
+        let select = #"SELECT _pk FROM "BulkItem" WHERE "# + condition
         let change = increment ? "add 1 to" : "set"
         return BulkScenario(
-            title: "update: \(change) level of \(countLabel(half)) of \(countLabel(count)), rank < \(half) (indexed)",
+            title: "update: \(change) level of \(countLabel(half)) of \(countLabel(count)), \(field)",
             strata: [strata(monitored: false), strata(monitored: true)],
             raw: [
                 raw("raw UPDATE … RETURNING _pk", "RETURNING") { try $0.rowIDs(update + " RETURNING _pk", bound).count },
