@@ -130,12 +130,23 @@ private struct BulkUpdate {
     }
 
     /// One statement: every selected row whose column the assignment changes.
+    ///
+    /// The query's rows are chosen by a subquery, `_pk IN (SELECT _pk ...)`,
+    /// and only then tested for a change. With the test beside the query's
+    /// condition, SQLite reads each row an index finds in the index's order
+    /// (the test needs the column), then writes them in row order: on
+    /// 100,000 of 200,000 rows that statement took about twice the CPU of a
+    /// plain `UPDATE ... RETURNING _pk`. The subquery reads the index alone,
+    /// and the rows are then visited in row order. (A condition no index
+    /// serves pays about a quarter more for the subquery's list.)
     mutating func apply(_ assignment: ResolvedAssignment, to target: CompiledTarget) throws {
         let column = SQL.quote(entity.attributes[assignment.slot].name)
         let value = assignment.expression(column)
         let test = assignment.changes(column)
+        let selected = target.condition == nil
+            ? "" : "_pk IN (SELECT _pk FROM \(target.table)\(target.whereClause)) AND "
         let rows = try connection.query(
-            "UPDATE \(target.table) SET \(column) = \(value.sql)\(target.whereClause(and: test.sql)) "
+            "UPDATE \(entity.quotedTable) SET \(column) = \(value.sql) WHERE \(selected)\(test.sql) "
                 + "RETURNING _pk, \(column)",
             value.arguments + target.arguments + test.arguments
         ) { ($0.int64(at: 0), $0.value(at: 1)) }
