@@ -25,17 +25,17 @@ extension BulkScenario {
             }
         }
         func strata(monitored: Bool) -> BulkSide {
-            BulkSide(label: monitored
-                     ? "strata deleteAll, ListMonitor \(countLabel(count / 2)) children" : "strata deleteAll") {
+            let log = DurationLog()
+            let label = monitored ? "strata deleteAll, ListMonitor \(countLabel(count / 2)) children" : "strata deleteAll"
+            return BulkSide(label: label, note: { log.note("commit→didChange", warmUps: 1) }) {
                 let stack = try BulkFixtures.strataCopy(
                     of: templates.strata, schema: bulkCascadeSchema, counting: BulkChild.self, in: workspace)
                 let watch = monitored ? try ListWatch(stack, BulkChild.monitored) : nil
+                let commit: @Sendable () throws -> Int = {
+                    try stack.perform(synchronous: { tx in try tx.deleteAll(From<BulkParent>().where(\.$rank < half)) })
+                }
                 return Run(
-                    body: {
-                        try stack.perform(synchronous: { tx in
-                            try tx.deleteAll(From<BulkParent>().where(\.$rank < half))
-                        })
-                    },
+                    body: { try watch?.commitThenMerge(log: log, commit) ?? commit() },
                     finish: {
                         try watch?.check()
                         try check(parents: try stack.fetchCount(From<BulkParent>()),

@@ -28,12 +28,17 @@ extension BulkScenario {
             }
         }
         func strata(monitored: Bool) -> BulkSide {
-            BulkSide(label: monitored ? "strata deleteAll, ListMonitor \(countLabel(half))" : "strata deleteAll") {
+            let log = DurationLog()
+            let label = monitored ? "strata deleteAll, ListMonitor \(countLabel(half))" : "strata deleteAll"
+            return BulkSide(label: label, note: { log.note("commit→didChange", warmUps: 1) }) {
                 let stack = try BulkFixtures.strataCopy(
                     of: templates.strata, schema: bulkItemSchema, counting: BulkItem.self, in: workspace)
                 let watch = monitored ? try ListWatch(stack, BulkItem.monitored) : nil
+                let commit: @Sendable () throws -> Int = {
+                    try stack.perform(synchronous: { tx in try tx.deleteAll(From<BulkItem>().where(predicate)) })
+                }
                 return Run(
-                    body: { try stack.perform(synchronous: { tx in try tx.deleteAll(From<BulkItem>().where(predicate)) }) },
+                    body: { try watch?.commitThenMerge(log: log, commit) ?? commit() },
                     finish: {
                         try watch?.check()
                         try check(remaining: try stack.fetchCount(From<BulkItem>()),
@@ -90,12 +95,15 @@ extension BulkScenario {
             guard remaining == 0 else { throw BenchmarkError(description: "\(remaining) rows left after the wipe") }
         }
         func strata(monitored: Bool) -> BulkSide {
-            BulkSide(label: monitored ? "strata wipeAllData, ListMonitor \(countLabel(count / 2))" : "strata wipeAllData") {
+            let log = DurationLog()
+            let label = monitored ? "strata wipeAllData, ListMonitor \(countLabel(count / 2))" : "strata wipeAllData"
+            return BulkSide(label: label, note: { log.note("commit→didChange", warmUps: 1) }) {
                 let stack = try BulkFixtures.strataCopy(
                     of: templates.strata, schema: bulkItemSchema, counting: BulkItem.self, in: workspace)
                 let watch = monitored ? try ListWatch(stack, BulkItem.monitored) : nil
+                let commit: @Sendable () throws -> Int = { try stack.wipeAllData() }
                 return Run(
-                    body: { try stack.wipeAllData() },
+                    body: { try watch?.commitThenMerge(log: log, commit) ?? commit() },
                     finish: {
                         try watch?.check()
                         try check(try stack.fetchCount(From<BulkItem>()))

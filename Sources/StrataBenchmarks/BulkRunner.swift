@@ -20,6 +20,8 @@ struct BulkSide {
     let label: String
     /// The raw side's name in the ratio columns, e.g. `RETURNING`.
     var column = ""
+    /// Anything else the variant measured, printed at the end of its line.
+    var note: () -> String = { "" }
     let prepare: () throws -> Run
 }
 
@@ -91,7 +93,8 @@ struct BulkRunner {
                     line += "   \(format(best[index] / best[scenario.strata.count + rawIndex], 2))x \(raw.column)"
                 }
             }
-            print(line)
+            let note = side.note()
+            print(note.isEmpty ? line : line + "   " + note)
         }
     }
 }

@@ -20,7 +20,6 @@ extension BulkScenario {
         let rows = BulkRows(count: count)
         let half = count / 2
         let templates = try BulkFixtures.itemTemplates(rows, in: workspace)
-        let assignment: FieldAssignment<BulkItem> = increment ? .increment(\.$level, by: 1) : .set(\.$level, to: 7)
         let predicate: Where<BulkItem> = indexed ? \.$rank < half : \.$score < BulkRows.score(rank: half)
         let condition = indexed ? #""rank" < ?"# : #""score" < ?"#
         let field = indexed ? "rank < \(half) (indexed)" : "score < \(BulkRows.score(rank: half)) (unindexed)"
@@ -41,16 +40,21 @@ extension BulkScenario {
             }
         }
         func strata(monitored: Bool) -> BulkSide {
-            BulkSide(label: monitored ? "strata updateAll, ListMonitor \(countLabel(count / 2))" : "strata updateAll") {
+            let log = DurationLog()
+            let label = monitored ? "strata updateAll, ListMonitor \(countLabel(count / 2))" : "strata updateAll"
+            return BulkSide(label: label, note: { log.note("commit→didChange", warmUps: 1) }) {
                 let stack = try BulkFixtures.strataCopy(
                     of: templates.strata, schema: bulkItemSchema, counting: BulkItem.self, in: workspace)
                 let watch = monitored ? try ListWatch(stack, BulkItem.monitored) : nil
+                let commit: @Sendable () throws -> Int = {
+                    try stack.perform(synchronous: { tx in
+                        try tx.updateAll(
+                            From<BulkItem>().where(predicate),
+                            increment ? .increment(\.$level, by: 1) : .set(\.$level, to: 7))
+                    })
+                }
                 return Run(
-                    body: {
-                        try stack.perform(synchronous: { tx in
-                            try tx.updateAll(From<BulkItem>().where(predicate), assignment)
-                        })
-                    },
+                    body: { try watch?.commitThenMerge(log: log, commit) ?? commit() },
                     finish: {
                         try watch?.check()
                         try check(expected.keys.reduce(into: [:]) { levels, level in
