@@ -24,35 +24,25 @@ extension BulkScenario {
                 throw BenchmarkError(description: "after the cascade: \(left) parents, \(children) children")
             }
         }
+        let sides = BulkSides(
+            templates: templates, schema: bulkCascadeSchema, table: "BulkChild",
+            monitor: (BulkChild.monitored, "ListMonitor \(countLabel(count / 2)) children"), workspace: workspace)
         func strata(monitored: Bool) -> BulkSide {
-            let log = DurationLog()
-            let label = monitored ? "strata deleteAll, ListMonitor \(countLabel(count / 2)) children" : "strata deleteAll"
-            return BulkSide(label: label, note: { log.note("commit→didChange", warmUps: 1) }) {
-                let stack = try BulkFixtures.strataCopy(
-                    of: templates.strata, schema: bulkCascadeSchema, counting: BulkChild.self, in: workspace)
-                let watch = monitored ? try ListWatch(stack, BulkChild.monitored) : nil
-                let commit: @Sendable () throws -> Int = {
+            sides.strata(
+                "strata deleteAll", monitored: monitored,
+                commit: { stack in
                     try stack.perform(synchronous: { tx in try tx.deleteAll(From<BulkParent>().where(\.$rank < half)) })
-                }
-                return Run(
-                    body: { try watch?.commitThenMerge(log: log, commit) ?? commit() },
-                    finish: {
-                        try watch?.check()
-                        try check(parents: try stack.fetchCount(From<BulkParent>()),
-                                  children: try stack.fetchCount(From<BulkChild>()))
-                    })
-            }
+                },
+                check: { stack in
+                    try check(parents: try stack.fetchCount(From<BulkParent>()),
+                              children: try stack.fetchCount(From<BulkChild>()))
+                })
         }
         func raw(_ label: String, _ column: String, _ body: @escaping (RawDatabase) throws -> Int) -> BulkSide {
-            BulkSide(label: label, column: column) {
-                let database = try BulkFixtures.rawCopy(of: templates.raw, counting: "BulkChild", in: workspace)
-                return Run(
-                    body: { try database.transaction { try body(database) } },
-                    finish: {
-                        try check(parents: try BulkFixtures.count(database, #"SELECT count(*) FROM "BulkParent""#),
-                                  children: try BulkFixtures.count(database, #"SELECT count(*) FROM "BulkChild""#))
-                    })
-            }
+            sides.raw(label, column, check: { database in
+                try check(parents: try BulkFixtures.count(database, #"SELECT count(*) FROM "BulkParent""#),
+                          children: try BulkFixtures.count(database, #"SELECT count(*) FROM "BulkChild""#))
+            }, body)
         }
 
         let bound: [RawArgument] = [.integer(half)]

@@ -27,36 +27,26 @@ extension BulkScenario {
                 throw BenchmarkError(description: "after the delete: \(remaining) rows, \(selected) still selected")
             }
         }
+        let sides = BulkSides(
+            templates: templates, schema: bulkItemSchema, table: "BulkItem",
+            monitor: (BulkItem.monitored, "ListMonitor \(countLabel(count / 2))"), workspace: workspace)
         func strata(monitored: Bool) -> BulkSide {
-            let log = DurationLog()
-            let label = monitored ? "strata deleteAll, ListMonitor \(countLabel(half))" : "strata deleteAll"
-            return BulkSide(label: label, note: { log.note("commit→didChange", warmUps: 1) }) {
-                let stack = try BulkFixtures.strataCopy(
-                    of: templates.strata, schema: bulkItemSchema, counting: BulkItem.self, in: workspace)
-                let watch = monitored ? try ListWatch(stack, BulkItem.monitored) : nil
-                let commit: @Sendable () throws -> Int = {
+            sides.strata(
+                "strata deleteAll", monitored: monitored,
+                commit: { stack in
                     try stack.perform(synchronous: { tx in try tx.deleteAll(From<BulkItem>().where(predicate)) })
-                }
-                return Run(
-                    body: { try watch?.commitThenMerge(log: log, commit) ?? commit() },
-                    finish: {
-                        try watch?.check()
-                        try check(remaining: try stack.fetchCount(From<BulkItem>()),
-                                  selected: try stack.fetchCount(From<BulkItem>().where(predicate)))
-                    })
-            }
+                },
+                check: { stack in
+                    try check(remaining: try stack.fetchCount(From<BulkItem>()),
+                              selected: try stack.fetchCount(From<BulkItem>().where(predicate)))
+                })
         }
         func raw(_ label: String, _ column: String, _ body: @escaping (RawDatabase) throws -> Int) -> BulkSide {
-            BulkSide(label: label, column: column) {
-                let database = try BulkFixtures.rawCopy(of: templates.raw, counting: "BulkItem", in: workspace)
-                return Run(
-                    body: { try database.transaction { try body(database) } },
-                    finish: {
-                        try check(remaining: try BulkFixtures.count(database, #"SELECT count(*) FROM "BulkItem""#),
-                                  selected: try BulkFixtures.count(
-                                    database, #"SELECT count(*) FROM "BulkItem" WHERE "# + condition, bound))
-                    })
-            }
+            sides.raw(label, column, check: { database in
+                try check(remaining: try BulkFixtures.count(database, #"SELECT count(*) FROM "BulkItem""#),
+                          selected: try BulkFixtures.count(
+                            database, #"SELECT count(*) FROM "BulkItem" WHERE "# + condition, bound))
+            }, body)
         }
 
         let delete = #"DELETE FROM "BulkItem" WHERE "# + condition
@@ -94,29 +84,18 @@ extension BulkScenario {
         func check(_ remaining: Int) throws {
             guard remaining == 0 else { throw BenchmarkError(description: "\(remaining) rows left after the wipe") }
         }
+        let sides = BulkSides(
+            templates: templates, schema: bulkItemSchema, table: "BulkItem",
+            monitor: (BulkItem.monitored, "ListMonitor \(countLabel(count / 2))"), workspace: workspace)
         func strata(monitored: Bool) -> BulkSide {
-            let log = DurationLog()
-            let label = monitored ? "strata wipeAllData, ListMonitor \(countLabel(count / 2))" : "strata wipeAllData"
-            return BulkSide(label: label, note: { log.note("commit→didChange", warmUps: 1) }) {
-                let stack = try BulkFixtures.strataCopy(
-                    of: templates.strata, schema: bulkItemSchema, counting: BulkItem.self, in: workspace)
-                let watch = monitored ? try ListWatch(stack, BulkItem.monitored) : nil
-                let commit: @Sendable () throws -> Int = { try stack.wipeAllData() }
-                return Run(
-                    body: { try watch?.commitThenMerge(log: log, commit) ?? commit() },
-                    finish: {
-                        try watch?.check()
-                        try check(try stack.fetchCount(From<BulkItem>()))
-                    })
-            }
+            sides.strata(
+                "strata wipeAllData", monitored: monitored, commit: { stack in try stack.wipeAllData() },
+                check: { stack in try check(try stack.fetchCount(From<BulkItem>())) })
         }
         func raw(_ label: String, _ column: String, _ body: @escaping (RawDatabase) throws -> Int) -> BulkSide {
-            BulkSide(label: label, column: column) {
-                let database = try BulkFixtures.rawCopy(of: templates.raw, counting: "BulkItem", in: workspace)
-                return Run(
-                    body: { try database.transaction { try body(database) } },
-                    finish: { try check(try BulkFixtures.count(database, #"SELECT count(*) FROM "BulkItem""#)) })
-            }
+            sides.raw(label, column, check: { database in
+                try check(try BulkFixtures.count(database, #"SELECT count(*) FROM "BulkItem""#))
+            }, body)
         }
         return BulkScenario(
             title: "wipe \(countLabel(count))",

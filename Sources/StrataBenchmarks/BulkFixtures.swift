@@ -102,24 +102,35 @@ enum BulkFixtures {
     /// not pay for opening them.
     static func strataCopy<Object: ManagedObject>(
         of template: URL, schema: Schema, counting _: Object.Type, in workspace: Workspace
-    ) throws -> DataStack {
+    ) throws -> (stack: DataStack, url: URL) {
         let url = workspace.newFile("strata-round")
         try FileManager.default.copyItem(at: template, to: url)
         let stack = try Fixtures.strataStack(at: url, schema: schema)
         _ = try stack.fetchCount(From<Object>())
         try stack.perform(synchronous: { tx in _ = try tx.fetchCount(From<Object>()) })
-        return stack
+        return (stack, url)
     }
 
     /// A connection to a fresh copy of `template`, in WAL mode with
     /// synchronous NORMAL like Strata's store, after one count of `table`.
-    static func rawCopy(of template: URL, counting table: String, in workspace: Workspace) throws -> RawDatabase {
+    static func rawCopy(
+        of template: URL, counting table: String, in workspace: Workspace
+    ) throws -> (database: RawDatabase, url: URL) {
         let url = workspace.newFile("raw-round")
         try FileManager.default.copyItem(at: template, to: url)
         let database = try RawDatabase(url)
         try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
         _ = try count(database, "SELECT count(*) FROM \"\(table)\"")
-        return database
+        return (database, url)
+    }
+
+    /// Removes a round's copy and its WAL files (still open is fine: the
+    /// space comes back when the connections close), so that a run of many
+    /// rounds does not fill the disk.
+    static func removeCopy(at url: URL) {
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: url.path + suffix)
+        }
     }
 
     /// The integer the query `sql` returns.

@@ -39,42 +39,32 @@ extension BulkScenario {
                 throw BenchmarkError(description: "levels after the update: \(levels), expected \(expected)")
             }
         }
+        let sides = BulkSides(
+            templates: templates, schema: bulkItemSchema, table: "BulkItem",
+            monitor: (BulkItem.monitored, "ListMonitor \(countLabel(count / 2))"), workspace: workspace)
         func strata(monitored: Bool) -> BulkSide {
-            let log = DurationLog()
-            let label = monitored ? "strata updateAll, ListMonitor \(countLabel(count / 2))" : "strata updateAll"
-            return BulkSide(label: label, note: { log.note("commit→didChange", warmUps: 1) }) {
-                let stack = try BulkFixtures.strataCopy(
-                    of: templates.strata, schema: bulkItemSchema, counting: BulkItem.self, in: workspace)
-                let watch = monitored ? try ListWatch(stack, BulkItem.monitored) : nil
-                let commit: @Sendable () throws -> Int = {
+            sides.strata(
+                "strata updateAll", monitored: monitored,
+                commit: { stack in
                     try stack.perform(synchronous: { tx in
                         try tx.updateAll(
                             From<BulkItem>().where(predicate),
                             increment ? .increment(\.$level, by: 1) : .set(\.$level, to: 7))
                     })
-                }
-                return Run(
-                    body: { try watch?.commitThenMerge(log: log, commit) ?? commit() },
-                    finish: {
-                        try watch?.check()
-                        try check(expected.keys.reduce(into: [:]) { levels, level in
-                            levels[level] = try stack.fetchCount(From<BulkItem>().where(\.$level == level))
-                        })
+                },
+                check: { stack in
+                    try check(expected.keys.reduce(into: [:]) { levels, level in
+                        levels[level] = try stack.fetchCount(From<BulkItem>().where(\.$level == level))
                     })
-            }
+                })
         }
         func raw(_ label: String, _ column: String, _ body: @escaping (RawDatabase) throws -> Int) -> BulkSide {
-            BulkSide(label: label, column: column) {
-                let database = try BulkFixtures.rawCopy(of: templates.raw, counting: "BulkItem", in: workspace)
-                return Run(
-                    body: { try database.transaction { try body(database) } },
-                    finish: {
-                        try check(expected.keys.reduce(into: [:]) { levels, level in
-                            levels[level] = try BulkFixtures.count(
-                                database, #"SELECT count(*) FROM "BulkItem" WHERE "level" = ?"#, [.integer(level)])
-                        })
-                    })
-            }
+            sides.raw(label, column, check: { database in
+                try check(expected.keys.reduce(into: [:]) { levels, level in
+                    levels[level] = try BulkFixtures.count(
+                        database, #"SELECT count(*) FROM "BulkItem" WHERE "level" = ?"#, [.integer(level)])
+                })
+            }, body)
         }
 
         let update = #"UPDATE "BulkItem" "# + set + " WHERE " + condition
