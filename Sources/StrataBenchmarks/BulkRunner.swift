@@ -37,13 +37,13 @@ struct BulkRunner {
     /// (and median), and each Strata variant's ratio to each raw one (of the
     /// best times). Every variant must return the same checksum every round.
     ///
-    /// `BULK_SIDES=label,label` in the environment runs only the variants
+    /// `BULK_SIDES=label|label` in the environment runs only the variants
     /// with those labels, as printed (say, one side under a profiler); it
     /// then says on stderr when the rounds start and waits `BULK_PAUSE`
     /// seconds, for a profiler to attach (`perf record -p`).
     func run(_ scenario: BulkScenario) async throws {
         var scenario = scenario
-        if let only = ProcessInfo.processInfo.environment["BULK_SIDES"]?.split(separator: ",") {
+        if let only = ProcessInfo.processInfo.environment["BULK_SIDES"]?.split(separator: "|") {
             func wanted(_ side: BulkSide) -> Bool { only.contains { side.label == $0 } }
             scenario = BulkScenario(
                 title: scenario.title, strata: scenario.strata.filter(wanted), raw: scenario.raw.filter(wanted))
