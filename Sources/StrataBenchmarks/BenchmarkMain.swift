@@ -11,6 +11,12 @@ import Foundation
 /// swift run -c release StrataBenchmarks 1000000 migration  # migrations of 250,000 and 1,000,000 rows
 /// swift run -c release StrataBenchmarks 100000 follow # another process's commits reaching a monitor
 /// swift run -c release StrataBenchmarks 100000 idle   # CPU of a live monitor while nothing changes
+/// swift run -c release StrataBenchmarks 200000 bulk   # every bulk write below, on 200,000 rows:
+///   bulkDelete 200000     # delete half the rows by an indexed range (bulkDeleteScan: unindexed)
+///   bulkUpdate 200000     # set one field of half the rows by an indexed range (bulkUpdateScan:
+///                         # unindexed; bulkIncrement: add 1 to it)
+///   bulkCascade 200000    # delete 10k of 20k parents, 10 children each, by the cascade rule
+///   bulkWipe 200000       # wipeAllData of 200,000 rows
 /// ```
 ///
 /// Each scenario runs in a child process of its own (`--only <key>`), so one
@@ -25,6 +31,18 @@ struct BenchmarkMain {
         ("fetchOne", Scenario.fetchOneByUnique),
         ("import", Scenario.uniqueImport),
         ("wideIn", Scenario.wideIn),
+    ]
+
+    /// The bulk-write scenarios, by key: their variants run round by round (``BulkRunner``).
+    @MainActor
+    static let bulkScenarios: [(key: String, make: @MainActor (Int, Workspace) throws -> BulkScenario)] = [
+        ("bulkDelete", { try .delete(count: $0, indexed: true, in: $1) }),
+        ("bulkDeleteScan", { try .delete(count: $0, indexed: false, in: $1) }),
+        ("bulkUpdate", { try .update(count: $0, increment: false, in: $1) }),
+        ("bulkUpdateScan", { try .update(count: $0, increment: false, indexed: false, in: $1) }),
+        ("bulkIncrement", { try .update(count: $0, increment: true, in: $1) }),
+        ("bulkCascade", { try .cascade(count: $0, in: $1) }),
+        ("bulkWipe", { try .wipe(count: $0, in: $1) }),
     ]
 
     static let settings = RunnerSettings(warmUps: 1, runs: 5)
@@ -64,7 +82,7 @@ struct BenchmarkMain {
         } else {
             print("Strata benchmarks: \(count) objects, \(settings.description), one process per scenario")
         }
-        for key in scenarios.map(\.key) + ["monitor", "follow", "idle"] where filter.map(key.contains) ?? true {
+        for key in scenarios.map(\.key) + bulkScenarios.map(\.key) + ["monitor", "follow", "idle"] where filter.map(key.contains) ?? true {
             try runInChildProcess(key, count: count)
         }
         // Only on request: a quarter of the count, then the count, a process each,
@@ -97,6 +115,12 @@ struct BenchmarkMain {
             } else {
                 try await IdleBenchmark.run(in: workspace)
             }
+            return
+        }
+        if let bulk = bulkScenarios.first(where: { $0.key == key }) {
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            try await BulkRunner(settings: settings).run(try bulk.make(count, workspace))
             return
         }
         guard let scenario = scenarios.first(where: { $0.key == key }) else {

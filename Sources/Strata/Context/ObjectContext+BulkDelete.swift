@@ -302,7 +302,23 @@ private struct BulkDeletion {
                 for slot in slots { context.storeDidChange(object, slot: slot, to: .null) }
             }
         }
-        context.bulkChanges.merge(changes)
+        context.bulkChanges.adopt(&changes)
         context.denyChecks.append(contentsOf: denyChecks)
+    }
+}
+
+extension BulkChanges {
+    /// Merges `other` in and leaves it empty; an entity this one has no
+    /// changes of takes `other`'s tables as they are, without rehashing
+    /// every row (a bulk write of 100,000 rows made and merged them twice).
+    mutating func adopt(_ other: inout BulkChanges) {
+        for index in Array(other.deleted.keys) where deleted[index] == nil {
+            deleted[index] = other.deleted.removeValue(forKey: index)
+        }
+        for index in Array(other.updated.keys) where updated[index] == nil {
+            updated[index] = other.updated.removeValue(forKey: index)
+        }
+        merge(other)
+        other = BulkChanges()
     }
 }

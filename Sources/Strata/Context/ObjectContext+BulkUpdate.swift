@@ -121,6 +121,8 @@ private struct BulkUpdate {
     var noted: [Int: [Int64: Set<String>]] = [:]
     /// New column values of rows that may be registered, to mirror onto them.
     var written: [(entity: EntityDescription, rowID: Int64, slot: Int, value: StoredValue)] = []
+    /// The same, a whole statement's rows at a time (one column of `entity`).
+    var writtenColumns: [(slot: Int, rowIDs: [Int64], values: [StoredValue])] = []
     var changedRows: Set<Int64> = []
 
     init(context: ObjectContext, connection: Connection, entity: EntityDescription) {
@@ -130,16 +132,25 @@ private struct BulkUpdate {
     }
 
     /// One statement: every selected row whose column the assignment changes.
+    ///
+    /// The query's rows are chosen by a subquery, `_pk IN (SELECT _pk ...)`,
+    /// and only then tested for a change. With the test beside the query's
+    /// condition, SQLite reads each row an index finds in the index's order
+    /// (the test needs the column), then writes them in row order: on
+    /// 100,000 of 200,000 rows that statement took about twice the CPU of a
+    /// plain `UPDATE ... RETURNING _pk`. The subquery reads the index alone,
+    /// and the rows are then visited in row order. (A condition no index
+    /// serves pays about a quarter more for the subquery's list.)
     mutating func apply(_ assignment: ResolvedAssignment, to target: CompiledTarget) throws {
         let column = SQL.quote(entity.attributes[assignment.slot].name)
         let value = assignment.expression(column)
         let test = assignment.changes(column)
-        let rows = try connection.query(
-            "UPDATE \(target.table) SET \(column) = \(value.sql)\(target.whereClause(and: test.sql)) "
+        let selected = target.condition == nil
+            ? "" : "_pk IN (SELECT _pk FROM \(target.table)\(target.whereClause)) AND "
+        try updateReturning(
+            "UPDATE \(entity.quotedTable) SET \(column) = \(value.sql) WHERE \(selected)\(test.sql) "
                 + "RETURNING _pk, \(column)",
-            value.arguments + target.arguments + test.arguments
-        ) { ($0.int64(at: 0), $0.value(at: 1)) }
-        for (rowID, newValue) in rows { wrote(entity, rowID, assignment.slot, newValue, field: assignment.name) }
+            value.arguments + target.arguments + test.arguments, assignment)
     }
 
     /// Reads which rows each assignment changes, in the query's order, then
@@ -180,12 +191,10 @@ private struct BulkUpdate {
             } else {
                 let column = SQL.quote(entity.attributes[assignment.slot].name)
                 let value = assignment.expression(column)
-                let rows = try connection.query(
+                try updateReturning(
                     "UPDATE \(entity.quotedTable) SET \(column) = \(value.sql) WHERE _pk \(SQL.inRowIDList) "
                         + "RETURNING _pk, \(column)",
-                    value.arguments + [SQL.rowIDList(rowsChanging[index])]
-                ) { ($0.int64(at: 0), $0.value(at: 1)) }
-                for (rowID, newValue) in rows { wrote(entity, rowID, assignment.slot, newValue, field: assignment.name) }
+                    value.arguments + [SQL.rowIDList(rowsChanging[index])], assignment)
             }
         }
     }
@@ -252,6 +261,32 @@ private struct BulkUpdate {
         }
     }
 
+    /// Runs an `UPDATE ... RETURNING _pk, <column>` of the entity's column
+    /// that `assignment` sets, and records the rows it changed, all at once:
+    /// one set of field names shared by every row (recorded row by row, the
+    /// set and the dictionary entries were a third of the time of a 100,000
+    /// row update).
+    private mutating func updateReturning(
+        _ sql: String, _ arguments: [StoredValue], _ assignment: ResolvedAssignment
+    ) throws {
+        let statement = try connection.statement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        var rowIDs: [Int64] = []
+        var values: [StoredValue] = []
+        while try statement.step() {
+            rowIDs.append(statement.int64(at: 0))
+            values.append(statement.value(at: 1))
+        }
+        guard !rowIDs.isEmpty else { return }
+        writtenColumns.append((assignment.slot, rowIDs, values))
+        let fields: Set<String> = [assignment.name]
+        changes.updated[entity.index, default: [:]].merge(zip(rowIDs, repeatElement(fields, count: rowIDs.count))) {
+            $0.union($1)
+        }
+        changedRows.formUnion(rowIDs)
+    }
+
     /// Records a column written: for the change set (by its field's name,
     /// when it is a field) and for the registered object, if any.
     private mutating func wrote(
@@ -270,7 +305,13 @@ private struct BulkUpdate {
             guard let object = context.registered(entity, rowID), !object.isDeleted else { continue }
             context.storeDidChange(object, slot: slot, to: value)
         }
-        context.bulkChanges.merge(changes)
+        for (slot, rowIDs, values) in writtenColumns {
+            for (rowID, value) in zip(rowIDs, values) {
+                guard let object = context.registered(entity, rowID), !object.isDeleted else { continue }
+                context.storeDidChange(object, slot: slot, to: value)
+            }
+        }
+        context.bulkChanges.adopt(&changes)
         return changedRows.count
     }
 }
