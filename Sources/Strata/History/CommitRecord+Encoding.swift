@@ -35,16 +35,36 @@ enum CommitRecordCoding {
             if hasFlags { writer.bytes.append(changes.cleared ? 1 : 0) }
             writer.runs(changes.inserted)
             writer.runs(changes.deleted)
-            var groups: [Set<String>: [Int64]] = [:]
-            for (rowID, fields) in changes.updated { groups[fields, default: []].append(rowID) }
+            let groups = groupedByFields(changes.updated)
             writer.varint(UInt64(groups.count))
-            for (fields, rowIDs) in groups.sorted(by: { $0.value.min()! < $1.value.min()! }) {
+            for (fields, rowIDs) in groups {
                 writer.varint(UInt64(fields.count))
                 for field in fields.sorted() { writer.text(field) }
                 writer.runs(rowIDs)
             }
         }
         return writer.bytes
+    }
+
+    /// Updated rows grouped by their set of changed fields, the groups in
+    /// the order of their first row. Rows of one bulk write share one set,
+    /// which compares equal to itself at once: a row costs no hashing of
+    /// its field names.
+    private static func groupedByFields(_ updated: [Int64: Set<String>]) -> [(Set<String>, [Int64])] {
+        var groups: [(fields: Set<String>, rowIDs: [Int64], first: Int64)] = []
+        var last = -1
+        for (rowID, fields) in updated {
+            if last < 0 || groups[last].fields != fields {
+                last = groups.firstIndex { $0.fields == fields } ?? -1
+                if last < 0 {
+                    groups.append((fields, [], rowID))
+                    last = groups.count - 1
+                }
+            }
+            groups[last].rowIDs.append(rowID)
+            groups[last].first = min(groups[last].first, rowID)
+        }
+        return groups.sorted { $0.first < $1.first }.map { ($0.fields, $0.rowIDs) }
     }
 
     /// The changes in `bytes`, or `nil` when they are not a record this

@@ -172,14 +172,21 @@ extension ObjectContext {
             for rowID in deleted where registered(entity, rowID) == nil {
                 entityChanges.deleted.insert(rowID)
             }
-            for (rowID, fields) in updated where !deleted.contains(rowID) {
-                if let object = registered(entity, rowID) {
-                    guard !object.isInserted, !object.isDeleted else { continue }
-                    entityChanges.updated[rowID, default: ChangeSet.Update(values: object.values, changedFields: [])]
-                        .changedFields.formUnion(fields)
-                } else {
-                    entityChanges.updatedUnread[rowID, default: []].formUnion(fields)
-                }
+            // The rows no object stands for go as they are (sharing their
+            // sets of field names); the others join their object's update.
+            let held = updated.filter { deleted.contains($0.key) || registered(entity, $0.key) != nil }
+            var unread = held.isEmpty ? updated : updated.filter { held[$0.key] == nil }
+            for (rowID, fields) in held where !deleted.contains(rowID) {
+                let object = registered(entity, rowID)!
+                guard !object.isInserted, !object.isDeleted else { continue }
+                entityChanges.updated[rowID, default: ChangeSet.Update(values: object.values, changedFields: [])]
+                    .changedFields.formUnion(fields)
+            }
+            if entityChanges.updatedUnread.isEmpty {
+                entityChanges.updatedUnread = unread
+            } else {
+                unread.merge(entityChanges.updatedUnread) { $0.union($1) }
+                entityChanges.updatedUnread = unread
             }
             changes[entity.name] = entityChanges
         }
