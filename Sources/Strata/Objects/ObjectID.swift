@@ -51,11 +51,11 @@ public struct ObjectID<Object: ManagedObject>: Sendable, Hashable, CustomStringC
     ///   `"ObjectID"`) when the text is not `"<entity>/<row ID>"`, or names
     ///   another entity, or `Object` is not an entity of `schema`.
     public init(parsing text: String, in schema: Schema? = nil) throws {
-        let (name, rowID) = try ObjectIDText.parse(text, schema: schema)
-        if let problem = Self.mismatch(name, schema: schema) {
+        let id = try AnyObjectID(parsing: text, in: schema)
+        if let problem = Self.mismatch(id.entityName, schema: schema) {
             throw ObjectIDText.error(entity: String(describing: Object.self), problem)
         }
-        self.init(entityName: name, rowID: rowID)
+        self.init(entityName: id.entityName, rowID: id.rowID)
     }
 
     /// Why `name` is not `Object`'s entity, or `nil` when it is.
@@ -129,8 +129,7 @@ extension CodingUserInfoKey {
 extension ObjectID: Codable {
     /// Encodes the ID as its string form, `"Person/42"`.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
+        try erased.encode(to: encoder)
     }
 
     /// Decodes an ID from its string form, checking its entity as
@@ -140,14 +139,14 @@ extension ObjectID: Codable {
     /// - Throws: `DecodingError.dataCorrupted` when the string is not an ID,
     ///   or is an ID of another entity.
     public init(from decoder: any Decoder) throws {
-        let (name, rowID, schema) = try ObjectIDText.decode(from: decoder)
-        if let problem = Self.mismatch(name, schema: schema) {
+        let id = try AnyObjectID(from: decoder)
+        if let problem = Self.mismatch(id.entityName, schema: ObjectIDText.schema(of: decoder)) {
             throw DecodingError.dataCorrupted(
                 .init(
                     codingPath: decoder.codingPath,
                     debugDescription: "Not an ObjectID<\(Object.self)>: \(problem)"))
         }
-        self.init(entityName: name, rowID: rowID)
+        self.init(entityName: id.entityName, rowID: id.rowID)
     }
 }
 
@@ -164,8 +163,14 @@ extension AnyObjectID: Codable {
     /// - Throws: `DecodingError.dataCorrupted` when the string is not an ID
     ///   of an entity the schema has.
     public init(from decoder: any Decoder) throws {
-        let (name, rowID, _) = try ObjectIDText.decode(from: decoder)
-        self.init(entityName: name, rowID: rowID)
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do {
+            (entityName, rowID) = try ObjectIDText.parse(
+                text, schema: ObjectIDText.schema(of: decoder))
+        } catch StrataError.invalidValue(_, _, let reason) {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: reason))
+        }
     }
 }
 
@@ -202,18 +207,9 @@ private enum ObjectIDText {
         return (entity.name, rowID)
     }
 
-    /// The name, row ID and schema of an ID being decoded.
-    static func decode(from decoder: any Decoder) throws -> (String, Int64, Schema?) {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        let schema = decoder.userInfo[.strataSchema] as? Schema
-        do {
-            let (name, rowID) = try parse(text, schema: schema)
-            return (name, rowID, schema)
-        } catch let error as StrataError {
-            guard case .invalidValue(_, _, let reason) = error else { throw error }
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: reason))
-        }
+    /// The schema a decoder checks IDs against, if it has one.
+    static func schema(of decoder: any Decoder) -> Schema? {
+        decoder.userInfo[.strataSchema] as? Schema
     }
 
     static func error(entity: String, _ reason: String) -> StrataError {

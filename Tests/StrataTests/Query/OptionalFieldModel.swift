@@ -98,11 +98,12 @@ struct OptWorld {
 
     func team(of player: OptPlayerRow) -> OptTeamRow? { player.team.map { teams[$0] } }
 
-    /// A stack holding the world; players are created in serial order, so
-    /// their row IDs increase with their serials.
+    /// An in-memory stack holding the world; players are created in serial
+    /// order, so their row IDs increase with their serials.
     @MainActor
-    func stack(in directory: TemporaryDirectory) throws -> DataStack {
-        let stack = try makeStack(optionalSchema, .inMemory, in: directory)
+    func stack() throws -> DataStack {
+        let stack = DataStack(optionalSchema)
+        try stack.addStorageAndWait(InMemoryStore())
         try stack.perform(synchronous: { tx in
             let teams = self.teams.map { row in
                 let team = tx.create(Into<OptTeam>())

@@ -23,6 +23,14 @@ private func sqlOrder<T: Comparable>(_ a: T?, _ b: T?, ascending: Bool, nullsFir
     }
 }
 
+/// Group or section keys in SQL's ascending order: NULL first, then the values.
+private func sqlSorted<T: Comparable>(_ keys: some Collection<T?>) -> [T?] {
+    keys.sorted { sqlOrder($0, $1, ascending: true, nullsFirst: true) ?? false }
+}
+
+/// The name the section tests give the section of a score, NULL included.
+@Sendable private func scoreSection(_ score: Int?) -> String { score.map { "s\($0)" } ?? "none" }
+
 /// Sort keys, order, aggregates, groups and sections over optional fields,
 /// each held to Swift's answer on seeded random data with NULLs; and the SQL
 /// of the tests only optional fields needed overloads for.
@@ -73,8 +81,7 @@ struct OptionalFieldQueryTests {
     }
 
     @Test func anUnstorableValueInAnOptionalMembershipFailsTheFetchNamingTheField() throws {
-        let directory = TemporaryDirectory()
-        let stack = try OptWorld(seed: 1, players: 3).stack(in: directory)
+        let stack = try OptWorld(seed: 1, players: 3).stack()
         let nan = [1.0, .nan].lazy.map { $0 }
         do {
             _ = try stack.fetchAll(From<OptPlayer>().where(Where(\.$ratio, in: nan)))
@@ -90,8 +97,7 @@ struct OptionalFieldQueryTests {
     @Test(arguments: seeds)
     func sortKeysOnOptionalFieldsPlaceNullsAsAsked(seed: UInt64) throws {
         let world = OptWorld(seed: seed)
-        let directory = TemporaryDirectory()
-        let stack = try world.stack(in: directory)
+        let stack = try world.stack()
         let players = try stack.fetchAll(From<OptPlayer>())
         typealias Key = OrderBy<OptPlayer>.SortKey
         let team = { (row: OptPlayerRow) in world.team(of: row) }
@@ -155,8 +161,7 @@ struct OptionalFieldQueryTests {
     @Test(arguments: seeds)
     func aggregatesOfOptionalFieldsSkipNulls(seed: UInt64) throws {
         let world = OptWorld(seed: seed)
-        let directory = TemporaryDirectory()
-        let stack = try world.stack(in: directory)
+        let stack = try world.stack()
         let subsets: [(String, Where<OptPlayer>, (OptPlayerRow) -> Bool)] = [
             ("all", Where(true), { _ in true }),
             ("active", \.$active == true, { $0.active == true }),
@@ -211,15 +216,12 @@ struct OptionalFieldQueryTests {
     @Test(arguments: seeds)
     func groupsByAnOptionalFieldMakeOneGroupOfNulls(seed: UInt64) throws {
         let world = OptWorld(seed: seed)
-        let directory = TemporaryDirectory()
-        let stack = try world.stack(in: directory)
+        let stack = try world.stack()
         let rows = try stack.queryAttributes(
             From<OptPlayer>().select(.attribute(\.$nick), .count(as: "n"), .sum(\.$score)).groupBy(
                 \.$nick))
         let groups = Dictionary(grouping: world.players, by: \.nick)
-        let keys = groups.keys.sorted {
-            sqlOrder($0, $1, ascending: true, nullsFirst: true) ?? false
-        }
+        let keys = sqlSorted(groups.keys)
         let expected: [[String: StoredValue]] = keys.map { nick in
             var row: [String: StoredValue] = ["n": .integer(Int64(groups[nick]!.count))]
             row["nick"] = nick.map(StoredValue.text)
@@ -234,9 +236,7 @@ struct OptionalFieldQueryTests {
             From<OptPlayer>().select(.attribute(\.$team ~ \.$rank, as: "rank"), .count(as: "n"))
                 .groupBy(\.$team ~ \.$rank))
         let rankGroups = Dictionary(grouping: world.players) { world.team(of: $0)?.rank }
-        let rankKeys = rankGroups.keys.sorted {
-            sqlOrder($0, $1, ascending: true, nullsFirst: true) ?? false
-        }
+        let rankKeys = sqlSorted(rankGroups.keys)
         let expectedRanks: [StoredValue?] = rankKeys.map {
             $0.map { StoredValue.integer(Int64($0)) }
         }
@@ -250,12 +250,9 @@ struct OptionalFieldQueryTests {
     @Test(arguments: seeds)
     func sectionsByAnOptionalFieldFollowEdits(seed: UInt64) throws {
         var world = OptWorld(seed: seed)
-        let directory = TemporaryDirectory()
-        let stack = try world.stack(in: directory)
+        let stack = try world.stack()
         let byScore = try stack.monitorSectionedList(
-            From<OptPlayer>().orderBy(.ascending(\.$serial)).sectionBy(\.$score) { score in
-                score.map { "s\($0)" } ?? "none"
-            })
+            From<OptPlayer>().orderBy(.ascending(\.$serial)).sectionBy(\.$score, scoreSection))
         let byTeamName = try stack.monitorSectionedList(
             From<OptPlayer>().orderBy(.descending(\.$serial)).sectionBy(
                 SectionBy(\.$team ~ \.$name)))
@@ -263,11 +260,9 @@ struct OptionalFieldQueryTests {
         for round in 0..<4 {
             let context = "seed \(seed), round \(round)"
             let scores = Dictionary(grouping: world.players, by: \.score)
-            let scoreKeys = scores.keys.sorted {
-                sqlOrder($0, $1, ascending: true, nullsFirst: true) ?? false
-            }
+            let scoreKeys = sqlSorted(scores.keys)
             #expect(
-                byScore.sectionNames() == scoreKeys.map { $0.map { "s\($0)" } ?? "none" },
+                byScore.sectionNames() == scoreKeys.map(scoreSection),
                 "\(context)")
             for (section, key) in scoreKeys.enumerated() {
                 #expect(
@@ -275,16 +270,14 @@ struct OptionalFieldQueryTests {
                     "\(context)")
             }
             let names = Dictionary(grouping: world.players) { world.team(of: $0)?.name }
-            let nameKeys = names.keys.sorted {
-                sqlOrder($0, $1, ascending: true, nullsFirst: true) ?? false
-            }
+            let nameKeys = sqlSorted(names.keys)
             #expect(byTeamName.sectionNames() == nameKeys.map { $0 ?? "" }, "\(context)")
-            #expect(
-                byTeamName.objectsInAllSections().map(\.serial)
-                    == nameKeys.flatMap { names[$0]!.map(\.serial).reversed() }, "\(context)")
+            // Each section in the list's own order, by descending serial.
+            let bySection: [Int] = nameKeys.flatMap { names[$0]!.reversed().map(\.serial) }
+            #expect(byTeamName.objectsInAllSections().map(\.serial) == bySection, "\(context)")
 
             // Some scores become NULL, some NULLs values, some players change teams.
-            let edits = (0..<8).map { _ in
+            let edits: [(serial: Int, score: Int?, team: Int?)] = (0..<8).map { _ in
                 (
                     Int.random(in: 0..<world.players.count, using: &random),
                     Bool.random(using: &random) ? nil : Int.random(in: -2...6, using: &random),

@@ -36,8 +36,7 @@ struct OptionalFieldWhereTests {
 
     private func check(seed: UInt64, rounds: Int = 10) throws {
         let world = OptWorld(seed: seed)
-        let directory = TemporaryDirectory()
-        let stack = try world.stack(in: directory)
+        let stack = try world.stack()
         let players = try stack.fetchAll(From<OptPlayer>())
         let teams = try stack.fetchAll(From<OptTeam>())
         #expect(players.map(\.serial) == world.players.map(\.serial))
