@@ -8,6 +8,19 @@
 /// let id = person.objectID
 /// try await stack.perform { tx in tx.edit(id)?.age += 1 }
 /// ```
+///
+/// An ID is `Codable`, and its `description` is a stable string,
+/// `"<entity>/<row ID>"` (`"Person/42"`), that ``init(parsing:in:)`` reads
+/// back, so an app can store IDs (in settings, in URLs, in its own files).
+///
+/// The type alone does not know its entity's name (a ``Schema`` gives it), so
+/// reading an ID back checks the name against the schema when one is given
+/// (as ``init(parsing:in:)``'s `schema`, or in a decoder's `userInfo` under
+/// `CodingUserInfoKey.strataSchema`), and otherwise against the name
+/// `Entity<Object>()` gives by default, the class name. An ID of another
+/// entity is refused there, never looked up later as the wrong object. With
+/// a schema, an ID stored before its entity was renamed (`Entity<Person>(
+/// "Human", renamingIdentifier: "Person")`) reads back under the new name.
 public struct ObjectID<Object: ManagedObject>: Sendable, Hashable, CustomStringConvertible {
     /// The entity's name.
     public let entityName: String
@@ -19,23 +32,187 @@ public struct ObjectID<Object: ManagedObject>: Sendable, Hashable, CustomStringC
         self.rowID = rowID
     }
 
-    public var description: String { "\(entityName)#\(rowID)" }
+    /// The stable string form, `"<entity>/<row ID>"`: `"Person/42"`.
+    public var description: String { ObjectIDText.format(entityName, rowID) }
 
     /// The type-erased ID.
     public var erased: AnyObjectID { AnyObjectID(entityName: entityName, rowID: rowID) }
+
+    /// Reads an ID from its string form (`description`), checking that it
+    /// names `Object`'s entity: its name in `schema` when one is given,
+    /// otherwise the class name (the name `Entity<Object>()` gives by default).
+    ///
+    /// ```swift
+    /// let id = try ObjectID<Person>(parsing: "Person/42")
+    /// let renamed = try ObjectID<Person>(parsing: "People/42", in: stack.schema)
+    /// ```
+    ///
+    /// - Throws: ``StrataError/invalidValue(entity:field:reason:)`` (field
+    ///   `"ObjectID"`) when the text is not `"<entity>/<row ID>"`, or names
+    ///   another entity, or `Object` is not an entity of `schema`.
+    public init(parsing text: String, in schema: Schema? = nil) throws {
+        let id = try AnyObjectID(parsing: text, in: schema)
+        if let problem = Self.mismatch(id.entityName, schema: schema) {
+            throw ObjectIDText.error(entity: String(describing: Object.self), problem)
+        }
+        self.init(entityName: id.entityName, rowID: id.rowID)
+    }
+
+    /// Why `name` is not `Object`'s entity, or `nil` when it is.
+    fileprivate static func mismatch(_ name: String, schema: Schema?) -> String? {
+        guard let schema else {
+            let expected = String(describing: Object.self)
+            return name == expected
+                ? nil
+                : "\(name) is not \(Object.self)'s entity \(expected); if \(Object.self)'s entity "
+                    + "is named \(name), give the schema (userInfo[.strataSchema] when decoding)"
+        }
+        guard let entity = schema.entity(for: Object.self) else {
+            return "\(Object.self) is not an entity of schema \(schema.version)"
+        }
+        return entity.name == name ? nil : "\(name) is not \(Object.self)'s entity \(entity.name)"
+    }
 }
 
 /// An ``ObjectID`` without its static type, as change sets list them.
+///
+/// `Codable` and stable as text, like ``ObjectID``: `"Person/42"`.
 public struct AnyObjectID: Sendable, Hashable, CustomStringConvertible {
     /// The entity's name.
     public let entityName: String
     /// The object's row ID in its entity's table.
     public let rowID: Int64
 
-    public var description: String { "\(entityName)#\(rowID)" }
+    /// The stable string form, `"<entity>/<row ID>"`: `"Person/42"`.
+    public var description: String { ObjectIDText.format(entityName, rowID) }
+
+    /// Reads an ID from its string form (`description`). Any entity name
+    /// will do, unless `schema` is given: then the entity must be one of its.
+    ///
+    /// ```swift
+    /// let id = try AnyObjectID(parsing: "Pet/7")
+    /// id.entityName   // "Pet"
+    /// ```
+    ///
+    /// - Throws: ``StrataError/invalidValue(entity:field:reason:)`` (field
+    ///   `"ObjectID"`) when the text is not `"<entity>/<row ID>"` or names an
+    ///   entity `schema` does not have.
+    public init(parsing text: String, in schema: Schema? = nil) throws {
+        (entityName, rowID) = try ObjectIDText.parse(text, schema: schema)
+    }
+
+    init(entityName: String, rowID: Int64) {
+        self.entityName = entityName
+        self.rowID = rowID
+    }
 
     /// The typed ID; the caller knows the entity is `Object`'s.
     public func typed<Object: ManagedObject>(as type: Object.Type) -> ObjectID<Object> {
         ObjectID(entityName: entityName, rowID: rowID)
+    }
+}
+
+// MARK: Coding
+
+extension CodingUserInfoKey {
+    /// The key of a decoder's `userInfo` under which a ``Schema`` checks the
+    /// entity of every ``ObjectID`` and ``AnyObjectID`` decoded.
+    ///
+    /// ```swift
+    /// let decoder = JSONDecoder()
+    /// decoder.userInfo[.strataSchema] = stack.schema
+    /// let ids = try decoder.decode([ObjectID<Person>].self, from: data)
+    /// ```
+    public static let strataSchema = CodingUserInfoKey(rawValue: "Strata.schema")!
+}
+
+extension ObjectID: Codable {
+    /// Encodes the ID as its string form, `"Person/42"`.
+    public func encode(to encoder: any Encoder) throws {
+        try erased.encode(to: encoder)
+    }
+
+    /// Decodes an ID from its string form, checking its entity as
+    /// ``init(parsing:in:)`` does, with the ``Schema`` in
+    /// `userInfo[.strataSchema]` if there is one.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` when the string is not an ID,
+    ///   or is an ID of another entity.
+    public init(from decoder: any Decoder) throws {
+        let id = try AnyObjectID(from: decoder)
+        if let problem = Self.mismatch(id.entityName, schema: ObjectIDText.schema(of: decoder)) {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "Not an ObjectID<\(Object.self)>: \(problem)"))
+        }
+        self.init(entityName: id.entityName, rowID: id.rowID)
+    }
+}
+
+extension AnyObjectID: Codable {
+    /// Encodes the ID as its string form, `"Person/42"`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+
+    /// Decodes an ID from its string form; with a ``Schema`` in
+    /// `userInfo[.strataSchema]`, its entity must be one of the schema's.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` when the string is not an ID
+    ///   of an entity the schema has.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do {
+            (entityName, rowID) = try ObjectIDText.parse(
+                text, schema: ObjectIDText.schema(of: decoder))
+        } catch StrataError.invalidValue(_, _, let reason) {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: reason))
+        }
+    }
+}
+
+/// The string form of IDs, `"<entity>/<row ID>"`. Entity names are ASCII
+/// identifiers (the schema refuses others), so the one `/` separates them;
+/// the row ID is written as `String(rowID)` and read back only in that exact
+/// form, so that each ID has one spelling.
+private enum ObjectIDText {
+    static func format(_ entityName: String, _ rowID: Int64) -> String {
+        "\(entityName)/\(rowID)"
+    }
+
+    /// The entity name and row ID of `text`. With `schema`, the entity must
+    /// be one of its, and a name it had before a rename (its
+    /// `renamingIdentifier`) reads as its name now: a migration keeps row
+    /// IDs, so an ID stored before the rename still names its object.
+    static func parse(_ text: String, schema: Schema?) throws -> (String, Int64) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, SQL.isValidIdentifier(String(parts[0])),
+            let rowID = Int64(parts[1]), String(rowID) == parts[1]
+        else {
+            throw error(
+                entity: "?",
+                "\"\(text)\" is not an ID: expected \"<entity>/<row ID>\", as \"Person/42\"")
+        }
+        let name = String(parts[0])
+        guard let schema else { return (name, rowID) }
+        guard
+            let entity = schema.entity(named: name)
+                ?? schema.entities.first(where: { $0.renamingIdentifier == name })
+        else {
+            throw error(entity: name, "\(name) is not an entity of schema \(schema.version)")
+        }
+        return (entity.name, rowID)
+    }
+
+    /// The schema a decoder checks IDs against, if it has one.
+    static func schema(of decoder: any Decoder) -> Schema? {
+        decoder.userInfo[.strataSchema] as? Schema
+    }
+
+    static func error(entity: String, _ reason: String) -> StrataError {
+        .invalidValue(entity: entity, field: "ObjectID", reason: reason)
     }
 }

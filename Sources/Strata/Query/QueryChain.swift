@@ -143,4 +143,28 @@ extension From {
     public func select<Result>(_ select: Select<Object, Result>) -> QueryChain<Object, Result> {
         QueryChain(from: self, select: select)
     }
+
+    // An optional result type is read as its wrapped type: `queryValue` already
+    // answers `nil` for a NULL value, so an `Int??` would never hold `.some(nil)`.
+
+    /// A query of this fetch whose `queryValue` reads the first term as
+    /// `Wrapped`, `nil` for no row or a NULL value: asking for `Int?` is
+    /// asking for `Int`.
+    ///
+    /// ```swift
+    /// let best: Int? = try stack.queryValue(
+    ///     From<Player>().select(Int?.self, .maximum(\.$score)))   // score: Int?
+    /// ```
+    public func select<Wrapped>(
+        _ type: Wrapped?.Type, _ terms: SelectTerm<Object>...
+    ) -> QueryChain<Object, Wrapped> {
+        QueryChain(from: self, select: Select(terms))
+    }
+
+    /// A query of this fetch that returns `select`, whose `queryValue` reads
+    /// the first term as `Wrapped` (`Select<Player, Int?>` reads an `Int?`,
+    /// not an `Int??`).
+    public func select<Wrapped>(_ select: Select<Object, Wrapped?>) -> QueryChain<Object, Wrapped> {
+        QueryChain(from: self, select: Select(select.terms))
+    }
 }

@@ -41,7 +41,9 @@ extension Where {
         self = Self.range(expression.path, range)
     }
 
-    private static func membership<Value: FieldStorable, Values: Sequence>(
+    /// The membership test every `in:` builds, or an invalid predicate naming
+    /// the field when a value cannot be stored.
+    static func membership<Value: FieldStorable, Values: Sequence>(
         _ path: ValuePath, _ values: Values
     ) -> Where<Object> where Values.Element == Value {
         do {
@@ -52,7 +54,9 @@ extension Where {
         }
     }
 
-    private static func range<Value: FieldStorable>(_ path: ValuePath, _ range: ClosedRange<Value>) -> Where<Object> {
+    /// The range test every `between:` builds, or an invalid predicate naming
+    /// the field when a bound cannot be stored.
+    static func range<Value: FieldStorable>(_ path: ValuePath, _ range: ClosedRange<Value>) -> Where<Object> {
         stored(range.lowerBound, at: path) { lower in
             (try? range.upperBound.storedValue()).map { .between(path, lower, $0) }
                 ?? .invalid(.invalidValue(

@@ -43,7 +43,7 @@ extension ProbeGenerator {
             }
         }
         let op = op()
-        switch random.below(10) {
+        switch random.below(11) {
         case 0:
             return probeCompare(
                 \ProbeGroup.$name, "name", op, random.chance(0.3) ? nil : random.string())
@@ -84,6 +84,7 @@ extension ProbeGenerator {
             case .greaterOrEqual: clause = count >= number
             }
             return DescribedWhere(clause, "count(\\.$items) \(op.symbol) \(number)")
+        case 9: return optionalGroupLeaf()
         default:
             let (pattern, text) = pattern()
             return DescribedWhere(
@@ -136,11 +137,11 @@ extension ProbeGenerator {
             case 1: keys.append(key(\.$maybe, "maybe"))
             case 2: keys.append(key(\.$real, "real"))
             case 3, 4: keys.append(key(\.$text, "text"))
-            case 5: keys.append(key(\.$note, "note"))
+            case 5: keys.append(random.chance(0.5) ? key(\.$note, "note") : key(\.$ratio, "ratio"))
             case 6: keys.append(key(\ProbeItem.$group ~ \.$name, "group.name"))
             case 7: keys.append(key(\ProbeItem.$group ~ \.$weight, "group.weight"))
             case 8: keys.append(key(\ProbeItem.$group ~ \.$parent ~ \.$name, "group.parent.name"))
-            default: keys.append(key(\.$other, "other"))
+            default: keys.append(random.chance(0.7) ? key(\.$other, "other") : key(\.$flag, "flag"))
             }
         }
         return (OrderBy(keys.map(\.0)), "[\(keys.map(\.1).joined(separator: ", "))]")

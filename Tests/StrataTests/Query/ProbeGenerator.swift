@@ -83,7 +83,7 @@ struct ProbeGenerator {
     }
 
     private mutating func itemLeaf(depth: Int) -> DescribedWhere<ProbeItem> {
-        switch random.below(20) {
+        switch random.below(23) {
         case 0: return probeCompare(\ProbeItem.$number, "number", op(), random.integer())
         case 1: return probeCompare(\ProbeItem.$other, "other", op(), random.integer())
         case 2:
@@ -133,6 +133,7 @@ struct ProbeGenerator {
             return DescribedWhere(
                 .any(values.map { \ProbeItem.$maybe == $0 }),
                 "Where.any(\(values.map { "\\.$maybe == \($0.map(probeDescription) ?? "nil")" }))")
+        case 18, 19, 20: return optionalItemLeaf()
         default:
             return probeCompare(\ProbeItem.$number, "number", op(), random.integer())
         }

@@ -5,7 +5,7 @@ import Foundation
 // MARK: Model
 
 /// The query tests' model: every storage class (integer, real, text, blob),
-/// NULLs, a to-one chain (item → group → parent group), a to-many by foreign
+/// NULLs (optional integers, reals, text and booleans), a to-one chain (item → group → parent group), a to-many by foreign
 /// key (group.items) and one through a link table (item.tags). "Group" and "group" are SQL keywords,
 /// so every identifier must be quoted.
 final class ProbeItem: ManagedObject {
@@ -16,6 +16,8 @@ final class ProbeItem: ManagedObject {
     @Field.Stored("text") var text: String = ""
     @Field.Stored("note") var note: String? = nil
     @Field.Stored("data") var data: Data = Data()
+    @Field.Stored("ratio") var ratio: Double? = nil
+    @Field.Stored("flag") var flag: Bool? = nil
     @Field.Relationship("group") var group: ProbeGroup?
     @Field.Relationship("tags", inverse: \ProbeTag.$items) var tags: Set<ProbeTag>
 }
@@ -85,8 +87,13 @@ enum ProbeData {
                 tag.label = random.pick(ProbeValues.strings)
                 tag.score = random.chance(0.3) ? nil : random.integer()
             }
+            // The fields added later draw from a stream of their own, so that
+            // a seed still gives the other fields the values it always gave.
+            var later = ProbeRandom(seed: seed ^ 0x0F7_10AA1)
             for _ in 0..<itemCount {
                 let item = tx.create(Into<ProbeItem>())
+                item.ratio = later.chance(0.3) ? nil : later.real()
+                item.flag = later.chance(0.3) ? nil : later.chance(0.5)
                 item.number = random.integer()
                 item.other = random.integer()
                 item.maybe = random.chance(0.3) ? nil : random.integer()
