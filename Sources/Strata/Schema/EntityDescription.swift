@@ -67,6 +67,14 @@ final class EntityDescription: Sendable {
     let selectList: String
     /// The statement that inserts one object.
     let insertSQL: String
+    /// The statement that reads one row by its ID (`?`): made once, as a
+    /// point read is too cheap to build its text on every call.
+    let selectRowSQL: String
+    /// The statement that reads the rows whose IDs a ``StoredValueList`` blob
+    /// (`?`) lists, however many, in the list's order: the IDs bind as one
+    /// parameter, and each is one look-up by row ID (`CROSS JOIN` keeps the
+    /// list as the outer loop, where `IN` would first copy it into an index).
+    let selectRowsSQL: String
     private let slots: [String: Int]
 
     init(
@@ -77,12 +85,14 @@ final class EntityDescription: Sendable {
         self.index = index
         self.name = name
         self.renamingIdentifier = renamingIdentifier
-        self.quotedTable = SQL.quote(name)
+        let quotedTable = SQL.quote(name)
+        self.quotedTable = quotedTable
         self.type = type
         self.attributes = attributes
         self.relationships = relationships
         self.fieldNames = fieldNames
-        self.selectList = (["_pk"] + attributes.map { SQL.quote($0.name) }).joined(separator: ", ")
+        let selectList = (["_pk"] + attributes.map { SQL.quote($0.name) }).joined(separator: ", ")
+        self.selectList = selectList
         var slots: [String: Int] = [:]
         for attribute in attributes {
             if case .stored = attribute.kind { slots[attribute.name] = attribute.slot }
@@ -93,8 +103,12 @@ final class EntityDescription: Sendable {
         }
         self.slots = slots
         self.defaultValues = ContiguousArray(attributes.map(\.defaultValue))
-        self.insertSQL = "INSERT INTO \(SQL.quote(name)) (\(selectList)) VALUES "
+        self.insertSQL = "INSERT INTO \(quotedTable) (\(selectList)) VALUES "
             + "(\(SQL.placeholders(attributes.count + 1)))"
+        self.selectRowSQL = "SELECT \(selectList) FROM \(quotedTable) WHERE _pk = ?"
+        let qualifiedList = (["t._pk"] + attributes.map { "t.\(SQL.quote($0.name))" }).joined(separator: ", ")
+        self.selectRowsSQL = "SELECT \(qualifiedList) FROM strata_values(?) AS v "
+            + "CROSS JOIN \(quotedTable) AS t ON t._pk = v.value"
     }
 
     /// The value slot of a stored or coded field, or of a to-one relationship.
