@@ -139,14 +139,26 @@ extension ObjectContext {
     /// Updates the changed columns of written objects. Unique columns that
     /// change are first set to NULL on every such object, so that two objects
     /// can swap unique values (SQLite checks uniqueness after each statement).
+    ///
+    /// The updates run in row-ID order per entity, whatever order the objects
+    /// changed in: consecutive statements then mostly find their row on the
+    /// page the one before read, and the order changes nothing else (the
+    /// unique columns are out of the way by then).
     private func writeUpdates(_ objects: [ManagedObject], _ connection: Connection) throws {
-        var updates: [(object: ManagedObject, changed: [Int])] = []
+        var updates: [(object: ManagedObject, order: (entity: Int, rowID: Int64), changed: SlotSet)] = []
         for object in objects {
             guard let flushed = object.flushed else { continue }
-            let changed = object.values.indices.filter { !object.values[$0].isIdentical(to: flushed[$0]) }
-            if changed.isEmpty { object.flushed = nil } else { updates.append((object, changed)) }
+            let values = object.values
+            var changed = SlotSet()
+            for slot in values.indices where !values[slot].isIdentical(to: flushed[slot]) { changed.insert(slot) }
+            if changed.isEmpty {
+                object.flushed = nil
+            } else {
+                updates.append((object, (object.entity!.index, object.rowID), changed))
+            }
         }
-        for (object, changed) in updates {
+        updates.sort { $0.order < $1.order }
+        for (object, _, changed) in updates {
             let entity = object.entity!
             let unique = changed.filter { entity.attributes[$0].options.contains(.unique) }
             guard !unique.isEmpty else { continue }
@@ -157,25 +169,33 @@ extension ObjectContext {
                     + " WHERE _pk = ?",
                 [.integer(object.rowID)])
         }
-        // One statement per entity and set of changed columns, not one SQL string per object.
+        // One statement per entity and set of changed columns, not one SQL
+        // string per object; runs of the same shape skip the look-up.
         var statements: [UpdateShape: Statement] = [:]
-        for (object, changed) in updates {
-            let entity = object.entity!
-            let shape = UpdateShape(entity: ObjectIdentifier(entity), columns: changed)
+        var last: (shape: UpdateShape, statement: Statement)?
+        for (object, order, changed) in updates {
+            let shape = UpdateShape(entity: order.entity, columns: changed)
             let update: Statement
-            if let prepared = statements[shape] {
+            if let last, last.shape == shape {
+                update = last.statement
+            } else if let prepared = statements[shape] {
                 update = prepared
-                update.reset()
             } else {
+                let entity = object.entity!
                 let assignments = changed.map { "\(SQL.quote(entity.attributes[$0].name)) = ?" }
                 update = try connection.statement(
                     "UPDATE \(entity.quotedTable) SET \(assignments.joined(separator: ", ")) WHERE _pk = ?")
                 statements[shape] = update
             }
-            for (position, slot) in changed.enumerated() {
-                try update.bind(object.values[slot], at: Int32(position + 1))
+            last = (shape, update)
+            update.reset()
+            let values = object.values
+            var parameter: Int32 = 1
+            for slot in changed {
+                try update.bind(values[slot], at: parameter)
+                parameter += 1
             }
-            try update.bind(.integer(object.rowID), at: Int32(changed.count + 1))
+            try update.bind(.integer(object.rowID), at: parameter)
             while try update.step() {}
             object.flushed = nil
         }
@@ -183,8 +203,9 @@ extension ObjectContext {
 
     /// The columns an `UPDATE` of one entity sets.
     private struct UpdateShape: Hashable {
-        let entity: ObjectIdentifier
-        let columns: [Int]
+        /// The entity's index in the schema.
+        let entity: Int
+        let columns: SlotSet
     }
 
     /// Turns a constraint failure into the error a caller can act on.
