@@ -145,60 +145,73 @@ extension ObjectContext {
     /// page the one before read, and the order changes nothing else (the
     /// unique columns are out of the way by then).
     private func writeUpdates(_ objects: [ManagedObject], _ connection: Connection) throws {
-        var updates: [(object: ManagedObject, order: (entity: Int, rowID: Int64), changed: SlotSet)] = []
+        var updates: [PendingUpdate] = []
         for object in objects {
             guard let flushed = object.flushed else { continue }
             let values = object.values
             var changed = SlotSet()
-            for slot in values.indices where !values[slot].isIdentical(to: flushed[slot]) { changed.insert(slot) }
+            for slot in values.indices where !values[slot].isIdentical(to: flushed[slot]) {
+                changed.insert(slot)
+            }
             if changed.isEmpty {
                 object.flushed = nil
             } else {
-                updates.append((object, (object.entity!.index, object.rowID), changed))
+                updates.append(PendingUpdate(
+                    object: object, entity: object.entity!.index, rowID: object.rowID, changed: changed))
             }
         }
-        updates.sort { $0.order < $1.order }
-        for (object, _, changed) in updates {
-            let entity = object.entity!
-            let unique = changed.filter { entity.attributes[$0].options.contains(.unique) }
+        updates.sort { ($0.entity, $0.rowID) < ($1.entity, $1.rowID) }
+        for pending in updates {
+            let entity = pending.object.entity!
+            let unique = pending.changed.filter { entity.attributes[$0].options.contains(.unique) }
             guard !unique.isEmpty else { continue }
             try connection.run(
                 "UPDATE \(entity.quotedTable) SET "
                     + unique.map { "\(SQL.quote(entity.attributes[$0].name)) = NULL" }
                         .joined(separator: ", ")
                     + " WHERE _pk = ?",
-                [.integer(object.rowID)])
+                [.integer(pending.rowID)])
         }
         // One statement per entity and set of changed columns, not one SQL
         // string per object; runs of the same shape skip the look-up.
         var statements: [UpdateShape: Statement] = [:]
         var last: (shape: UpdateShape, statement: Statement)?
-        for (object, order, changed) in updates {
-            let shape = UpdateShape(entity: order.entity, columns: changed)
+        for pending in updates {
+            let shape = UpdateShape(entity: pending.entity, columns: pending.changed)
             let update: Statement
             if let last, last.shape == shape {
                 update = last.statement
             } else if let prepared = statements[shape] {
                 update = prepared
             } else {
-                let entity = object.entity!
-                let assignments = changed.map { "\(SQL.quote(entity.attributes[$0].name)) = ?" }
+                let entity = pending.object.entity!
+                let assignments = pending.changed.map { "\(SQL.quote(entity.attributes[$0].name)) = ?" }
                 update = try connection.statement(
                     "UPDATE \(entity.quotedTable) SET \(assignments.joined(separator: ", ")) WHERE _pk = ?")
                 statements[shape] = update
             }
             last = (shape, update)
             update.reset()
-            let values = object.values
+            let values = pending.object.values
             var parameter: Int32 = 1
-            for slot in changed {
+            for slot in pending.changed {
                 try update.bind(values[slot], at: parameter)
                 parameter += 1
             }
-            try update.bind(.integer(object.rowID), at: parameter)
+            try update.bind(.integer(pending.rowID), at: parameter)
             while try update.step() {}
-            object.flushed = nil
+            pending.object.flushed = nil
         }
+    }
+
+    /// One written object's update: its place in the order updates run in,
+    /// and the columns it sets.
+    private struct PendingUpdate {
+        let object: ManagedObject
+        /// The entity's index in the schema.
+        let entity: Int
+        let rowID: Int64
+        let changed: SlotSet
     }
 
     /// The columns an `UPDATE` of one entity sets.

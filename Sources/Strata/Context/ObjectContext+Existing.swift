@@ -26,7 +26,9 @@ extension ObjectContext {
         for row in rows {
             rowIDsByEntity[row.entity.index, default: (row.entity, [])].rowIDs.append(row.rowID)
         }
-        let read = try rowIDsByEntity.values.map { try readUnregistered($0.entity, rowIDs: $0.rowIDs) }
+        let read = try rowIDsByEntity.values.map {
+            try readUnregistered($0.entity, rowIDs: $0.rowIDs)
+        }
         return withExtendedLifetime(read) {
             rows.map { registeredExisting($0.entity, $0.rowID) }
         }
@@ -40,12 +42,15 @@ extension ObjectContext {
     /// table in order) bound as one ``StoredValueList`` blob:
     ///
     /// ```sql
-    /// SELECT t._pk, t."name", ... FROM strata_values(?) AS v CROSS JOIN "Person" AS t ON t._pk = v.value
+    /// SELECT t._pk, t."name", ... FROM strata_values(?) AS v
+    /// CROSS JOIN "Person" AS t ON t._pk = v.value
     /// ```
     ///
     /// Like a look-up of one row, it reads without flushing: a transaction's
     /// unflushed changes live only on objects it holds, which it never reads.
-    private func readUnregistered(_ entity: EntityDescription, rowIDs: [Int64]) throws -> [ManagedObject] {
+    private func readUnregistered(
+        _ entity: EntityDescription, rowIDs: [Int64]
+    ) throws -> [ManagedObject] {
         var missing = rowIDs.filter { registered(entity, $0) == nil }
         guard !missing.isEmpty else { return [] }
         missing.sort()
@@ -70,7 +75,9 @@ extension ObjectContext {
 
     /// The context's own objects for `ids` that still exist, in the same
     /// order (see ``existingObjects(_:rowIDs:)``).
-    func fetchExisting<Object: ManagedObject>(_ ids: some Sequence<ObjectID<Object>>) throws -> [Object] {
+    func fetchExisting<Object: ManagedObject>(
+        _ ids: some Sequence<ObjectID<Object>>
+    ) throws -> [Object] {
         let found = try existingObjects(entity(Object.self), rowIDs: ids.map(\.rowID))
         // Every object of `Object`'s entity is of its class.
         return uncheckedDowncast(found, to: [Object].self)
@@ -88,8 +95,9 @@ extension ObjectContext {
     /// `fetchExisting(objects)` without its generic parameter: each instance
     /// found is of the class of the object it stands for.
     private func existingInstances(of objects: [ManagedObject]) throws -> [ManagedObject] {
-        let others = objects.compactMap { object in
-            object.context === self ? nil : object.entity.map { RowReference(entity: $0, rowID: object.rowID) }
+        let others = objects.compactMap { object -> RowReference? in
+            guard object.context !== self, let entity = object.entity else { return nil }
+            return RowReference(entity: entity, rowID: object.rowID)
         }
         var found = try existingObjects(others).makeIterator()
         return objects.compactMap { object in

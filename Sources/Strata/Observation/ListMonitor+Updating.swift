@@ -169,8 +169,8 @@ extension ListMonitor {
             }
         }
         notify(
-            deleted: ListOrdering.descending(deletedObjects), inserted: insertedObjects, moved: movedObjects,
-            updated: ListOrdering.ascending(updatedObjects),
+            deleted: ListOrdering.descending(deletedObjects), inserted: insertedObjects,
+            moved: movedObjects, updated: ListOrdering.ascending(updatedObjects),
             deletedSections: deletedSections.reversed().map { (oldSections[$0], $0) },
             insertedSections: insertedSections.sorted())
     }

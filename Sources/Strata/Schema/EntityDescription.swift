@@ -106,7 +106,8 @@ final class EntityDescription: Sendable {
         self.insertSQL = "INSERT INTO \(quotedTable) (\(selectList)) VALUES "
             + "(\(SQL.placeholders(attributes.count + 1)))"
         self.selectRowSQL = "SELECT \(selectList) FROM \(quotedTable) WHERE _pk = ?"
-        let qualifiedList = (["t._pk"] + attributes.map { "t.\(SQL.quote($0.name))" }).joined(separator: ", ")
+        let qualifiedList = (["t._pk"] + attributes.map { "t.\(SQL.quote($0.name))" })
+            .joined(separator: ", ")
         self.selectRowsSQL = "SELECT \(qualifiedList) FROM strata_values(?) AS v "
             + "CROSS JOIN \(quotedTable) AS t ON t._pk = v.value"
     }

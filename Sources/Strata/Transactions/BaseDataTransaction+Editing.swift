@@ -60,7 +60,9 @@ extension BaseDataTransaction {
     /// ```swift
     /// let mine = try tx.fetchExisting(monitor.objectsInAllSections())
     /// ```
-    public func fetchExisting<Object: ManagedObject>(_ objects: some Sequence<Object>) throws -> [Object] {
+    public func fetchExisting<Object: ManagedObject>(
+        _ objects: some Sequence<Object>
+    ) throws -> [Object] {
         try context.fetchExisting(objects)
     }
 

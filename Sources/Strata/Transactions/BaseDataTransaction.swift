@@ -47,7 +47,9 @@ public class BaseDataTransaction {
         if object.context === context { return object.isDeleted ? nil : object }
         // By the object's own entity: `Object` may be a superclass (say
         // `ManagedObject`), which is no entity.
-        let mine = deferringFailure(or: nil) { try context.existingObject(entity, rowID: object.rowID) }
+        let mine = deferringFailure(or: nil) {
+            try context.existingObject(entity, rowID: object.rowID)
+        }
         return mine.map { uncheckedDowncast($0, to: Object.self) }
     }
 

@@ -173,7 +173,9 @@ struct EditManyTests {
         })
         try stack.recordStatements(nil)
         let expected = mixed.compactMap { object -> String? in
-            guard object.context != nil, !gone.contains(ObjectIdentifier(object)) else { return nil }
+            guard object.context != nil, !gone.contains(ObjectIdentifier(object)) else {
+                return nil
+            }
             if let item = object as? TxItem { return "item \(item.rank)" }
             return "person \((object as! TxPerson).age)"
         }
@@ -231,21 +233,26 @@ struct EditManyTests {
         let directory = TemporaryDirectory()
         let stack = try makeStack(TxSchema.schema, kind, in: directory)
         let seeded = try seedItems(stack, count: 60)
-        try stack.perform(synchronous: { tx in for id in seeded where id.rowID % 5 == 0 { tx.delete(id) } })
+        try stack.perform(synchronous: { tx in
+            for id in seeded where id.rowID % 5 == 0 { tx.delete(id) }
+        })
         var random = SplitMix64(seed: 3)
         let ids = (seeded + [missingItemID(999)] + seeded.prefix(10)).shuffled(using: &random)
         let expected = ids.filter { $0.rowID % 5 != 0 && $0.rowID != 999 }
 
         let log = RecordedStatements()
         try stack.recordStatements { log.record($0) }
-        let inTransaction = try stack.perform(synchronous: { tx in try tx.fetchExisting(ids).map(\.objectID) })
+        let inTransaction = try stack.perform(synchronous: { tx in
+            try tx.fetchExisting(ids).map(\.objectID)
+        })
         #expect(inTransaction == expected)
         #expect(rowReads(log, of: "TxItem").count == 1, "\(log.all)")
 
         let onMain = try stack.fetchExisting(ids)
         #expect(onMain.map(\.objectID) == expected)
         #expect(rowReads(log, of: "TxItem").count == 2, "\(log.all)")
-        #expect(onMain.map(\.objectID) == (try ids.compactMap { try stack.fetchExisting($0) }).map(\.objectID))
+        let oneByOne = try ids.compactMap { try stack.fetchExisting($0) }
+        #expect(onMain.map(\.objectID) == oneByOne.map(\.objectID))
         try stack.recordStatements(nil)
     }
 
