@@ -25,6 +25,7 @@ struct BenchmarkMain {
         ("fetchOne", Scenario.fetchOneByUnique),
         ("import", Scenario.uniqueImport),
         ("wideIn", Scenario.wideIn),
+        ("editMany", Scenario.editMany),
     ]
 
     static let settings = RunnerSettings(warmUps: 1, runs: 5)

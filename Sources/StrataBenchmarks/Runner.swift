@@ -18,34 +18,59 @@ struct Runner {
 
     /// Times both sides of `scenario` and checks they computed the same checksum.
     func run(_ scenario: Scenario) async throws -> ScenarioResult {
-        let strata = try await time(scenario.strata)
-        let raw = try await time(scenario.raw)
+        var strata = Timings()
+        var raw = Timings()
+        let rounds = settings.warmUps + settings.runs
+        if scenario.interleaved {
+            for index in 0..<rounds {
+                try await strata.add(measure(scenario.strata), timed: index >= settings.warmUps)
+                try await raw.add(measure(scenario.raw), timed: index >= settings.warmUps)
+            }
+        } else {
+            for index in 0..<rounds {
+                try await strata.add(measure(scenario.strata), timed: index >= settings.warmUps)
+            }
+            for index in 0..<rounds {
+                try await raw.add(measure(scenario.raw), timed: index >= settings.warmUps)
+            }
+        }
         guard strata.checksum == raw.checksum else {
             throw BenchmarkError(description:
-                "\(scenario.name): Strata checksum \(strata.checksum) != raw \(raw.checksum)")
+                "\(scenario.name): Strata checksum \(strata.checksum ?? 0) != raw \(raw.checksum ?? 0)")
         }
-        return ScenarioResult(name: scenario.name, strata: strata.best, raw: raw.best)
+        // Round by round, the two sides met the same load: the median of their ratios.
+        let ratios = zip(strata.times, raw.times).map { $0.milliseconds / $1.milliseconds }.sorted()
+        return ScenarioResult(
+            name: scenario.name, strata: strata.best, raw: raw.best,
+            medianRatio: scenario.interleaved ? ratios[ratios.count / 2] : nil)
     }
 
-    /// The best time of `settings.runs` runs of `side`, and the checksum they agreed on.
-    private func time(_ side: Side) async throws -> (best: Duration, checksum: Int) {
-        var best = Duration.seconds(Int64.max)
-        var checksum: Int?
-        for index in 0..<(settings.warmUps + settings.runs) {
-            let run = try side.prepare()
-            var result = 0
-            let elapsed = try clock.measure { result = try run.body() }
-            try run.finish()
-            // Let main-actor work queued by the run (e.g. Strata's merge task)
-            // finish, so the next run starts from a quiet state.
-            await Task.yield()
-            if let checksum, checksum != result {
-                throw BenchmarkError(description: "checksum changed between runs: \(checksum) -> \(result)")
-            }
-            checksum = result
-            if index >= settings.warmUps { best = min(best, elapsed) }
+    /// One run of `side`: its time and checksum.
+    private func measure(_ side: Side) async throws -> (elapsed: Duration, checksum: Int) {
+        let run = try side.prepare()
+        var result = 0
+        let elapsed = try clock.measure { result = try run.body() }
+        try run.finish()
+        // Let main-actor work queued by the run (e.g. Strata's merge task)
+        // finish, so the next run starts from a quiet state.
+        await Task.yield()
+        return (elapsed, result)
+    }
+}
+
+/// The timed runs of one side, and the checksum they agreed on.
+private struct Timings {
+    var times: [Duration] = []
+    var checksum: Int?
+
+    var best: Duration { times.min() ?? .zero }
+
+    mutating func add(_ run: (elapsed: Duration, checksum: Int), timed: Bool) throws {
+        if let checksum, checksum != run.checksum {
+            throw BenchmarkError(description: "checksum changed between runs: \(checksum) -> \(run.checksum)")
         }
-        return (best, checksum ?? 0)
+        checksum = run.checksum
+        if timed { times.append(run.elapsed) }
     }
 }
 
@@ -54,6 +79,8 @@ struct ScenarioResult {
     let name: String
     let strata: Duration
     let raw: Duration
+    /// For sides run in turns: the median of the runs' ratios.
+    var medianRatio: Double? = nil
 
     /// How many times slower Strata is than raw SQLite.
     var ratio: Double { strata.milliseconds / raw.milliseconds }
@@ -63,6 +90,7 @@ struct ScenarioResult {
         let name = self.name.padding(toLength: 32, withPad: " ", startingAt: 0)
         return "\(name)strata \(format(strata.milliseconds, 1)) ms   "
             + "raw sqlite \(format(raw.milliseconds, 1)) ms   \(format(ratio, 2))x"
+            + (medianRatio.map { "   (median of runs \(format($0, 2))x)" } ?? "")
     }
 }
 
