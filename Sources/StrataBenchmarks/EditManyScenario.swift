@@ -119,8 +119,7 @@ private final class EditManyStrata {
     init(
         rows: [EditRow], plan: [(rowID: Int64, change: EditChange)], in workspace: Workspace
     ) throws {
-        stack = DataStack(editBenchSchema)
-        try stack.addStorageAndWait(SQLiteStore(fileURL: workspace.newFile("strata-edit")))
+        stack = try Fixtures.strataStack(at: workspace.newFile("strata-edit"), schema: editBenchSchema)
         try stack.perform(synchronous: { tx in
             for row in rows {
                 let object = tx.create(Into<EditBench>())

@@ -7,10 +7,14 @@ private func rowReads(_ log: RecordedStatements, of table: String) -> [String] {
     log.all.filter { $0.hasPrefix("SELECT") && $0.contains("\"\(table)\"") && !$0.contains("max(") }
 }
 
-/// Commits `count` items numbered by rank, labelled "item <rank>"; returns their IDs.
+/// A stack of `kind` with `count` committed items numbered by rank, labelled
+/// "item <rank>", and their IDs.
 @MainActor
-private func seedItems(_ stack: DataStack, count: Int) throws -> [ObjectID<TxItem>] {
-    try stack.perform(synchronous: { tx in
+private func stackWithItems(
+    _ kind: StoreKind, count: Int, in directory: TemporaryDirectory
+) throws -> (DataStack, [ObjectID<TxItem>]) {
+    let stack = try makeStack(TxSchema.schema, kind, in: directory)
+    let ids = try stack.perform(synchronous: { tx in
         (0..<count).map { rank in
             let item = tx.create(Into<TxItem>())
             item.rank = rank
@@ -18,6 +22,15 @@ private func seedItems(_ stack: DataStack, count: Int) throws -> [ObjectID<TxIte
             return item.objectID
         }
     })
+    return (stack, ids)
+}
+
+/// Starts recording the statements `stack` runs; `recordStatements(nil)` stops.
+@MainActor
+private func recordingStatements(of stack: DataStack) throws -> RecordedStatements {
+    let log = RecordedStatements()
+    try stack.recordStatements { log.record($0) }
+    return log
 }
 
 /// An item's ID that no row has ever had.
@@ -43,14 +56,13 @@ struct EditManyTests {
     func editOfIDsGivesWhatEditOfEachIDGives(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let directory = TemporaryDirectory()
-        let stack = try makeStack(TxSchema.schema, seed % 2 == 0 ? .file : .inMemory, in: directory)
-        let seeded = try seedItems(stack, count: 120)
+        let kind: StoreKind = seed % 2 == 0 ? .file : .inMemory
+        let (stack, seeded) = try stackWithItems(kind, count: 120, in: directory)
         // Some rows are gone from the store before the transaction starts.
         let goneInStore = Set(seeded.filter { _ in random.next() % 6 == 0 })
         try stack.perform(synchronous: { tx in for id in goneInStore { tx.delete(id) } })
 
-        let log = RecordedStatements()
-        try stack.recordStatements { log.record($0) }
+        let log = try recordingStatements(of: stack)
         try stack.perform(synchronous: { tx in
             var plan = EditCase()
             for id in seeded {
@@ -115,10 +127,8 @@ struct EditManyTests {
     @MainActor
     func editOfIDsReadsOnlyWhatTheTransactionDoesNotHold(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(TxSchema.schema, kind, in: directory)
-        let ids = try seedItems(stack, count: 40)
-        let log = RecordedStatements()
-        try stack.recordStatements { log.record($0) }
+        let (stack, ids) = try stackWithItems(kind, count: 40, in: directory)
+        let log = try recordingStatements(of: stack)
         try stack.perform(synchronous: { tx in
             let held = try tx.fetchAll(From<TxItem>().where(\.$rank < 39))
             #expect(held.count == 39)
@@ -141,8 +151,7 @@ struct EditManyTests {
     @MainActor
     func editOfMainContextObjectsReadsOncePerEntity(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(TxSchema.schema, kind, in: directory)
-        _ = try seedItems(stack, count: 30)
+        let (stack, _) = try stackWithItems(kind, count: 30, in: directory)
         try stack.perform(synchronous: { tx in
             for index in 0..<20 {
                 let person = tx.create(Into<TxPerson>())
@@ -161,8 +170,7 @@ struct EditManyTests {
         })
         mixed.insert(TxItem(), at: 5)  // detached: never in a store
 
-        let log = RecordedStatements()
-        try stack.recordStatements { log.record($0) }
+        let log = try recordingStatements(of: stack)
         let described: [String] = try stack.perform(synchronous: { tx in
             let edited = tx.edit(mixed)
             #expect(edited.allSatisfy { $0.hasChanges == false })
@@ -190,8 +198,7 @@ struct EditManyTests {
     @MainActor
     func editOfObjectsKeepsTheTransactionsOwnObjects() throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(TxSchema.schema, .inMemory, in: directory)
-        _ = try seedItems(stack, count: 10)
+        let (stack, _) = try stackWithItems(.inMemory, count: 10, in: directory)
         let main = try stack.fetchAll(From<TxItem>().orderBy(.descending(\.$rank)))
         try stack.perform(synchronous: { tx in
             let first: [TxItem] = tx.edit(main)
@@ -213,8 +220,7 @@ struct EditManyTests {
     @MainActor
     func anObjectTypedAsManagedObjectIsFoundByItsEntity() throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(TxSchema.schema, .inMemory, in: directory)
-        _ = try seedItems(stack, count: 3)
+        let (stack, _) = try stackWithItems(.inMemory, count: 3, in: directory)
         let erased: [ManagedObject] = try stack.fetchAll(From<TxItem>())
         try stack.perform(synchronous: { tx in
             let one = try #require(tx.edit(erased[0]) as? TxItem)
@@ -231,8 +237,7 @@ struct EditManyTests {
     @MainActor
     func fetchExistingOfIDsReadsOnce(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(TxSchema.schema, kind, in: directory)
-        let seeded = try seedItems(stack, count: 60)
+        let (stack, seeded) = try stackWithItems(kind, count: 60, in: directory)
         try stack.perform(synchronous: { tx in
             for id in seeded where id.rowID % 5 == 0 { tx.delete(id) }
         })
@@ -240,8 +245,7 @@ struct EditManyTests {
         let ids = (seeded + [missingItemID(999)] + seeded.prefix(10)).shuffled(using: &random)
         let expected = ids.filter { $0.rowID % 5 != 0 && $0.rowID != 999 }
 
-        let log = RecordedStatements()
-        try stack.recordStatements { log.record($0) }
+        let log = try recordingStatements(of: stack)
         let inTransaction = try stack.perform(synchronous: { tx in
             try tx.fetchExisting(ids).map(\.objectID)
         })
@@ -262,15 +266,9 @@ struct EditManyTests {
     @MainActor
     func aFailedReadFailsTheCommitOrThrows() throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
-        let ids: [ObjectID<TxItem>]
-        do {
-            let writable = DataStack(TxSchema.schema)
-            try writable.addStorageAndWait(SQLiteStore(fileURL: url))
-            ids = try seedItems(writable, count: 5)
-        }
+        let (_, ids) = try stackWithItems(.file, count: 5, in: directory)
         let stack = DataStack(TxSchema.schema)
-        try stack.addStorageAndWait(SQLiteStore(fileURL: url, isReadOnly: true))
+        try stack.addStorageAndWait(SQLiteStore(fileURL: storeURL(in: directory), isReadOnly: true))
         let failed = #expect(throws: StrataError.self) {
             try stack.perform(synchronous: { tx in
                 #expect(tx.edit(ids).isEmpty)
