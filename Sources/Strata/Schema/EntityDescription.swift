@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A persisted column of an entity's table, and the slot it fills in each
 /// object's value array.
 struct AttributeDescription: Sendable {
@@ -120,20 +122,37 @@ final class EntityDescription: Sendable {
 
     /// The default values of a new object, slot by slot.
     let defaultValues: ContiguousArray<StoredValue>
+
+    /// The answers of ``changedFieldNames(from:to:)``, by the slots that changed.
+    private let changedNames = Mutex<[SlotSet: Set<String>]>([:])
 }
 
 extension EntityDescription {
     /// The names of the fields and relationships whose stored values differ
     /// between `old` and `new` (a slot's new value); order columns are not
     /// fields of their own.
+    ///
+    /// The sets are kept per combination of changed slots, so that a commit
+    /// of many objects changed alike shares one set instead of hashing the
+    /// names into a new one per object.
     func changedFieldNames(from old: ContiguousArray<StoredValue>, to new: (Int) -> StoredValue) -> Set<String> {
-        var names: Set<String> = []
+        var changed = SlotSet()
         for attribute in attributes where !old[attribute.slot].isIdentical(to: new(attribute.slot)) {
-            switch attribute.kind {
-            case .stored, .coded: names.insert(attribute.name)
+            changed.insert(attribute.slot)
+        }
+        if let known = changedNames.withLock({ $0[changed] }) { return known }
+        var names: Set<String> = []
+        for slot in changed {
+            switch attributes[slot].kind {
+            case .stored, .coded: names.insert(attributes[slot].name)
             case .foreignKey(let relationship): names.insert(relationship)
             case .order: break
             }
+        }
+        changedNames.withLock { cache in
+            // Bounded: an entity of many fields changed every which way
+            // would otherwise keep every combination.
+            if cache.count < 256 { cache[changed] = names }
         }
         return names
     }

@@ -1,6 +1,7 @@
-/// A set of an entity's value slots, such as the columns one `UPDATE` sets:
-/// the first 64 slots as bits, so that an entity of up to 64 attributes
-/// needs no allocation per set (a flush makes one per changed object).
+/// A set of an entity's value slots, such as the columns one `UPDATE` sets or
+/// the fields a commit changed in one object: the first 64 slots as bits, so
+/// that an entity of up to 64 attributes needs no allocation per set (a flush
+/// makes one per changed object).
 struct SlotSet: Hashable, Sequence {
     /// Slots 0..<64, one bit each.
     private var low: UInt64 = 0
