@@ -173,6 +173,10 @@ private final class EditManyStrata {
                 object.label = row.label
             }
         })
+        // A transaction's objects are freed on the transaction queue after it
+        // returns; an empty transaction waits for that here, so that the
+        // next timed run does not.
+        try stack.perform(synchronous: { _ in })
     }
 }
 

@@ -38,39 +38,59 @@ struct Runner {
             throw BenchmarkError(description:
                 "\(scenario.name): Strata checksum \(strata.checksum ?? 0) != raw \(raw.checksum ?? 0)")
         }
-        // Round by round, the two sides met the same load: the median of their ratios.
-        let ratios = zip(strata.times, raw.times).map { $0.milliseconds / $1.milliseconds }.sorted()
+        guard scenario.interleaved else {
+            return ScenarioResult(name: scenario.name, strata: strata.best, raw: raw.best)
+        }
+        // Round by round, the two sides met the same load: the medians of
+        // their ratios, in elapsed time and in the process's CPU time (which
+        // other programs on a shared machine change less).
+        func medianRatio(_ strata: [Duration], _ raw: [Duration]) -> Double {
+            let ratios = zip(strata, raw).map { $0.milliseconds / $1.milliseconds }.sorted()
+            return ratios[ratios.count / 2]
+        }
         return ScenarioResult(
             name: scenario.name, strata: strata.best, raw: raw.best,
-            medianRatio: scenario.interleaved ? ratios[ratios.count / 2] : nil)
+            medianRatios: (medianRatio(strata.times, raw.times), medianRatio(strata.cpuTimes, raw.cpuTimes)))
     }
 
-    /// One run of `side`: its time and checksum.
-    private func measure(_ side: Side) async throws -> (elapsed: Duration, checksum: Int) {
+    /// One run of `side`: its time, the process's CPU time, and its checksum.
+    private func measure(_ side: Side) async throws -> Measurement {
         let run = try side.prepare()
         var result = 0
+        let cpuStart = processCPUTime()
         let elapsed = try clock.measure { result = try run.body() }
+        let cpu = processCPUTime() - cpuStart
         try run.finish()
         // Let main-actor work queued by the run (e.g. Strata's merge task)
         // finish, so the next run starts from a quiet state.
         await Task.yield()
-        return (elapsed, result)
+        return Measurement(elapsed: elapsed, cpu: cpu, checksum: result)
     }
+}
+
+/// One timed run.
+private struct Measurement {
+    let elapsed: Duration
+    let cpu: Duration
+    let checksum: Int
 }
 
 /// The timed runs of one side, and the checksum they agreed on.
 private struct Timings {
     var times: [Duration] = []
+    var cpuTimes: [Duration] = []
     var checksum: Int?
 
     var best: Duration { times.min() ?? .zero }
 
-    mutating func add(_ run: (elapsed: Duration, checksum: Int), timed: Bool) throws {
+    mutating func add(_ run: Measurement, timed: Bool) throws {
         if let checksum, checksum != run.checksum {
             throw BenchmarkError(description: "checksum changed between runs: \(checksum) -> \(run.checksum)")
         }
         checksum = run.checksum
-        if timed { times.append(run.elapsed) }
+        guard timed else { return }
+        times.append(run.elapsed)
+        cpuTimes.append(run.cpu)
     }
 }
 
@@ -79,8 +99,9 @@ struct ScenarioResult {
     let name: String
     let strata: Duration
     let raw: Duration
-    /// For sides run in turns: the median of the runs' ratios.
-    var medianRatio: Double? = nil
+    /// For sides run in turns: the medians of the runs' ratios, in elapsed
+    /// time and in CPU time.
+    var medianRatios: (elapsed: Double, cpu: Double)? = nil
 
     /// How many times slower Strata is than raw SQLite.
     var ratio: Double { strata.milliseconds / raw.milliseconds }
@@ -90,7 +111,9 @@ struct ScenarioResult {
         let name = self.name.padding(toLength: 32, withPad: " ", startingAt: 0)
         return "\(name)strata \(format(strata.milliseconds, 1)) ms   "
             + "raw sqlite \(format(raw.milliseconds, 1)) ms   \(format(ratio, 2))x"
-            + (medianRatio.map { "   (median of runs \(format($0, 2))x)" } ?? "")
+            + (medianRatios.map {
+                "   (median of runs \(format($0.elapsed, 2))x, of their CPU time \(format($0.cpu, 2))x)"
+            } ?? "")
     }
 }
 
