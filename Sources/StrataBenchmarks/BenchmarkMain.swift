@@ -31,6 +31,7 @@ struct BenchmarkMain {
         ("fetchOne", Scenario.fetchOneByUnique),
         ("import", Scenario.uniqueImport),
         ("wideIn", Scenario.wideIn),
+        ("editMany", Scenario.editMany),
     ]
 
     /// The bulk-write scenarios, by key: their variants run round by round (``BulkRunner``).

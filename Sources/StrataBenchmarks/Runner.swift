@@ -18,34 +18,79 @@ struct Runner {
 
     /// Times both sides of `scenario` and checks they computed the same checksum.
     func run(_ scenario: Scenario) async throws -> ScenarioResult {
-        let strata = try await time(scenario.strata)
-        let raw = try await time(scenario.raw)
+        var strata = Timings()
+        var raw = Timings()
+        let rounds = settings.warmUps + settings.runs
+        if scenario.interleaved {
+            for index in 0..<rounds {
+                try await strata.add(measure(scenario.strata), timed: index >= settings.warmUps)
+                try await raw.add(measure(scenario.raw), timed: index >= settings.warmUps)
+            }
+        } else {
+            for index in 0..<rounds {
+                try await strata.add(measure(scenario.strata), timed: index >= settings.warmUps)
+            }
+            for index in 0..<rounds {
+                try await raw.add(measure(scenario.raw), timed: index >= settings.warmUps)
+            }
+        }
         guard strata.checksum == raw.checksum else {
             throw BenchmarkError(description:
-                "\(scenario.name): Strata checksum \(strata.checksum) != raw \(raw.checksum)")
+                "\(scenario.name): Strata checksum \(strata.checksum ?? 0) != raw \(raw.checksum ?? 0)")
         }
-        return ScenarioResult(name: scenario.name, strata: strata.best, raw: raw.best)
+        guard scenario.interleaved else {
+            return ScenarioResult(name: scenario.name, strata: strata.best, raw: raw.best)
+        }
+        // Round by round, the two sides met the same load: the medians of
+        // their ratios, in elapsed time and in the process's CPU time (which
+        // other programs on a shared machine change less).
+        func medianRatio(_ strata: [Duration], _ raw: [Duration]) -> Double {
+            let ratios = zip(strata, raw).map { $0.milliseconds / $1.milliseconds }.sorted()
+            return ratios[ratios.count / 2]
+        }
+        return ScenarioResult(
+            name: scenario.name, strata: strata.best, raw: raw.best,
+            medianRatios: (medianRatio(strata.times, raw.times), medianRatio(strata.cpuTimes, raw.cpuTimes)))
     }
 
-    /// The best time of `settings.runs` runs of `side`, and the checksum they agreed on.
-    private func time(_ side: Side) async throws -> (best: Duration, checksum: Int) {
-        var best = Duration.seconds(Int64.max)
-        var checksum: Int?
-        for index in 0..<(settings.warmUps + settings.runs) {
-            let run = try side.prepare()
-            var result = 0
-            let elapsed = try clock.measure { result = try run.body() }
-            try run.finish()
-            // Let main-actor work queued by the run (e.g. Strata's merge task)
-            // finish, so the next run starts from a quiet state.
-            await Task.yield()
-            if let checksum, checksum != result {
-                throw BenchmarkError(description: "checksum changed between runs: \(checksum) -> \(result)")
-            }
-            checksum = result
-            if index >= settings.warmUps { best = min(best, elapsed) }
+    /// One run of `side`: its time, the process's CPU time, and its checksum.
+    private func measure(_ side: Side) async throws -> Measurement {
+        let run = try side.prepare()
+        var result = 0
+        let cpuStart = processCPUTime()
+        let elapsed = try clock.measure { result = try run.body() }
+        let cpu = processCPUTime() - cpuStart
+        try run.finish()
+        // Let main-actor work queued by the run (e.g. Strata's merge task)
+        // finish, so the next run starts from a quiet state.
+        await Task.yield()
+        return Measurement(elapsed: elapsed, cpu: cpu, checksum: result)
+    }
+}
+
+/// One timed run.
+private struct Measurement {
+    let elapsed: Duration
+    let cpu: Duration
+    let checksum: Int
+}
+
+/// The timed runs of one side, and the checksum they agreed on.
+private struct Timings {
+    var times: [Duration] = []
+    var cpuTimes: [Duration] = []
+    var checksum: Int?
+
+    var best: Duration { times.min() ?? .zero }
+
+    mutating func add(_ run: Measurement, timed: Bool) throws {
+        if let checksum, checksum != run.checksum {
+            throw BenchmarkError(description: "checksum changed between runs: \(checksum) -> \(run.checksum)")
         }
-        return (best, checksum ?? 0)
+        checksum = run.checksum
+        guard timed else { return }
+        times.append(run.elapsed)
+        cpuTimes.append(run.cpu)
     }
 }
 
@@ -54,6 +99,9 @@ struct ScenarioResult {
     let name: String
     let strata: Duration
     let raw: Duration
+    /// For sides run in turns: the medians of the runs' ratios, in elapsed
+    /// time and in CPU time.
+    var medianRatios: (elapsed: Double, cpu: Double)? = nil
 
     /// How many times slower Strata is than raw SQLite.
     var ratio: Double { strata.milliseconds / raw.milliseconds }
@@ -63,6 +111,9 @@ struct ScenarioResult {
         let name = self.name.padding(toLength: 32, withPad: " ", startingAt: 0)
         return "\(name)strata \(format(strata.milliseconds, 1)) ms   "
             + "raw sqlite \(format(raw.milliseconds, 1)) ms   \(format(ratio, 2))x"
+            + (medianRatios.map {
+                "   (median of runs \(format($0.elapsed, 2))x, of their CPU time \(format($0.cpu, 2))x)"
+            } ?? "")
     }
 }
 

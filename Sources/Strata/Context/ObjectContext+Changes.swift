@@ -139,52 +139,86 @@ extension ObjectContext {
     /// Updates the changed columns of written objects. Unique columns that
     /// change are first set to NULL on every such object, so that two objects
     /// can swap unique values (SQLite checks uniqueness after each statement).
+    ///
+    /// The updates run in row-ID order per entity, whatever order the objects
+    /// changed in: consecutive statements then mostly find their row on the
+    /// page the one before read, and the order changes nothing else (the
+    /// unique columns are out of the way by then).
     private func writeUpdates(_ objects: [ManagedObject], _ connection: Connection) throws {
-        var updates: [(object: ManagedObject, changed: [Int])] = []
+        var updates: [PendingUpdate] = []
         for object in objects {
             guard let flushed = object.flushed else { continue }
-            let changed = object.values.indices.filter { !object.values[$0].isIdentical(to: flushed[$0]) }
-            if changed.isEmpty { object.flushed = nil } else { updates.append((object, changed)) }
+            let values = object.values
+            var changed = SlotSet()
+            for slot in values.indices where !values[slot].isIdentical(to: flushed[slot]) {
+                changed.insert(slot)
+            }
+            if changed.isEmpty {
+                object.flushed = nil
+            } else {
+                updates.append(PendingUpdate(
+                    object: object, entity: object.entity!.index, rowID: object.rowID, changed: changed))
+            }
         }
-        for (object, changed) in updates {
-            let entity = object.entity!
-            let unique = changed.filter { entity.attributes[$0].options.contains(.unique) }
+        updates.sort { ($0.entity, $0.rowID) < ($1.entity, $1.rowID) }
+        for pending in updates {
+            let entity = pending.object.entity!
+            let unique = pending.changed.filter { entity.attributes[$0].options.contains(.unique) }
             guard !unique.isEmpty else { continue }
             try connection.run(
                 "UPDATE \(entity.quotedTable) SET "
                     + unique.map { "\(SQL.quote(entity.attributes[$0].name)) = NULL" }
                         .joined(separator: ", ")
                     + " WHERE _pk = ?",
-                [.integer(object.rowID)])
+                [.integer(pending.rowID)])
         }
-        // One statement per entity and set of changed columns, not one SQL string per object.
+        // One statement per entity and set of changed columns, not one SQL
+        // string per object; runs of the same shape skip the look-up.
         var statements: [UpdateShape: Statement] = [:]
-        for (object, changed) in updates {
-            let entity = object.entity!
-            let shape = UpdateShape(entity: ObjectIdentifier(entity), columns: changed)
+        var last: (shape: UpdateShape, statement: Statement)?
+        for pending in updates {
+            let shape = UpdateShape(entity: pending.entity, columns: pending.changed)
             let update: Statement
-            if let prepared = statements[shape] {
+            if let last, last.shape == shape {
+                update = last.statement
+            } else if let prepared = statements[shape] {
                 update = prepared
-                update.reset()
             } else {
-                let assignments = changed.map { "\(SQL.quote(entity.attributes[$0].name)) = ?" }
+                let entity = pending.object.entity!
+                let assignments = pending.changed.map { "\(SQL.quote(entity.attributes[$0].name)) = ?" }
                 update = try connection.statement(
                     "UPDATE \(entity.quotedTable) SET \(assignments.joined(separator: ", ")) WHERE _pk = ?")
                 statements[shape] = update
             }
-            for (position, slot) in changed.enumerated() {
-                try update.bind(object.values[slot], at: Int32(position + 1))
+            last = (shape, update)
+            update.reset()
+            let values = pending.object.values
+            var parameter: Int32 = 1
+            for slot in pending.changed {
+                try update.bind(values[slot], at: parameter)
+                parameter += 1
             }
-            try update.bind(.integer(object.rowID), at: Int32(changed.count + 1))
+            try update.bind(.integer(pending.rowID), at: parameter)
             while try update.step() {}
-            object.flushed = nil
+            pending.object.flushed = nil
         }
+    }
+
+    /// One written object's update: its place in the order updates run in,
+    /// and the columns it sets.
+    private struct PendingUpdate {
+        let object: ManagedObject
+        /// The entity's index in the schema.
+        let entity: Int
+        let rowID: Int64
+        let changed: SlotSet
     }
 
     /// The columns an `UPDATE` of one entity sets.
     private struct UpdateShape: Hashable {
-        let entity: ObjectIdentifier
-        let columns: [Int]
+        /// The entity's index in the schema.
+        let entity: Int
+        let columns: SlotSet
     }
 
     /// Turns a constraint failure into the error a caller can act on.

@@ -304,8 +304,7 @@ final class ObjectContext {
     func existingObject(_ entity: EntityDescription, rowID: Int64) throws -> ManagedObject? {
         if let object = registered(entity, rowID) { return object.isDeleted ? nil : object }
         return try fetchObjects(
-            entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable) WHERE _pk = ?",
-            arguments: [.integer(rowID)], flushing: false, maxRows: 1
+            entity, sql: entity.selectRowSQL, arguments: [.integer(rowID)], flushing: false, maxRows: 1
         ).first
     }
 }

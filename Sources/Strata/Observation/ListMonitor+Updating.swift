@@ -84,21 +84,22 @@ extension ListMonitor {
         // Old positions (one binary search each) and index paths, against the list as it was.
         let oldSections = sections
         let oldEnds = sectionEnds(oldSections)
-        var deletedObjects: [(ManagedObject, IndexPath)] = []
+        // With their positions, by which they are put in the order observers get them.
+        var deletedObjects: [((ManagedObject, IndexPath), position: Int)] = []
         // What leaves or moves comes out of its section now (the index
         // paths above read the old ends and the copy of the sections).
         var removals: [Int] = []
         for key in leaving {
             guard let position = members.position(of: key) else { continue }
             let path = IndexPath(position: position, sectionEnds: oldEnds)
-            deletedObjects.append((members[position].object, path))
+            deletedObjects.append(((members[position].object, path), position))
             removals.append(position)
             sections[path.section].count -= 1
             keysByRowID[key.rowID] = nil
         }
         var incoming: [Int] = []                           // entering, or moving to a new position
         var movedFrom = [IndexPath?](repeating: nil, count: fresh.count)
-        var updatedObjects: [(ManagedObject, IndexPath)] = []
+        var updatedObjects: [((ManagedObject, IndexPath), position: Int)] = []
         for index in fresh.indices {
             guard let old = oldKeys[index] else {
                 incoming.append(index)
@@ -109,7 +110,7 @@ extension ListMonitor {
             // The section key leads the keys, so equal keys mean the same
             // section value; its name may still differ (say for 0.0 and -0.0).
             if old.sortsWith(fresh[index].key), oldSections[path.section].name == fresh[index].section {
-                updatedObjects.append((fresh[index].object, path))
+                updatedObjects.append(((fresh[index].object, path), position))
             } else {
                 movedFrom[index] = path
                 removals.append(position)
@@ -158,7 +159,8 @@ extension ListMonitor {
             return
         }
 
-        // New index paths, against the list as it is now.
+        // New index paths, against the list as it is now: `placed` is in
+        // ascending order of position, as observers get inserts.
         let newEnds = sectionEnds(sections)
         var insertedObjects: [(ManagedObject, IndexPath)] = []
         var movedObjects: [(ManagedObject, IndexPath, IndexPath)] = []
@@ -171,9 +173,10 @@ extension ListMonitor {
             }
         }
         notify(
-            deleted: deletedObjects, inserted: insertedObjects, moved: movedObjects, updated: updatedObjects,
-            deletedSections: deletedSections.map { (oldSections[$0], $0) },
-            insertedSections: insertedSections)
+            deleted: ListOrdering.descending(deletedObjects), inserted: insertedObjects,
+            moved: movedObjects, updated: ListOrdering.ascending(updatedObjects),
+            deletedSections: deletedSections.reversed().map { (oldSections[$0], $0) },
+            insertedSections: insertedSections.sorted())
     }
 
     /// Counts each placed member into the section it joins (the one before
@@ -230,6 +233,11 @@ extension ListMonitor {
 
     // MARK: Notifying
 
+    /// Tells every observer, in the order batch updates apply changes:
+    /// deletes (of objects, then sections) from the end, inserts (of
+    /// sections, then objects) from the start; updates ascending. Callers
+    /// pass each list in that order, sorting by position where they know it
+    /// (cheaper than comparing index paths).
     private func notify(
         deleted: [(ManagedObject, IndexPath)], inserted: [(ManagedObject, IndexPath)],
         moved: [(ManagedObject, IndexPath, IndexPath)], updated: [(ManagedObject, IndexPath)],
@@ -237,12 +245,15 @@ extension ListMonitor {
     ) {
         let boxes = liveObservers
         guard !boxes.isEmpty else { return }
-        // Deletes from the end, inserts from the start, as batch updates apply them.
-        let deleted = ListOrdering.descending(deleted)
-        let deletedSections = ListOrdering.descending(deletedSections)
-        let insertedSections = insertedSections.sorted()
-        let inserted = ListOrdering.ascending(inserted)
-        let updated = ListOrdering.ascending(updated)
+        #if DEBUG || STRATA_CHECKED
+        checkInvariant(
+            zip(deleted, deleted.dropFirst()).allSatisfy { $0.1 > $1.1 }
+                && zip(inserted, inserted.dropFirst()).allSatisfy { $0.1 < $1.1 }
+                && zip(updated, updated.dropFirst()).allSatisfy { $0.1 < $1.1 }
+                && zip(deletedSections, deletedSections.dropFirst()).allSatisfy { $0.1 > $1.1 }
+                && zip(insertedSections, insertedSections.dropFirst()).allSatisfy { $0 < $1 },
+            "a list monitor's changes are out of order")
+        #endif
         for box in boxes { box.willChange(self) }
         for box in boxes {
             for (object, path) in deleted { box.didDeleteObject?(self, typed(object), path) }
@@ -293,12 +304,13 @@ extension ListMonitor {
         func oldObject(at path: IndexPath) -> ManagedObject {
             oldMembers[Self.position(of: path, in: oldSections)].object
         }
+        // The changes' lists are ascending.
         notify(
-            deleted: changes.deletes.map { (oldObject(at: $0), $0) },
+            deleted: changes.deletes.reversed().map { (oldObject(at: $0), $0) },
             inserted: changes.inserts.map { (self[$0] as ManagedObject, $0) },
             moved: changes.moves.map { (self[$0.to] as ManagedObject, $0.from, $0.to) },
             updated: changes.updates.map { (oldObject(at: $0), $0) },
-            deletedSections: changes.deletedSections.map { (oldSections[$0], $0) },
+            deletedSections: changes.deletedSections.reversed().map { (oldSections[$0], $0) },
             insertedSections: changes.insertedSections)
     }
 }
@@ -314,13 +326,13 @@ enum ListOrdering {
         return indices.sorted { keys[$0] < keys[$1] }
     }
 
-    /// Items in ascending order of their position.
-    static func ascending<Item, Position: Comparable>(_ items: [(Item, Position)]) -> [(Item, Position)] {
-        items.sorted { $0.1 < $1.1 }
+    /// Items in ascending order of their position in the list, without it.
+    static func ascending<Item>(_ items: [(Item, position: Int)]) -> [Item] {
+        items.sorted { $0.position < $1.position }.map(\.0)
     }
 
-    /// Items in descending order of their position.
-    static func descending<Item, Position: Comparable>(_ items: [(Item, Position)]) -> [(Item, Position)] {
-        items.sorted { $0.1 > $1.1 }
+    /// Items in descending order of their position in the list, without it.
+    static func descending<Item>(_ items: [(Item, position: Int)]) -> [Item] {
+        items.sorted { $0.position > $1.position }.map(\.0)
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A persisted column of an entity's table, and the slot it fills in each
 /// object's value array.
 struct AttributeDescription: Sendable {
@@ -67,6 +69,14 @@ final class EntityDescription: Sendable {
     let selectList: String
     /// The statement that inserts one object.
     let insertSQL: String
+    /// The statement that reads one row by its ID (`?`): made once, as a
+    /// point read is too cheap to build its text on every call.
+    let selectRowSQL: String
+    /// The statement that reads the rows whose IDs a ``StoredValueList`` blob
+    /// (`?`) lists, however many, in the list's order: the IDs bind as one
+    /// parameter, and each is one look-up by row ID (`CROSS JOIN` keeps the
+    /// list as the outer loop, where `IN` would first copy it into an index).
+    let selectRowsSQL: String
     private let slots: [String: Int]
 
     init(
@@ -77,12 +87,14 @@ final class EntityDescription: Sendable {
         self.index = index
         self.name = name
         self.renamingIdentifier = renamingIdentifier
-        self.quotedTable = SQL.quote(name)
+        let quotedTable = SQL.quote(name)
+        self.quotedTable = quotedTable
         self.type = type
         self.attributes = attributes
         self.relationships = relationships
         self.fieldNames = fieldNames
-        self.selectList = (["_pk"] + attributes.map { SQL.quote($0.name) }).joined(separator: ", ")
+        let selectList = (["_pk"] + attributes.map { SQL.quote($0.name) }).joined(separator: ", ")
+        self.selectList = selectList
         var slots: [String: Int] = [:]
         for attribute in attributes {
             if case .stored = attribute.kind { slots[attribute.name] = attribute.slot }
@@ -93,8 +105,13 @@ final class EntityDescription: Sendable {
         }
         self.slots = slots
         self.defaultValues = ContiguousArray(attributes.map(\.defaultValue))
-        self.insertSQL = "INSERT INTO \(SQL.quote(name)) (\(selectList)) VALUES "
+        self.insertSQL = "INSERT INTO \(quotedTable) (\(selectList)) VALUES "
             + "(\(SQL.placeholders(attributes.count + 1)))"
+        self.selectRowSQL = "SELECT \(selectList) FROM \(quotedTable) WHERE _pk = ?"
+        let qualifiedList = (["t._pk"] + attributes.map { "t.\(SQL.quote($0.name))" })
+            .joined(separator: ", ")
+        self.selectRowsSQL = "SELECT \(qualifiedList) FROM strata_values(?) AS v "
+            + "CROSS JOIN \(quotedTable) AS t ON t._pk = v.value"
     }
 
     /// The value slot of a stored or coded field, or of a to-one relationship.
@@ -105,20 +122,37 @@ final class EntityDescription: Sendable {
 
     /// The default values of a new object, slot by slot.
     let defaultValues: ContiguousArray<StoredValue>
+
+    /// The answers of ``changedFieldNames(from:to:)``, by the slots that changed.
+    private let changedNames = Mutex<[SlotSet: Set<String>]>([:])
 }
 
 extension EntityDescription {
     /// The names of the fields and relationships whose stored values differ
     /// between `old` and `new` (a slot's new value); order columns are not
     /// fields of their own.
+    ///
+    /// The sets are kept per combination of changed slots, so that a commit
+    /// of many objects changed alike shares one set instead of hashing the
+    /// names into a new one per object.
     func changedFieldNames(from old: ContiguousArray<StoredValue>, to new: (Int) -> StoredValue) -> Set<String> {
-        var names: Set<String> = []
+        var changed = SlotSet()
         for attribute in attributes where !old[attribute.slot].isIdentical(to: new(attribute.slot)) {
-            switch attribute.kind {
-            case .stored, .coded: names.insert(attribute.name)
+            changed.insert(attribute.slot)
+        }
+        if let known = changedNames.withLock({ $0[changed] }) { return known }
+        var names: Set<String> = []
+        for slot in changed {
+            switch attributes[slot].kind {
+            case .stored, .coded: names.insert(attributes[slot].name)
             case .foreignKey(let relationship): names.insert(relationship)
             case .order: break
             }
+        }
+        changedNames.withLock { cache in
+            // Bounded: an entity of many fields changed every which way
+            // would otherwise keep every combination.
+            if cache.count < 256 { cache[changed] = names }
         }
         return names
     }

@@ -49,12 +49,19 @@ extension DataStack {
         try main().context.fetchExisting(id)
     }
 
-    /// The objects with `ids` that still exist, in the same order.
+    /// The objects with `ids` that still exist, in the same order; those the
+    /// main context does not hold are read in one query.
+    ///
+    /// - Throws: a ``StrataError`` if the read fails.
+    ///
+    /// ```swift
+    /// let people = try stack.fetchExisting(selectedIDs)
+    /// ```
     @MainActor
-    public func fetchExisting<Object: ManagedObject, IDs: Sequence>(_ ids: IDs) throws -> [Object]
+    public func fetchExisting<IDs: Sequence, Object: ManagedObject>(_ ids: IDs) throws -> [Object]
     where IDs.Element == ObjectID<Object> {
-        let context = try main().context
-        return try ids.compactMap { try context.fetchExisting($0) }
+        // `IDs` before `Object`, so that the call infers `Object` (see `tx.edit(ids)`).
+        try main().context.fetchExisting(ids)
     }
 
     /// The generation of the last commit merged into the main context.

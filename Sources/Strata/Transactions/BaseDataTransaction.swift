@@ -43,29 +43,25 @@ public class BaseDataTransaction {
     /// This transaction's instance of an object from any context (for example
     /// the main context), or `nil` when it no longer exists.
     public func edit<Object: ManagedObject>(_ object: Object?) -> Object? {
-        guard let object, object.entity != nil else { return nil }
+        guard let object, let entity = object.entity else { return nil }
         if object.context === context { return object.isDeleted ? nil : object }
-        return edit(object.objectID)
+        // By the object's own entity: `Object` may be a superclass (say
+        // `ManagedObject`), which is no entity.
+        let mine = deferringFailure(or: nil) {
+            try context.existingObject(entity, rowID: object.rowID)
+        }
+        return mine.map { uncheckedDowncast($0, to: Object.self) }
     }
 
     /// The object with `id` in this transaction, or `nil` when it no longer exists.
     public func edit<Object: ManagedObject>(_ id: ObjectID<Object>) -> Object? {
-        do {
-            return try context.fetchExisting(id)
-        } catch {
-            context.deferredError = context.deferredError ?? StrataError.wrapping(error)
-            return nil
-        }
+        deferringFailure(or: nil) { try context.fetchExisting(id) }
     }
 
     /// Deletes an object (from any context), applying its relationships' delete rules.
     public func delete<Object: ManagedObject>(_ object: Object?) {
         guard let mine = edit(object) else { return }
-        do {
-            try context.delete(mine)
-        } catch {
-            context.deferredError = context.deferredError ?? StrataError.wrapping(error)
-        }
+        deferringFailure(or: ()) { try context.delete(mine) }
     }
 
     /// Deletes objects (from any context).
@@ -130,10 +126,19 @@ public class BaseDataTransaction {
         try context.fetchExisting(id)
     }
 
-    /// The objects with `ids` that still exist, in the same order.
-    public func fetchExisting<Object: ManagedObject, IDs: Sequence>(_ ids: IDs) throws -> [Object]
+    /// The objects with `ids` that still exist, in the same order, read in
+    /// one query for the IDs the transaction does not hold yet (see
+    /// `edit(ids)`, which does the same without throwing).
+    ///
+    /// - Throws: a ``StrataError`` if the read fails.
+    ///
+    /// ```swift
+    /// let people = try tx.fetchExisting(personIDs)
+    /// ```
+    public func fetchExisting<IDs: Sequence, Object: ManagedObject>(_ ids: IDs) throws -> [Object]
     where IDs.Element == ObjectID<Object> {
-        try ids.compactMap { try context.fetchExisting($0) }
+        // `IDs` before `Object`, so that the call infers `Object` (see `edit(ids)`).
+        try context.fetchExisting(ids)
     }
 }
 
