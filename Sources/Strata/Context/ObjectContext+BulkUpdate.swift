@@ -140,7 +140,8 @@ private struct BulkUpdate {
     /// 100,000 of 200,000 rows that statement took about twice the CPU of a
     /// plain `UPDATE ... RETURNING _pk`. The subquery reads the index alone,
     /// and the rows are then visited in row order. (A condition no index
-    /// serves pays about a quarter more for the subquery's list.)
+    /// serves makes the statement about a quarter slower, for the
+    /// subquery's list; in a whole transaction that is within the noise.)
     mutating func apply(_ assignment: ResolvedAssignment, to target: CompiledTarget) throws {
         let column = SQL.quote(entity.attributes[assignment.slot].name)
         let value = assignment.expression(column)
