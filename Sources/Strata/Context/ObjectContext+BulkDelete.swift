@@ -95,6 +95,20 @@ extension ObjectContext {
         }
     }
 
+    /// Sets the key column `slot` of the rows of `entity` among `rowIDs` to
+    /// NULL where it holds one; returns the rows changed (a one-to-one's
+    /// partners losing their key back).
+    func clearKey(
+        _ slot: Int, of entity: EntityDescription, inRows rowIDs: [Int64], on connection: Connection
+    ) throws -> [Int64] {
+        let column = SQL.quote(entity.attributes[slot].name)
+        return try connection.query(
+            "UPDATE \(entity.quotedTable) SET \(column) = NULL "
+                + "WHERE _pk \(SQL.inRowIDList) AND \(column) IS NOT NULL RETURNING _pk",
+            [SQL.rowIDList(rowIDs)]
+        ) { $0.int64(at: 0) }
+    }
+
     /// A bulk write deleted an object's row.
     func storeDidDelete(_ object: ManagedObject) {
         object.isDeleted = true
@@ -194,12 +208,7 @@ private struct BulkDeletion {
             guard let inverse = context.inverse(of: relationship) else { return }
             if case .foreignKey(let inverseSlot) = inverse.storage {
                 // One-to-one: the partners hold a key back, which goes.
-                let column = SQL.quote(target.attributes[inverseSlot].name)
-                let changed = try connection.query(
-                    "UPDATE \(target.quotedTable) SET \(column) = NULL "
-                        + "WHERE _pk \(SQL.inRowIDList) AND \(column) IS NOT NULL RETURNING _pk",
-                    [SQL.rowIDList(related)]
-                ) { $0.int64(at: 0) }
+                let changed = try context.clearKey(inverseSlot, of: target, inRows: related, on: connection)
                 changes.noteUpdated(target, changed, inverse.name)
                 nulled.append((target, changed, [inverseSlot]))
             } else {

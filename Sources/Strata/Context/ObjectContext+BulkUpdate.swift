@@ -216,12 +216,7 @@ private struct BulkUpdate {
             try connection.run(
                 "UPDATE \(entity.quotedTable) SET \(column) = NULL WHERE _pk \(SQL.inRowIDList)", [SQL.rowIDList(rows)])
             for rowID in rows { wrote(entity, rowID, assignment.slot, .null, field: assignment.name) }
-            let inverseColumn = SQL.quote(target.attributes[inverseSlot].name)
-            let partners = try connection.query(
-                "UPDATE \(target.quotedTable) SET \(inverseColumn) = NULL "
-                    + "WHERE _pk \(SQL.inRowIDList) AND \(inverseColumn) IS NOT NULL RETURNING _pk",
-                [SQL.rowIDList(oldKeys)]
-            ) { $0.int64(at: 0) }
+            let partners = try context.clearKey(inverseSlot, of: target, inRows: oldKeys, on: connection)
             for partner in partners { wrote(target, partner, inverseSlot, .null, field: inverse.name) }
         case .inverseForeignKey(_, let orderSlot):
             for key in oldKeys { noted[target.index, default: [:]][key, default: []].insert(inverse.name) }
