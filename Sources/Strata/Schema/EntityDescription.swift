@@ -124,7 +124,9 @@ final class EntityDescription: Sendable {
     let defaultValues: ContiguousArray<StoredValue>
 
     /// The answers of ``changedFieldNames(from:to:)``, by the slots that changed.
-    private let changedNames = Mutex<[SlotSet: Set<String>]>([:])
+    // Behind a `Locked`, not a `Mutex`: transactions of any thread reach it,
+    // and the thread sanitizer does not see a `Mutex` on Linux.
+    private let changedNames = Locked<[SlotSet: Set<String>]>([:])
 }
 
 extension EntityDescription {

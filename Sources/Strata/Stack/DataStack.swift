@@ -27,7 +27,7 @@ public final class DataStack: Sendable {
     let settings = Locked<(author: String?, pollingInterval: Duration)>((nil, .milliseconds(20)))
     @MainActor var mainContext: MainContext?
     /// The migration steps run when the store was last added, for tests and diagnostics.
-    let migrationsRun = Mutex<[MigrationStep]>([])
+    let migrationsRun = Locked<[MigrationStep]>([])
 
     /// The author written to the commit log for every transaction of this
     /// stack that names none itself; `nil` (the default) for none. Give each

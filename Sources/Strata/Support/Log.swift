@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Where Strata reports what happens inside it, by level and category: errors
 /// it met (a failed commit), what it recovered from without failing (a stored
@@ -76,7 +75,9 @@ public enum StrataLog {
         }
     }
 
-    private static let settings = Mutex(Settings())
+    // A `Locked`, not a `Mutex`: any thread logs, and the thread sanitizer
+    // does not see a `Mutex` on Linux.
+    private static let settings = Locked(Settings())
 
     /// The least severe level that is logged; `.warning` unless set.
     public static var minimumLevel: Level {
