@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A persisted column of an entity's table, and the slot it fills in each
 /// object's value array.
