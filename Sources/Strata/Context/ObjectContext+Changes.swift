@@ -110,7 +110,7 @@ extension ObjectContext {
             pendingObjects = objects.filter { object in
                 object.isDeleted ? object.isWritten : (!object.isWritten || object.flushed != nil)
             }
-            throw translate(error, objects: objects)
+            throw StoreErrors.translate(error, path: store.path)
         }
         pendingObjects.removeAll(keepingCapacity: true)
     }
@@ -219,17 +219,6 @@ extension ObjectContext {
         /// The entity's index in the schema.
         let entity: Int
         let columns: SlotSet
-    }
-
-    /// Turns a constraint failure into the error a caller can act on.
-    private func translate(_ error: DatabaseError, objects: [ManagedObject]) -> StrataError {
-        let uniqueViolation: Int32 = 2067  // SQLITE_CONSTRAINT_UNIQUE
-        guard error.code == uniqueViolation else { return .wrapping(error) }
-        // SQLite names the columns as "UNIQUE constraint failed: Table.column".
-        let detail = error.message.components(separatedBy: ": ").last ?? ""
-        let parts = detail.components(separatedBy: ", ").map { $0.components(separatedBy: ".") }
-        let entity = parts.first?.first ?? "?"
-        return .uniqueConstraintViolation(entity: entity, fields: parts.compactMap { $0.last })
     }
 
     /// Whether the transaction holds anything to commit.

@@ -17,10 +17,6 @@ struct CompiledTarget {
     /// ` WHERE <condition>`, or nothing.
     var whereClause: String { condition.map { " WHERE " + $0 } ?? "" }
 
-    /// ` WHERE (<condition>) AND <extra>`.
-    func whereClause(and extra: String) -> String {
-        " WHERE " + (condition.map { "(\($0)) AND " } ?? "") + extra
-    }
 }
 
 extension From {
