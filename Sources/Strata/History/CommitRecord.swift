@@ -41,6 +41,7 @@ public struct CommitRecord: CommitChanges, Sendable, Equatable {
     /// an entity it cleared (``clearedEntityNames``), whose rows are not listed.
     public func deletedRowIDs(entity: String) -> Set<Int64> { Set(entities[entity]?.deleted ?? []) }
 
+    /// The entities the commit cleared, their rows not listed.
     public var clearedEntityNames: Set<String> { Set(entities.filter { $0.value.cleared }.keys) }
 
     public func changedFields(of id: AnyObjectID) -> Set<String> {

@@ -26,8 +26,10 @@ public enum StrataLog {
         /// A failure Strata also reports to the caller (a commit that failed).
         case error
 
+        /// Whether `lhs` is less severe than `rhs`.
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
 
+        /// The level's name, as messages print it.
         public var description: String {
             switch self {
             case .trace: "trace"
@@ -58,13 +60,17 @@ public enum StrataLog {
 
     /// One message.
     public struct Message: Sendable, CustomStringConvertible {
+        /// How much it matters.
         public let level: Level
+        /// What part of Strata it comes from.
         public let category: Category
+        /// What happened, in words (for `.sql`, the statement as prepared).
         public let text: String
         /// The source file and line that logged it, in Strata.
         public let file: String
         public let line: Int
 
+        /// `[Strata] <level> <category>: <text>`, as the default logger writes it.
         public var description: String { "[Strata] \(level) \(category.rawValue): \(text)" }
     }
 

@@ -106,6 +106,7 @@ public struct ChangeSet: CommitChanges, Sendable {
     /// stack held when it merged the commit.
     public func deletedRowIDs(entity: String) -> Set<Int64> { changes[entity]?.deleted ?? [] }
 
+    /// The entities the commit cleared (``DataStack/wipeAllData(author:isolation:)``).
     public var clearedEntityNames: Set<String> { Set(changes.filter { $0.value.cleared }.keys) }
 
     public func changedFields(of id: AnyObjectID) -> Set<String> {
