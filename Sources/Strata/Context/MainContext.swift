@@ -88,8 +88,9 @@ final class MainContext {
     /// that was read at an older generation (a newer one was read after the
     /// clearing, from a row made since).
     private func listingClearedRows(_ changeSet: ChangeSet) -> ChangeSet {
+        // Every merge passes here: no set is built unless something was cleared.
+        guard changeSet.changes.values.contains(where: \.cleared) else { return changeSet }
         let cleared = changeSet.clearedEntityNames
-        guard !cleared.isEmpty else { return changeSet }
         var changes = changeSet.changes
         context.forEachRegistered { object in
             let name = object.entity!.name
