@@ -94,35 +94,20 @@ public final class DataStack: Sendable {
         return store
     }
 
-    /// Opens `storage` (creating it if needed), migrates it when it holds an
-    /// older version of ``schemaHistory``, and makes it the stack's store.
-    ///
-    /// - Throws: ``StrataError/invalidSchema(entity:field:reason:)`` for a schema
-    ///   mistake, ``StrataError/invalidMigrationChain(reason:)`` for a history mistake,
-    ///   ``StrataError/migrationFailed(sourceVersion:destinationVersion:entity:field:reason:)``
-    ///   or ``StrataError/progressiveMigrationPrevented(path:versions:)`` when a
-    ///   migration cannot run, ``StrataError/migrationStepThrew(sourceVersion:destinationVersion:entity:error:)``
-    ///   when a custom transformer or a stage hook throws (the store is then unchanged), ``StrataError/notADatabase(path:reason:)`` for a file that is not a
-    ///   usable database, ``StrataError/schemaMismatch(path:storeVersion:schemaVersion:)``
-    ///   when the store holds another schema, ``StrataError/storage(path:reason:)``
-    ///   when the file cannot be created or opened, or when the stack already has a store.
+    /// Opens `storage` on the calling thread and installs it; the work of
+    /// every member of the `addStorage` family (`DataStack+AddingStorage.swift`).
     @MainActor
-    public func addStorageAndWait(_ storage: some StorageInterface) throws {
+    func addStorageNow(_ storage: some StorageInterface) throws {
         try refuseASecondStore(storage)
         let opened = try StoreOpener(configuration: storage.configuration, history: schemaHistory).open()
         try install(opened.store, reader: opened.reader, migrationsRun: opened.migrationsRun)
     }
 
-    /// Opens `storage` off the main actor, then makes it the stack's store.
-    ///
-    /// - Throws: the same errors as ``addStorageAndWait(_:)``.
+    /// Opens `storage` off the main actor, telling `progress`, then installs it.
     @MainActor
-    public func addStorage(_ storage: some StorageInterface) async throws {
-        try await addStorage(storage, reporting: nil)
-    }
-
-    @MainActor
-    func addStorage(_ storage: some StorageInterface, reporting progress: MigrationProgressHandler?) async throws {
+    func addStorageOffMain(
+        _ storage: some StorageInterface, reporting progress: MigrationProgressHandler?
+    ) async throws {
         try refuseASecondStore(storage)
         var opener = StoreOpener(configuration: storage.configuration, history: schemaHistory)
         opener.progress = progress

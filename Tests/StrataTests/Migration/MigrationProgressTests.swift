@@ -30,17 +30,34 @@ struct MigrationProgressTests {
     }
 
     @Test
-    func theStreamAndTheFoundationProgressEndTogether() async throws {
+    func theCompletionFormCompletesItsFoundationProgress() async throws {
         let directory = TemporaryDirectory()
         let url = storeURL(in: directory)
         try await seedV1(at: url)
         let stack = DataStack(schemaHistory: progressHistory)
-        let (progress, updates) = stack.addStorageReportingProgress(SQLiteStore(fileURL: url))
-        var received: [MigrationProgress] = []
-        for try await update in updates { received.append(update) }
-        #expect(received.last == .finished(migrationRan: true))
-        #expect(progress.completedUnitCount == 100)
+        var progress: Progress?
+        let result: Result<SQLiteStore, StrataError> = await withCheckedContinuation { done in
+            progress = stack.addStorage(SQLiteStore(fileURL: url)) { done.resume(returning: $0) }
+        }
+        #expect(try result.get().fileURL == url)
+        #expect(progress?.completedUnitCount == 100)
         #expect(try stack.fetchCount(From<ProgV3>()) == 50)
+    }
+
+    @Test
+    func theCompletionFormReportsTheErrorThatStoppedTheStore() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        try Data("not a database at all, but long enough to have a header".utf8).write(to: url)
+        let stack = DataStack(schemaHistory: progressHistory)
+        let result: Result<SQLiteStore, StrataError> = await withCheckedContinuation { done in
+            stack.addStorage(SQLiteStore(fileURL: url)) { done.resume(returning: $0) }
+        }
+        guard case .failure(.notADatabase) = result else {
+            Issue.record("expected notADatabase, got \(result)")
+            return
+        }
+        #expect(!stack.hasStore)
     }
 
     @Test

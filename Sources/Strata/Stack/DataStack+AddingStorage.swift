@@ -1,0 +1,110 @@
+import Foundation
+
+/// Adding a store: one family, three ways to wait for it.
+///
+/// | Call | Waits | Progress |
+/// | --- | --- | --- |
+/// | ``addStorageAndWait(_:)`` | blocks the main actor | none |
+/// | ``addStorage(_:progress:)`` | `await` | an optional closure |
+/// | ``addStorage(_:completion:)`` | a completion on the main actor | a Foundation `Progress` |
+///
+/// Each opens the store (creating it if needed), migrates it when it holds an
+/// older version of ``schemaHistory``, and makes it the stack's store; each
+/// throws (or completes with) the same errors.
+extension DataStack {
+    /// Opens `storage` on the main actor, migrating it when needed, and makes
+    /// it the stack's store. Best for tests, tools and small stores.
+    ///
+    /// ```swift
+    /// try stack.addStorageAndWait(SQLiteStore(fileName: "zoo.sqlite"))
+    /// ```
+    ///
+    /// - Throws: ``StrataError/invalidSchema(entity:field:reason:)`` for a schema
+    ///   mistake, ``StrataError/invalidMigrationChain(reason:)`` for a history mistake,
+    ///   ``StrataError/migrationFailed(sourceVersion:destinationVersion:entity:field:reason:)``
+    ///   or ``StrataError/progressiveMigrationPrevented(path:versions:)`` when a
+    ///   migration cannot run, ``StrataError/migrationStepThrew(sourceVersion:destinationVersion:entity:error:)``
+    ///   when a custom transformer or a stage hook throws (the store is then unchanged),
+    ///   ``StrataError/notADatabase(path:reason:)`` for a file that is not a
+    ///   usable database, ``StrataError/schemaMismatch(path:storeVersion:schemaVersion:)``
+    ///   when the store holds another schema, ``StrataError/storage(path:reason:)``
+    ///   when the file cannot be created or opened, or when the stack already has a store.
+    @MainActor
+    public func addStorageAndWait(_ storage: some StorageInterface) throws {
+        try addStorageNow(storage)
+    }
+
+    /// Opens `storage` off the main actor, migrating it when needed, and makes
+    /// it the stack's store; `progress`, when given, is told as a migration
+    /// advances (on the opening thread) and once at the end.
+    ///
+    /// ```swift
+    /// try await stack.addStorage(SQLiteStore(fileName: "zoo.sqlite"))
+    /// try await stack.addStorage(SQLiteStore(fileName: "big.sqlite")) { update in
+    ///     if case .migrating(let step, let fraction) = update { print(step, fraction) }
+    /// }
+    /// ```
+    ///
+    /// - Throws: the errors of ``addStorageAndWait(_:)``.
+    @MainActor
+    public func addStorage(
+        _ storage: some StorageInterface,
+        progress: (@Sendable (MigrationProgress) -> Void)? = nil
+    ) async throws {
+        try await addStorageOffMain(storage, reporting: progress)
+    }
+
+    /// Starts adding `storage` off the main actor and returns its progress as
+    /// a Foundation `Progress` (100 units, complete once the store is open);
+    /// `completion` runs on the main actor with the store, or the error that
+    /// kept it from opening. CoreStore's callback form.
+    ///
+    /// ```swift
+    /// let progress = stack.addStorage(SQLiteStore(fileName: "zoo.sqlite")) { result in
+    ///     switch result {
+    ///     case .success: showContent()
+    ///     case .failure(let error): show(error)
+    ///     }
+    /// }
+    /// observe(progress.fractionCompleted)
+    /// ```
+    @MainActor
+    @discardableResult
+    public func addStorage<Storage: StorageInterface>(
+        _ storage: Storage,
+        completion: @escaping @MainActor (Result<Storage, StrataError>) -> Void
+    ) -> Progress {
+        let progress = Progress(totalUnitCount: 100)
+        let box = ProgressBox(progress)
+        Task { @MainActor in
+            do {
+                try await self.addStorageOffMain(storage) { box.record($0) }
+                completion(.success(storage))
+            } catch {
+                completion(.failure(StrataError.wrapping(error)))
+            }
+        }
+        return progress
+    }
+}
+
+/// Moves progress values into a Foundation `Progress`.
+///
+/// `@unchecked Sendable`: Foundation's `Progress` is thread-safe; the box only
+/// forwards values to it.
+private final class ProgressBox: @unchecked Sendable {
+    private let progress: Progress
+
+    init(_ progress: Progress) {
+        self.progress = progress
+    }
+
+    func record(_ update: MigrationProgress) {
+        switch update {
+        case .migrating(_, let fraction):
+            progress.completedUnitCount = Int64((fraction * 99).rounded(.down))
+        case .finished:
+            progress.completedUnitCount = 100
+        }
+    }
+}
