@@ -3,7 +3,10 @@ import PackageDescription
 
 let package = Package(
     name: "Strata",
-    platforms: [.macOS(.v15)],
+    // The versions that have Synchronization's Mutex. Only Linux is built and
+    // tested here; Apple platforms are written for (every Linux-only path is
+    // behind #if) but not built by CI.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Strata", targets: ["Strata"]),
     ],

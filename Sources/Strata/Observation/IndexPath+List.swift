@@ -1,7 +1,13 @@
 import Foundation
 
-// Foundation on Linux has IndexPath but not the item/section spelling Apple platforms add.
-#if !canImport(Darwin)
+// `IndexPath(item:section:)`, `.item` and `.section` come from UIKit and
+// AppKit on Apple platforms, not from Foundation; Foundation elsewhere has
+// IndexPath without them, so Strata adds the same spelling there.
+#if canImport(UIKit)
+import UIKit
+#elseif canImport(AppKit)
+import AppKit
+#else
 extension IndexPath {
     /// An index path of `item` in `section`.
     public init(item: Int, section: Int) {
