@@ -103,8 +103,8 @@ extension DataStack {
         let store = try store()
         do {
             let connection = try Connection(
-                path: store.configuration.openPath, readOnly: true, create: false,
-                busyTimeout: store.configuration.busyTimeoutMilliseconds)
+                path: store.settings.openPath, readOnly: true, create: false,
+                busyTimeout: store.settings.busyTimeoutMilliseconds)
             defer { connection.close() }
             try connection.execute("BEGIN")
             defer { try? connection.execute("COMMIT") }

@@ -8,7 +8,7 @@ extension DataStack {
 
     /// The file of the added store; `nil` when none is added or it is an ``InMemoryStore``.
     public var storeURL: URL? {
-        guard let store = try? store(), case .file(let url) = store.configuration.location else { return nil }
+        guard let store = try? store(), case .file(let url) = store.settings.location else { return nil }
         return url
     }
 
@@ -51,32 +51,32 @@ extension DataStack {
     @MainActor
     public func replaceStore(withContentsOf source: URL) throws {
         let current = try store()
-        guard case .file(let url) = current.configuration.location else {
+        guard case .file(let url) = current.settings.location else {
             throw StrataError.storage(path: current.path, reason: "an in-memory store has no file to replace")
         }
         // Refused before anything changes: a file that is not a store of this history.
         _ = try StoreOpener(
-            configuration: SQLiteStore(fileURL: source, isReadOnly: true).configuration, history: schemaHistory
+            settings: SQLiteStore(fileURL: source, isReadOnly: true).settings, history: schemaHistory
         ).requiredMigrations()
         let copy = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).incoming")
         let old = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).replaced")
         try? SQLiteStore(fileURL: copy).deleteFiles()
         try? SQLiteStore(fileURL: old).deleteFiles()
         try Self.snapshot(source, to: copy)
-        let configuration = current.configuration
+        let settings = current.settings
         try removeStorage()
         do {
             try FileManager.default.moveItem(at: url, to: old)
             try SQLiteStore(fileURL: url).deleteFiles()
             try FileManager.default.moveItem(at: copy, to: url)
-            try reopen(configuration)
+            try reopen(settings)
             try? SQLiteStore(fileURL: old).deleteFiles()
         } catch {
             // Put the old file back and reopen it.
             try? SQLiteStore(fileURL: url).deleteFiles()
             try? FileManager.default.moveItem(at: old, to: url)
             try? SQLiteStore(fileURL: copy).deleteFiles()
-            try reopen(configuration)
+            try reopen(settings)
             throw StrataError.wrapping(error)
         }
     }
@@ -96,10 +96,10 @@ extension DataStack {
     @MainActor
     public func resetStore(backingUpTo backup: URL? = nil) throws {
         if let backup { try exportStore(to: backup) }
-        let configuration = try store().configuration
+        let settings = try store().settings
         try removeStorage()
-        if case .file(let url) = configuration.location { try SQLiteStore(fileURL: url).deleteFiles() }
-        try reopen(configuration)
+        if case .file(let url) = settings.location { try SQLiteStore(fileURL: url).deleteFiles() }
+        try reopen(settings)
     }
 
     /// A stack on a new, empty ``InMemoryStore``, filled by `seed` in one
@@ -123,8 +123,8 @@ extension DataStack {
     }
 
     @MainActor
-    private func reopen(_ configuration: StoreConfiguration) throws {
-        try addStorageAndWait(ReopenedStore(configuration: configuration))
+    private func reopen(_ settings: StoreSettings) throws {
+        try addStorageAndWait(ReopenedStore(settings: settings))
     }
 
     /// A consistent copy of the store at `source`, written to `destination`.
@@ -141,5 +141,5 @@ extension DataStack {
 
 /// A store added again with the configuration it was added with.
 private struct ReopenedStore: StorageInterface {
-    let configuration: StoreConfiguration
+    let settings: StoreSettings
 }

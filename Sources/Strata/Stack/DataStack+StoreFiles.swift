@@ -17,8 +17,8 @@ extension DataStack {
         }
         do {
             let connection = try Connection(
-                path: store.configuration.openPath, readOnly: true, create: false,
-                busyTimeout: store.configuration.busyTimeoutMilliseconds)
+                path: store.settings.openPath, readOnly: true, create: false,
+                busyTimeout: store.settings.busyTimeoutMilliseconds)
             defer { connection.close() }
             try connection.run("VACUUM INTO ?", [.text(url.path)])
         } catch {

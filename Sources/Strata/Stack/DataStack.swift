@@ -84,7 +84,7 @@ public final class DataStack: Sendable {
     ///   store holds no version of the history (or none with a path to the current
     ///   one), and the errors of ``addStorageAndWait(_:)`` for a file that is not a store.
     public func requiredMigrations(for storage: some StorageInterface) throws -> [MigrationStep] {
-        try StoreOpener(configuration: storage.configuration, history: schemaHistory)
+        try StoreOpener(settings: storage.settings, history: schemaHistory)
             .requiredMigrations()
     }
 
@@ -99,7 +99,7 @@ public final class DataStack: Sendable {
     @MainActor
     func addStorageNow(_ storage: some StorageInterface) throws {
         try refuseASecondStore(storage)
-        let opened = try StoreOpener(configuration: storage.configuration, history: schemaHistory).open()
+        let opened = try StoreOpener(settings: storage.settings, history: schemaHistory).open()
         try install(opened.store, reader: opened.reader, migrationsRun: opened.migrationsRun)
     }
 
@@ -109,7 +109,7 @@ public final class DataStack: Sendable {
         _ storage: some StorageInterface, reporting progress: MigrationProgressHandler?
     ) async throws {
         try refuseASecondStore(storage)
-        var opener = StoreOpener(configuration: storage.configuration, history: schemaHistory)
+        var opener = StoreOpener(settings: storage.settings, history: schemaHistory)
         opener.progress = progress
         let opened = try await Self.open(opener)
         try install(opened.store, reader: opened.reader.take(), migrationsRun: opened.migrationsRun)
@@ -131,7 +131,7 @@ public final class DataStack: Sendable {
     private func refuseASecondStore(_ storage: some StorageInterface) throws {
         if let current = runtime.withLock({ $0 }) {
             throw StrataError.storage(
-                path: storage.configuration.displayPath,
+                path: storage.settings.displayPath,
                 reason: "the stack already has the store at \(current.path); remove it first (removeStorage())")
         }
     }

@@ -4,13 +4,13 @@ import Foundation
 /// tables, checks them or migrates them to the current version, and opens the
 /// writer and reader connections.
 struct StoreOpener {
-    let configuration: StoreConfiguration
+    let settings: StoreSettings
     let history: SchemaHistory
     /// Told as a migration advances and when the store is open.
     var progress: MigrationProgressHandler?
 
     var schema: Schema { history.currentSchema }
-    var path: String { configuration.displayPath }
+    var path: String { settings.displayPath }
 
     /// The opened store and the reader connection for the main context.
     func open() throws -> (store: StoreRuntime, reader: Connection, migrationsRun: [MigrationStep]) {
@@ -18,13 +18,13 @@ struct StoreOpener {
         do {
             // An in-memory store's files live while its connections hold the lease.
             var lease: MemoryStoreFiles.Lease?
-            switch configuration.location {
+            switch settings.location {
             case .file(let url): try prepareFile(at: url)
             case .memory(let name): lease = try MemoryStoreFiles.Lease(name: name)
             }
             let writer = try Connection(
-                path: configuration.openPath, readOnly: configuration.isReadOnly,
-                busyTimeout: configuration.busyTimeoutMilliseconds)
+                path: settings.openPath, readOnly: settings.isReadOnly,
+                busyTimeout: settings.busyTimeoutMilliseconds)
             writer.lease = lease
             // Check the schema before switching to WAL: the switch rewrites the
             // header, and a database that is not this store must stay untouched.
@@ -32,11 +32,11 @@ struct StoreOpener {
             let hasLog = try CommitLog.exists(on: writer)
             try configure(writer)
             let reader = try Connection(
-                path: configuration.openPath, readOnly: true,
-                busyTimeout: configuration.busyTimeoutMilliseconds)
+                path: settings.openPath, readOnly: true,
+                busyTimeout: settings.busyTimeoutMilliseconds)
             reader.lease = lease
             let store = StoreRuntime(
-                configuration: configuration, writer: writer, generation: generation, hasLog: hasLog)
+                settings: settings, writer: writer, generation: generation, hasLog: hasLog)
             progress?(.finished(migrationRan: !migrationsRun.isEmpty))
             for step in migrationsRun { StrataLog.log(.info, .storage, "\(path): migrated \(step)") }
             StrataLog.log(.info, .storage, "opened \(path) at generation \(generation)")
@@ -54,7 +54,7 @@ struct StoreOpener {
         let manager = FileManager.default
         let folder = url.deletingLastPathComponent()
         if !manager.fileExists(atPath: folder.path) {
-            if configuration.isReadOnly {
+            if settings.isReadOnly {
                 throw StrataError.storage(path: url.path, reason: "the store does not exist")
             }
             do {
@@ -67,7 +67,7 @@ struct StoreOpener {
             if manager.fileExists(atPath: url.path) {
                 throw StrataError.storage(path: url.path, reason: "the file cannot be read")
             }
-            if configuration.isReadOnly {
+            if settings.isReadOnly {
                 throw StrataError.storage(path: url.path, reason: "the store does not exist")
             }
             return
@@ -86,7 +86,7 @@ struct StoreOpener {
     }
 
     private func configure(_ connection: Connection) throws {
-        if !configuration.isReadOnly {
+        if !settings.isReadOnly {
             let mode = try connection.scalar("PRAGMA journal_mode = WAL")
             if mode != .text("wal") {
                 throw StrataError.storage(path: path, reason: "cannot switch the journal to WAL mode")
@@ -94,8 +94,8 @@ struct StoreOpener {
         }
         // An in-memory store's data goes with the process anyway: never sync it.
         let synchronous: String
-        switch configuration.location {
-        case .file: synchronous = configuration.synchronous.rawValue
+        switch settings.location {
+        case .file: synchronous = settings.synchronous.rawValue
         case .memory: synchronous = "OFF"
         }
         try connection.execute("PRAGMA synchronous = \(synchronous)")
@@ -106,7 +106,7 @@ struct StoreOpener {
     private func prepareSchema(on connection: Connection) throws -> (UInt64, [MigrationStep]) {
         let tableCount = try connection.scalar("SELECT count(*) FROM sqlite_master")
         if tableCount == .integer(0) {
-            guard !configuration.isReadOnly else {
+            guard !settings.isReadOnly else {
                 throw StrataError.storage(path: path, reason: "the store is empty and opened read-only")
             }
             try createTables(on: connection)
@@ -124,8 +124,8 @@ struct StoreOpener {
             try migrate(along: steps, on: connection)
             return (generation + 1, steps)
         } else if meta["fingerprint"] != schema.fingerprint {
-            guard configuration.options.contains(.recreateStoreOnModelMismatch),
-                  !configuration.isReadOnly
+            guard settings.options.contains(.recreateStoreOnModelMismatch),
+                  !settings.isReadOnly
             else {
                 throw StrataError.schemaMismatch(
                     path: path, storeVersion: meta["version"] ?? "unknown",
@@ -135,7 +135,7 @@ struct StoreOpener {
             return (generation + 1, [])
         }
         try checkTables(on: connection, version: meta["version"] ?? schema.version)
-        if !configuration.isReadOnly, try !CommitLog.exists(on: connection) {
+        if !settings.isReadOnly, try !CommitLog.exists(on: connection) {
             // A store made before the commit log gains it: its history starts now.
             try inTransaction(connection) { try CommitLog.install(on: connection) }
         }
@@ -159,11 +159,11 @@ struct StoreOpener {
     /// Runs `steps` in one transaction, then records the current version. On
     /// any failure the transaction rolls back and the store keeps its version.
     private func migrate(along steps: [MigrationStep], on connection: Connection) throws {
-        if configuration.options.contains(.preventProgressiveMigration), steps.count > 1 {
+        if settings.options.contains(.preventProgressiveMigration), steps.count > 1 {
             throw StrataError.progressiveMigrationPrevented(
                 path: path, versions: [steps[0].sourceVersion] + steps.map(\.destinationVersion))
         }
-        guard !configuration.isReadOnly else { throw StrataError.readOnlyStore(path: path) }
+        guard !settings.isReadOnly else { throw StrataError.readOnlyStore(path: path) }
         let schemas = try steps.map { step in
             guard let source = history.schema(version: step.sourceVersion),
                   let destination = history.schema(version: step.destinationVersion)
@@ -227,17 +227,17 @@ struct StoreOpener {
     ///   store, or a store of no known version (even with `.recreateStoreOnModelMismatch`).
     func requiredMigrations() throws -> [MigrationStep] {
         try history.validate()
-        switch configuration.location {
+        switch settings.location {
         case .file(let url):
             guard FileManager.default.fileExists(atPath: url.path) else { return [] }
             try prepareFile(at: url)
         case .memory:
-            guard FileManager.default.fileExists(atPath: configuration.openPath) else { return [] }
+            guard FileManager.default.fileExists(atPath: settings.openPath) else { return [] }
         }
         do {
             let connection = try Connection(
-                path: configuration.openPath, readOnly: configuration.isReadOnly, create: false,
-                busyTimeout: configuration.busyTimeoutMilliseconds)
+                path: settings.openPath, readOnly: settings.isReadOnly, create: false,
+                busyTimeout: settings.busyTimeoutMilliseconds)
             defer { connection.close() }
             if try connection.scalar("SELECT count(*) FROM sqlite_master") == .integer(0) {
                 return []

@@ -9,7 +9,7 @@ import Foundation
 ///
 /// ```swift
 /// var store = SQLiteStore(fileName: "zoo.sqlite")
-/// store.configuration.historyRetention = HistoryRetention(maxCount: 1_000, maxAge: 3_600)
+/// store.settings.historyRetention = HistoryRetention(maxCount: 1_000, maxAge: 3_600)
 /// ```
 public struct HistoryRetention: Sendable, Hashable {
     /// The most records kept; `nil` for no limit by count.

@@ -6,31 +6,51 @@ import Foundation
 /// try stack.addStorageAndWait(SQLiteStore(fileName: "zoo.sqlite"))
 /// try stack.addStorageAndWait(SQLiteStore())   // the default file
 /// ```
+///
+/// A store holds the entities of one schema configuration: every entity
+/// (`configuration: nil`, the default), or those declared in a named one,
+/// so that a stack can keep, say, a cache beside the user's data:
+///
+/// ```swift
+/// try stack.addStorageAndWait(SQLiteStore(fileName: "user.sqlite"))
+/// try stack.addStorageAndWait(InMemoryStore(configuration: "Cache"))
+/// ```
+///
+/// A store holds the entities of one schema configuration: every entity
+/// (`configuration: nil`, the default), or those declared in a named one,
+/// so that a stack can keep, say, a cache beside the user's data:
+///
+/// ```swift
+/// try stack.addStorageAndWait(SQLiteStore(fileName: "user.sqlite", configuration: "User"))
+/// try stack.addStorageAndWait(InMemoryStore(configuration: "Cache"))
+/// ```
 public struct SQLiteStore: StorageInterface {
     /// The store's file.
     public let fileURL: URL
     /// How the store is opened: options, synchronous mode, busy timeout, read-only.
-    public var configuration: StoreConfiguration
+    public var settings: StoreSettings
 
-    /// A store at `fileURL`.
+    /// A store at `fileURL` holding the entities of `configuration` (`nil`:
+    /// every entity).
     public init(
-        fileURL: URL, options: LocalStorageOptions = .none, isReadOnly: Bool = false,
-        synchronous: SynchronousMode = .normal
+        fileURL: URL, configuration: String? = nil, options: LocalStorageOptions = .none,
+        isReadOnly: Bool = false, synchronous: SynchronousMode = .normal
     ) {
         self.fileURL = fileURL
-        self.configuration = StoreConfiguration(
-            location: .file(fileURL), options: options, isReadOnly: isReadOnly,
-            synchronous: synchronous, busyTimeoutMilliseconds: 5_000)
+        self.settings = StoreSettings(
+            location: .file(fileURL), configuration: configuration, options: options,
+            isReadOnly: isReadOnly, synchronous: synchronous, busyTimeoutMilliseconds: 5_000)
     }
 
-    /// A store named `fileName` in ``defaultDirectory``.
+    /// A store named `fileName` in ``defaultDirectory`` holding the entities
+    /// of `configuration` (`nil`: every entity).
     public init(
-        fileName: String, options: LocalStorageOptions = .none, isReadOnly: Bool = false,
-        synchronous: SynchronousMode = .normal
+        fileName: String, configuration: String? = nil, options: LocalStorageOptions = .none,
+        isReadOnly: Bool = false, synchronous: SynchronousMode = .normal
     ) {
         self.init(
-            fileURL: Self.defaultDirectory.appendingPathComponent(fileName), options: options,
-            isReadOnly: isReadOnly, synchronous: synchronous)
+            fileURL: Self.defaultDirectory.appendingPathComponent(fileName), configuration: configuration,
+            options: options, isReadOnly: isReadOnly, synchronous: synchronous)
     }
 
     /// The default store, `<program name>.sqlite` in ``defaultDirectory``.
@@ -95,12 +115,13 @@ public struct SQLiteStore: StorageInterface {
 /// Each `InMemoryStore()` is a new, empty store.
 public struct InMemoryStore: StorageInterface {
     /// How the store is opened: options, synchronous mode, busy timeout, read-only.
-    public var configuration: StoreConfiguration
+    public var settings: StoreSettings
 
-    /// A new, empty in-memory store.
-    public init() {
-        configuration = StoreConfiguration(
-            location: .memory(name: "strata-\(UUID().uuidString)"), options: .none,
-            isReadOnly: false, synchronous: .normal, busyTimeoutMilliseconds: 5_000)
+    /// A new, empty in-memory store holding the entities of `configuration`
+    /// (`nil`: every entity).
+    public init(configuration: String? = nil) {
+        settings = StoreSettings(
+            location: .memory(name: "strata-\(UUID().uuidString)"), configuration: configuration,
+            options: .none, isReadOnly: false, synchronous: .normal, busyTimeoutMilliseconds: 5_000)
     }
 }

@@ -2,18 +2,27 @@ import Foundation
 
 /// A place a ``DataStack`` keeps its objects: ``SQLiteStore`` or ``InMemoryStore``.
 public protocol StorageInterface: Sendable {
-    /// Where and how the store is opened.
-    var configuration: StoreConfiguration { get }
+    /// Where and how the store is opened, and which entities it holds.
+    var settings: StoreSettings { get }
+}
+
+extension StorageInterface {
+    /// The schema configuration whose entities the store holds, or `nil` for
+    /// the default configuration: every entity of the schema.
+    public var configuration: String? { settings.configuration }
 }
 
 /// How a store is opened. Built by ``SQLiteStore`` and ``InMemoryStore``.
-public struct StoreConfiguration: Sendable {
+public struct StoreSettings: Sendable {
     enum Location: Sendable, Equatable {
         case file(URL)
         case memory(name: String)
     }
 
     let location: Location
+    /// The schema configuration whose entities the store holds; `nil` for
+    /// the default configuration, which holds every entity.
+    public let configuration: String?
     /// What to do when the store does not match the schema.
     public var options: LocalStorageOptions
     /// Whether the store is opened with `SQLITE_OPEN_READONLY`.

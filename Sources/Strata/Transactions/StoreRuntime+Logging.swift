@@ -21,7 +21,7 @@ extension StoreRuntime {
             generation: generation, author: author, date: changeSet.date,
             entities: changeSet.loggedChanges, on: connection)
         try CommitLog.apply(
-            configuration.historyRetention, afterCommitting: generation, at: changeSet.date, on: connection)
+            settings.historyRetention, afterCommitting: generation, at: changeSet.date, on: connection)
         try commit(changeSet) { try connection.execute("COMMIT") }
         return changeSet
     }

@@ -4,7 +4,7 @@ import Foundation
 /// commit, and the change sets this stack committed that the main context
 /// has not taken yet.
 final class StoreRuntime: Sendable {
-    let configuration: StoreConfiguration
+    let settings: StoreSettings
     let gate: WriterGate
     /// Whether the store has a commit log: every store opened writable does;
     /// a read-only store made before the log does not.
@@ -24,18 +24,18 @@ final class StoreRuntime: Sendable {
     private let committed: Locked<(generation: UInt64, delivered: [Delivery])>
 
     init(
-        configuration: StoreConfiguration, writer: Connection, generation: UInt64, hasLog: Bool) {
-        self.configuration = configuration
+        settings: StoreSettings, writer: Connection, generation: UInt64, hasLog: Bool) {
+        self.settings = settings
         self.hasLog = hasLog
         self.gate = WriterGate(connection: writer)
         self.committed = Locked((generation, []))
     }
 
-    var path: String { configuration.displayPath }
+    var path: String { settings.displayPath }
 
     /// Takes the writer and begins an immediate (write-locking) SQLite transaction.
     func beginWriting() throws -> Connection {
-        if configuration.isReadOnly { throw StrataError.readOnlyStore(path: path) }
+        if settings.isReadOnly { throw StrataError.readOnlyStore(path: path) }
         // A second transaction on the thread that holds the writer would wait for itself.
         if gate.isHeldByCurrentThread { throw StrataError.nestedTransaction }
         let connection = gate.acquire()

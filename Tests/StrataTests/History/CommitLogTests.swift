@@ -123,7 +123,7 @@ struct CommitLogTests {
     func retentionBoundsTheLogAsCommitsGoOn() throws {
         let directory = TemporaryDirectory()
         var store = SQLiteStore(fileURL: storeURL(in: directory))
-        store.configuration.historyRetention = HistoryRetention(maxCount: 10, maxAge: nil)
+        store.settings.historyRetention = HistoryRetention(maxCount: 10, maxAge: nil)
         let stack = DataStack(monitorSchema)
         try stack.addStorageAndWait(store)
         for rank in 0..<200 {
