@@ -220,7 +220,7 @@ extension MainContext {
         }
         var changeSet = ChangeSet(
             generation: record.generation, author: record.author, date: record.date, isLocal: false,
-            changes: changes)
+            changes: changes, configuration: context.schema.configuration)
         changeSet.needsValues = true
         return changeSet
     }
@@ -267,7 +267,7 @@ extension MainContext {
             }
             return ChangeSet(
                 generation: changeSet.generation, author: changeSet.author, date: changeSet.date,
-                isLocal: changeSet.isLocal, changes: changes)
+                isLocal: changeSet.isLocal, changes: changes, configuration: changeSet.configuration)
         }
     }
 
@@ -316,7 +316,8 @@ extension MainContext {
         }
         generation = max(generation, refresh.generation)
         var changeSet = ChangeSet(
-            generation: generation, author: nil, date: Date(), isLocal: false, changes: changes)
+            generation: generation, author: nil, date: Date(), isLocal: false, changes: changes,
+            configuration: context.schema.configuration)
         changeSet.isRefresh = true
         mergingChangeSet = changeSet
         defer { mergingChangeSet = nil }

@@ -100,7 +100,7 @@ final class MainContext {
         }
         return ChangeSet(
             generation: changeSet.generation, author: changeSet.author, date: changeSet.date,
-            isLocal: changeSet.isLocal, changes: changes)
+            isLocal: changeSet.isLocal, changes: changes, configuration: changeSet.configuration)
     }
 
     /// The main context's object for a row a change set carries, taking the

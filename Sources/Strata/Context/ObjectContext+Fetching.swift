@@ -26,7 +26,7 @@ extension ObjectContext {
         let compiled = try query.compile(in: entity, schema: schema)
         return try readRows(
             "SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses)", compiled.arguments
-        ) { ObjectID(entityName: entity.name, rowID: $0.int64(at: 0)) }
+        ) { ObjectID(entityName: entity.name, rowID: $0.int64(at: 0), configuration: entity.configuration) }
     }
 
     func fetchCount<Object: ManagedObject>(_ query: From<Object>) throws -> Int {

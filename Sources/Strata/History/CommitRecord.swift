@@ -20,6 +20,9 @@ public struct CommitRecord: CommitChanges, Sendable, Equatable {
     public let author: String?
     /// When the commit was made, by the committing process's clock.
     public let date: Date
+    /// The configuration of the store whose log holds the record (`nil`:
+    /// the default configuration's store).
+    public internal(set) var configuration: String? = nil
     let entities: [String: LoggedChanges]
 
     init(generation: UInt64, author: String?, date: Date, entities: [String: LoggedChanges]) {
@@ -45,7 +48,8 @@ public struct CommitRecord: CommitChanges, Sendable, Equatable {
     public var clearedEntityNames: Set<String> { Set(entities.filter { $0.value.cleared }.keys) }
 
     public func changedFields(of id: AnyObjectID) -> Set<String> {
-        entities[id.entityName]?.updated[id.rowID] ?? []
+        guard id.configuration == configuration else { return [] }
+        return entities[id.entityName]?.updated[id.rowID] ?? []
     }
 }
 
@@ -67,6 +71,10 @@ public protocol CommitChanges {
     var generation: UInt64 { get }
     /// The author of the commit, if it was given one.
     var author: String? { get }
+    /// The configuration of the store the commit changed: `nil` for the
+    /// default configuration's store. Generations count per store: a
+    /// transaction that wrote to two stores made one commit in each.
+    var configuration: String? { get }
     /// The names of the entities the commit changed.
     var entityNames: Set<String> { get }
     /// The row IDs of the objects of `entity` the commit inserted.
@@ -119,10 +127,10 @@ extension CommitChanges {
     }
 
     private func ids(_ entity: String, _ rowIDs: Set<Int64>) -> Set<AnyObjectID> {
-        Set(rowIDs.map { AnyObjectID(entityName: entity, rowID: $0) })
+        Set(rowIDs.map { AnyObjectID(entityName: entity, rowID: $0, configuration: configuration) })
     }
 
     private func typed<Object: ManagedObject>(_ entity: Entity<Object>, _ rowIDs: Set<Int64>) -> Set<ObjectID<Object>> {
-        Set(rowIDs.map { ObjectID<Object>(entityName: entity.entityName, rowID: $0) })
+        Set(rowIDs.map { ObjectID<Object>(entityName: entity.entityName, rowID: $0, configuration: configuration) })
     }
 }

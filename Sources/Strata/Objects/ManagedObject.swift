@@ -248,7 +248,7 @@ extension ManagedObjectIdentifiable {
                 "Strata: this \(Self.self) was created with \(Self.self)() and has no identity. "
                     + "Create objects inside a transaction with create(Into<\(Self.self)>()).")
         }
-        return ObjectID(entityName: entity.name, rowID: rowID)
+        return ObjectID(entityName: entity.name, rowID: rowID, configuration: entity.configuration)
     }
 }
 

@@ -26,17 +26,24 @@ public struct ObjectID<Object: ManagedObject>: Sendable, Hashable, CustomStringC
     public let entityName: String
     /// The object's row ID (`_pk`) in its entity's table.
     public let rowID: Int64
+    /// The configuration of the store that holds the object: `nil` for the
+    /// default configuration's store. Objects of one entity in two stores of
+    /// a stack have different IDs even when their row IDs are equal.
+    public let configuration: String?
 
-    init(entityName: String, rowID: Int64) {
+    init(entityName: String, rowID: Int64, configuration: String? = nil) {
         self.entityName = entityName
         self.rowID = rowID
+        self.configuration = configuration
     }
 
-    /// The stable string form, `"<entity>/<row ID>"`: `"Person/42"`.
-    public var description: String { ObjectIDText.format(entityName, rowID) }
+    /// The stable string form, `"<entity>/<row ID>"` (`"Person/42"`), or
+    /// `"<configuration>/<entity>/<row ID>"` for an object of a named
+    /// configuration's store (`"Cache/Thumbnail/7"`).
+    public var description: String { ObjectIDText.format(entityName, rowID, configuration) }
 
     /// The type-erased ID.
-    public var erased: AnyObjectID { AnyObjectID(entityName: entityName, rowID: rowID) }
+    public var erased: AnyObjectID { AnyObjectID(entityName: entityName, rowID: rowID, configuration: configuration) }
 
     /// Reads an ID from its string form (`description`), checking that it
     /// names `Object`'s entity: its name in `schema` when one is given,
@@ -55,7 +62,7 @@ public struct ObjectID<Object: ManagedObject>: Sendable, Hashable, CustomStringC
         if let problem = Self.mismatch(id.entityName, schema: schema) {
             throw ObjectIDText.error(entity: String(describing: Object.self), problem)
         }
-        self.init(entityName: id.entityName, rowID: id.rowID)
+        self.init(entityName: id.entityName, rowID: id.rowID, configuration: id.configuration)
     }
 
     /// Why `name` is not `Object`'s entity, or `nil` when it is.
@@ -82,9 +89,13 @@ public struct AnyObjectID: Sendable, Hashable, CustomStringConvertible {
     public let entityName: String
     /// The object's row ID in its entity's table.
     public let rowID: Int64
+    /// The configuration of the store that holds the object: `nil` for the
+    /// default configuration's store.
+    public let configuration: String?
 
-    /// The stable string form, `"<entity>/<row ID>"`: `"Person/42"`.
-    public var description: String { ObjectIDText.format(entityName, rowID) }
+    /// The stable string form, `"<entity>/<row ID>"` (`"Person/42"`), or
+    /// `"<configuration>/<entity>/<row ID>"` in a named configuration's store.
+    public var description: String { ObjectIDText.format(entityName, rowID, configuration) }
 
     /// Reads an ID from its string form (`description`). Any entity name
     /// will do, unless `schema` is given: then the entity must be one of its.
@@ -98,17 +109,18 @@ public struct AnyObjectID: Sendable, Hashable, CustomStringConvertible {
     ///   `"ObjectID"`) when the text is not `"<entity>/<row ID>"` or names an
     ///   entity `schema` does not have.
     public init(parsing text: String, in schema: Schema? = nil) throws {
-        (entityName, rowID) = try ObjectIDText.parse(text, schema: schema)
+        (entityName, rowID, configuration) = try ObjectIDText.parse(text, schema: schema)
     }
 
-    init(entityName: String, rowID: Int64) {
+    init(entityName: String, rowID: Int64, configuration: String? = nil) {
         self.entityName = entityName
         self.rowID = rowID
+        self.configuration = configuration
     }
 
     /// The typed ID; the caller knows the entity is `Object`'s.
     public func typed<Object: ManagedObject>(as type: Object.Type) -> ObjectID<Object> {
-        ObjectID(entityName: entityName, rowID: rowID)
+        ObjectID(entityName: entityName, rowID: rowID, configuration: configuration)
     }
 }
 
@@ -146,7 +158,7 @@ extension ObjectID: Codable {
                     codingPath: decoder.codingPath,
                     debugDescription: "Not an ObjectID<\(Object.self)>: \(problem)"))
         }
-        self.init(entityName: id.entityName, rowID: id.rowID)
+        self.init(entityName: id.entityName, rowID: id.rowID, configuration: id.configuration)
     }
 }
 
@@ -165,7 +177,7 @@ extension AnyObjectID: Codable {
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         do {
-            (entityName, rowID) = try ObjectIDText.parse(
+            (entityName, rowID, configuration) = try ObjectIDText.parse(
                 text, schema: ObjectIDText.schema(of: decoder))
         } catch StrataError.invalidValue(_, _, let reason) {
             throw DecodingError.dataCorrupted(
@@ -174,37 +186,45 @@ extension AnyObjectID: Codable {
     }
 }
 
-/// The string form of IDs, `"<entity>/<row ID>"`. Entity names are ASCII
-/// identifiers (the schema refuses others), so the one `/` separates them;
-/// the row ID is written as `String(rowID)` and read back only in that exact
-/// form, so that each ID has one spelling.
+/// The string form of IDs, `"<entity>/<row ID>"`, with
+/// `"<configuration>/"` in front for a named configuration's store. Entity
+/// and configuration names are ASCII identifiers (the schema refuses
+/// others), so `/` separates the parts; the row ID is written as
+/// `String(rowID)` and read back only in that exact form, so that each ID
+/// has one spelling.
 private enum ObjectIDText {
-    static func format(_ entityName: String, _ rowID: Int64) -> String {
-        "\(entityName)/\(rowID)"
+    static func format(_ entityName: String, _ rowID: Int64, _ configuration: String?) -> String {
+        configuration.map { "\($0)/\(entityName)/\(rowID)" } ?? "\(entityName)/\(rowID)"
     }
 
     /// The entity name and row ID of `text`. With `schema`, the entity must
     /// be one of its, and a name it had before a rename (its
     /// `renamingIdentifier`) reads as its name now: a migration keeps row
     /// IDs, so an ID stored before the rename still names its object.
-    static func parse(_ text: String, schema: Schema?) throws -> (String, Int64) {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, SQL.isValidIdentifier(String(parts[0])),
-            let rowID = Int64(parts[1]), String(rowID) == parts[1]
+    static func parse(_ text: String, schema: Schema?) throws -> (String, Int64, String?) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2 || parts.count == 3, parts.dropLast().allSatisfy(SQL.isValidIdentifier),
+            let rowID = Int64(parts[parts.count - 1]), String(rowID) == parts[parts.count - 1]
         else {
             throw error(
                 entity: "?",
-                "\"\(text)\" is not an ID: expected \"<entity>/<row ID>\", as \"Person/42\"")
+                "\"\(text)\" is not an ID: expected \"<entity>/<row ID>\", as \"Person/42\", "
+                    + "or \"<configuration>/<entity>/<row ID>\"")
         }
-        let name = String(parts[0])
-        guard let schema else { return (name, rowID) }
+        let name = parts[parts.count - 2]
+        let configuration = parts.count == 3 ? parts[0] : nil
+        guard let schema else { return (name, rowID, configuration) }
         guard
             let entity = schema.entity(named: name)
                 ?? schema.entities.first(where: { $0.renamingIdentifier == name })
         else {
             throw error(entity: name, "\(name) is not an entity of schema \(schema.version)")
         }
-        return (entity.name, rowID)
+        if let configuration, !schema.entityNames(in: configuration).contains(entity.name) {
+            throw error(
+                entity: name, "\(entity.name) is not in configuration \(configuration) of schema \(schema.version)")
+        }
+        return (entity.name, rowID, configuration)
     }
 
     /// The schema a decoder checks IDs against, if it has one.

@@ -5,7 +5,7 @@ extension ListMonitor {
     func makeSnapshot() -> ListSnapshot<Object> {
         var items: [ObjectID<Object>] = []
         items.reserveCapacity(members.count)
-        for member in members { items.append(ObjectID(entityName: entity.name, rowID: member.rowID)) }
+        for member in members { items.append(ObjectID(entityName: entity.name, rowID: member.rowID, configuration: entity.configuration)) }
         return ListSnapshot(sectionIDs: sections.map(\.name), items: items, sectionEnds: sectionEnds(sections))
     }
 }

@@ -24,7 +24,7 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
     let values: ContiguousArray<StoredValue>
 
     init(entity: EntityDescription, rowID: Int64, values: ContiguousArray<StoredValue>) {
-        self.objectID = ObjectID(entityName: entity.name, rowID: rowID)
+        self.objectID = ObjectID(entityName: entity.name, rowID: rowID, configuration: entity.configuration)
         self.entity = entity
         self.values = values
     }

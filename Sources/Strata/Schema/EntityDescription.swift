@@ -59,6 +59,11 @@ final class EntityDescription: Sendable {
     let name: String
     /// The entity's name in the previous schema version, for migrations.
     let renamingIdentifier: String?
+    /// The configuration of the store whose rows this description reads:
+    /// `nil` in the default configuration's schema, which holds every entity.
+    /// Each store has its own descriptions, so that objects of one entity in
+    /// two stores are told apart (their IDs and identity-map keys differ).
+    let configuration: String?
     let type: ManagedObject.Type
     let attributes: [AttributeDescription]
     let relationships: [String: RelationshipDescription]
@@ -81,8 +86,9 @@ final class EntityDescription: Sendable {
     init(
         index: Int, name: String, type: ManagedObject.Type, attributes: [AttributeDescription],
         relationships: [String: RelationshipDescription], fieldNames: [String],
-        renamingIdentifier: String? = nil
+        renamingIdentifier: String? = nil, configuration: String? = nil
     ) {
+        self.configuration = configuration
         self.index = index
         self.name = name
         self.renamingIdentifier = renamingIdentifier

@@ -11,8 +11,11 @@ struct SchemaBuilder {
 
     private var declared: [Declared] = []
     private(set) var problems: [StrataError] = []
+    /// The configuration the schema is restricted to, given to every entity.
+    private let configuration: String?
 
-    init(entities: [any AnyEntity]) {
+    init(entities: [any AnyEntity], configuration: String? = nil) {
+        self.configuration = configuration
         var seen: Set<String> = []
         var seenTypes: Set<ObjectIdentifier> = []
         for entity in entities {
@@ -136,7 +139,7 @@ struct SchemaBuilder {
                 attributes: attributes[entity.name] ?? [],
                 relationships: relationships[entity.name] ?? [:],
                 fieldNames: fieldNames[entity.name] ?? [],
-                renamingIdentifier: entity.renamingIdentifier)
+                renamingIdentifier: entity.renamingIdentifier, configuration: configuration)
         }
         return (entities, linkTables.keys.sorted().compactMap { linkTables[$0] })
     }

@@ -18,6 +18,11 @@ public struct Schema: Sendable {
     public let versionLock: String?
     let entities: [EntityDescription]
     let linkTables: [TableDefinition]
+    /// The entities as declared, to restrict the schema to a configuration.
+    let declarations: [any AnyEntity]
+    /// The configuration this schema is restricted to (see
+    /// ``restricted(to:)``); `nil` for the whole schema.
+    let configuration: String?
     let problems: [StrataError]
     private let entitiesByName: [String: EntityDescription]
     private let entitiesByType: [ObjectIdentifier: EntityDescription]
@@ -33,8 +38,16 @@ public struct Schema: Sendable {
     /// Schema("V1", entities: [Entity<Person>("Person")], versionLock: "e848b12bfe129192f35499c5ede88dca")
     /// ```
     public init(_ version: String, entities: [any AnyEntity], versionLock: String? = nil) {
+        self.init(version, entities: entities, versionLock: versionLock, configuration: nil)
+    }
+
+    /// The schema of `entities`, as a store of `configuration` (`nil`: the
+    /// default one) holds them.
+    init(_ version: String, entities: [any AnyEntity], versionLock: String?, configuration: String?) {
         self.versionLock = versionLock
-        var builder = SchemaBuilder(entities: entities)
+        self.declarations = entities
+        self.configuration = configuration
+        var builder = SchemaBuilder(entities: entities, configuration: configuration)
         let built = builder.build()
         self.version = version
         self.entities = built.entities
@@ -43,6 +56,7 @@ public struct Schema: Sendable {
         if version.isEmpty {
             problems.insert(.invalidSchema(entity: nil, field: nil, reason: "the version name is empty"), at: 0)
         }
+        if configuration == nil { problems += Self.configurationProblems(built.entities, declarations: entities) }
         self.problems = problems
         self.entitiesByName = Dictionary(
             built.entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })

@@ -70,6 +70,11 @@ public struct ChangeSet: CommitChanges, Sendable {
     /// Whether a transaction of this stack made the commit; `false` for a
     /// commit of another writer, read from the store's commit log.
     public let isLocal: Bool
+    /// The configuration of the store the commit changed (`nil`: the default
+    /// configuration's store). A transaction that wrote to two stores
+    /// commits in each: two change sets, each with its store's generation,
+    /// merged one right after the other.
+    public let configuration: String?
     let changes: [String: EntityChanges]
     /// Whether the change set stands for a refresh rather than a commit:
     /// the stack could not follow the store commit by commit (a write that
@@ -81,7 +86,11 @@ public struct ChangeSet: CommitChanges, Sendable {
     /// the values it needs before the merge.
     var needsValues = false
 
-    init(generation: UInt64, author: String?, date: Date, isLocal: Bool, changes: [String: EntityChanges]) {
+    init(
+        generation: UInt64, author: String?, date: Date, isLocal: Bool, changes: [String: EntityChanges],
+        configuration: String?
+    ) {
+        self.configuration = configuration
         self.generation = generation
         self.author = author
         self.date = date
@@ -110,7 +119,8 @@ public struct ChangeSet: CommitChanges, Sendable {
     public var clearedEntityNames: Set<String> { Set(changes.filter { $0.value.cleared }.keys) }
 
     public func changedFields(of id: AnyObjectID) -> Set<String> {
-        changes[id.entityName]?.changedFields(ofRow: id.rowID) ?? []
+        guard id.configuration == configuration else { return [] }
+        return changes[id.entityName]?.changedFields(ofRow: id.rowID) ?? []
     }
 
     /// The record the commit log keeps of this change set.

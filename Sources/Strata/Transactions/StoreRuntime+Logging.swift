@@ -14,7 +14,8 @@ extension StoreRuntime {
         try connection.run(
             "UPDATE _strata_meta SET value = ? WHERE key = 'generation'", [.integer(Int64(generation))])
         var changeSet = ChangeSet(
-            generation: generation, author: author, date: Date(), isLocal: true, changes: changes)
+            generation: generation, author: author, date: Date(), isLocal: true, changes: changes,
+            configuration: settings.configuration)
         // Rows of bulk writes are listed by ID: the main context reads what it needs.
         changeSet.needsValues = changes.values.contains(where: \.hasUnreadRows)
         try CommitLog.append(

@@ -208,7 +208,7 @@ struct ObjectMonitorTests {
                 "ObsPerson": .init(updated: [
                     ann.rowID: .init(values: monitor.object!.values, changedFields: ["age"])
                 ])
-            ])
+            ], configuration: nil)
         monitor.didMerge(replay)
         #expect(recorder.take() == [])
     }
