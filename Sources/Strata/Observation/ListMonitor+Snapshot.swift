@@ -6,6 +6,6 @@ extension ListMonitor {
         var items: [ObjectID<Object>] = []
         items.reserveCapacity(members.count)
         for member in members { items.append(ObjectID(entityName: entity.name, rowID: member.rowID)) }
-        return ListSnapshot(sectionIDs: sections.map(\.name), items: items, sectionEnds: sectionEnds(sections))
+        return ListSnapshot(sectionIDs: sectionRuns.map(\.name), items: items, sectionEnds: sectionEnds(sectionRuns))
     }
 }

@@ -19,7 +19,7 @@ struct ListMonitorCallbackTests {
                 return item.objectID
             }
         })
-        let monitor = try stack.monitorSectionedList(
+        let monitor = try stack.monitorList(
             From<MonItem>().orderBy(.ascending(\.$rank)).sectionBy(\.$group) { "g\($0)" })
         let observer = RecordingObserver()
         monitor.addObserver(observer)
@@ -119,7 +119,7 @@ struct ListMonitorCallbackTests {
             done.signal()
         }
         done.wait()
-        let late = try stack.monitorSectionedList(
+        let late = try stack.monitorList(
             From<MonItem>().orderBy(.ascending(\.$rank)).sectionBy(\.$group) { "g\($0)" })
         let lateObserver = RecordingObserver()
         late.addObserver(lateObserver)

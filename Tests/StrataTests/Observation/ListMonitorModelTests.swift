@@ -228,7 +228,7 @@ struct ListMonitorModelTests {
             }
         })
         let query = From<MonItem>().orderBy(.ascending(\.$rank)).sectionBy(\.$rank) { $0 % 2 == 0 ? "even" : "odd" }
-        let monitor = try stack.monitorSectionedList(query)
+        let monitor = try stack.monitorList(query)
         let observer = RecordingObserver()
         monitor.addObserver(observer)
         #expect(monitor.sectionNames() == ["odd", "even", "odd"])
@@ -252,7 +252,7 @@ struct ListMonitorModelTests {
         let firstScalar: @Sendable (String?) -> String = { label in
             label?.unicodeScalars.first.map { String($0) } ?? ""
         }
-        let monitor = try stack.monitorSectionedList(From<MonItem>().sectionBy(\.$label, firstScalar))
+        let monitor = try stack.monitorList(From<MonItem>().sectionBy(\.$label, firstScalar))
         let expected = try stack.fetchAll(From<MonItem>().orderBy(.ascending(\.$label))).map { firstScalar($0.label) }
         #expect(monitor.sectionNames().map { Array($0.unicodeScalars) } == expected.map { Array($0.unicodeScalars) })
     }
