@@ -188,7 +188,7 @@ try stack.perform(synchronous: { tx in
     }
 })
 
-let monitor = try stack.monitorSectionedList(
+let monitor = try stack.monitorList(
     From<Todo>().orderBy(.ascending(\.$title)).sectionBy(\.$priority) { "Priority \($0)" })
 let screen = Screen(monitor)
 monitor.addObserver(screen)

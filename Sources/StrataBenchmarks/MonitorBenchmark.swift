@@ -34,7 +34,7 @@ enum MonitorBenchmark {
             }
         })
         let query = From<MonitorBench>().where(\.$active == true).orderBy(.ascending(\.$rank))
-        let monitor = try stack.monitorSectionedList(query.sectionBy(\.$group))
+        let monitor = try stack.monitorList(query.sectionBy(\.$group))
         let timer = ChangeTimer()
         monitor.addObserver(timer)
         // Changed objects are drawn from the list, so every commit changes what it shows.

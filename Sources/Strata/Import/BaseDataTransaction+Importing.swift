@@ -159,7 +159,8 @@ extension BaseDataTransaction {
         existing: Object?, uniqueIDField: DeclaredField<Object.UniqueIDType>
     ) throws -> Object? {
         if let existing {
-            guard existing.shouldUpdate(from: source, in: self) else { return nil }
+            guard Object.shouldUpdate(from: source, in: self), existing.shouldUpdate(from: source, in: self)
+            else { return nil }
             try existing.update(from: source, in: self)
             return existing
         }

@@ -112,8 +112,21 @@ public protocol ImportableUniqueObject: ImportableObject {
     static func uniqueID(from source: ImportSource, in transaction: BaseDataTransaction) throws
         -> UniqueIDType?
 
-    /// Whether this existing object should be updated from `source`; `false`
-    /// skips the source. Defaults to `true`.
+    /// Whether the existing object with `source`'s ID should be updated from
+    /// it; `false` skips the source. CoreStore's `static` hook, asked first,
+    /// before the object is looked at. Defaults to `true`.
+    ///
+    /// ```swift
+    /// static func shouldUpdate(from source: SongJSON, in transaction: BaseDataTransaction) -> Bool {
+    ///     !source.title.isEmpty
+    /// }
+    /// ```
+    static func shouldUpdate(from source: ImportSource, in transaction: BaseDataTransaction) -> Bool
+
+    /// Whether this existing object should be updated from `source`, asked
+    /// after the `static` hook agreed; `false` skips the source. Strata's
+    /// addition: it can compare the object with the source (a version
+    /// field, say). Defaults to `true`.
     func shouldUpdate(from source: ImportSource, in transaction: BaseDataTransaction) -> Bool
 
     /// Updates this object, which already holds the source's unique ID, from `source`.
@@ -123,6 +136,13 @@ public protocol ImportableUniqueObject: ImportableObject {
 }
 
 extension ImportableUniqueObject {
+    /// Every source with an existing object updates it.
+    public static func shouldUpdate(from source: ImportSource, in transaction: BaseDataTransaction)
+        -> Bool
+    {
+        true
+    }
+
     /// Every existing object is updated.
     public func shouldUpdate(from source: ImportSource, in transaction: BaseDataTransaction) -> Bool
     {

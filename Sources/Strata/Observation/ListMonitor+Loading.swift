@@ -13,7 +13,7 @@ extension ListMonitor {
     /// Fetches the list from the store and rebuilds every index.
     func load() throws {
         namesByValue = [:]
-        let fetchQuery = query.orderBy(orderForFetch)
+        let fetchQuery = query.ordered(by: orderForFetch)
         isLoading = true
         defer { isLoading = false }
         let objects = try main.context.fetchAll(fetchQuery)
@@ -35,7 +35,7 @@ extension ListMonitor {
 
     /// The object as a member: its key and its section name, each value read once.
     func member(_ object: ManagedObject) -> ListMember {
-        let evaluator = MemoryEvaluator(context: main.context)
+        let evaluator = MemoryEvaluator(graph: main.context)
         var writer = ListKey.Writer()
         var section = ""
         for (index, spec) in specs.enumerated() {
@@ -72,15 +72,15 @@ extension ListMonitor {
     /// in NSFetchedResultsController and CoreStore.
     func rebuildSections(names: [String]) {
         guard sectionBy != nil else {
-            sections = [ListSection(name: "", count: names.count)]
+            sectionRuns = [ListSection(name: "", count: names.count)]
             return
         }
-        sections = []
+        sectionRuns = []
         for name in names {
-            if let last = sections.last, last.name == name {
-                sections[sections.count - 1].count += 1
+            if let last = sectionRuns.last, last.name == name {
+                sectionRuns[sectionRuns.count - 1].count += 1
             } else {
-                sections.append(ListSection(name: name, count: 1))
+                sectionRuns.append(ListSection(name: name, count: 1))
             }
         }
     }
@@ -88,6 +88,6 @@ extension ListMonitor {
     /// The section name of an object, as the SectionBy computes it.
     func sectionName(of object: ManagedObject) -> String {
         guard let sectionBy else { return "" }
-        return sectionName(ofValue: MemoryEvaluator(context: main.context).value(sectionBy.path, of: object))
+        return sectionName(ofValue: MemoryEvaluator(graph: main.context).value(sectionBy.path, of: object))
     }
 }

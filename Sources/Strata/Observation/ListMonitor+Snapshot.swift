@@ -5,7 +5,9 @@ extension ListMonitor {
     func makeSnapshot() -> ListSnapshot<Object> {
         var items: [ObjectID<Object>] = []
         items.reserveCapacity(members.count)
-        for member in members { items.append(ObjectID(entityName: entity.name, rowID: member.rowID, configuration: entity.configuration)) }
-        return ListSnapshot(sectionIDs: sections.map(\.name), items: items, sectionEnds: sectionEnds(sections))
+        for member in members {
+            items.append(ObjectID(entityName: entity.name, rowID: member.rowID, configuration: entity.configuration))
+        }
+        return ListSnapshot(sectionIDs: sectionRuns.map(\.name), items: items, sectionEnds: sectionEnds(sectionRuns))
     }
 }

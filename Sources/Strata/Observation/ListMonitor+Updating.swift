@@ -37,7 +37,7 @@ extension ListMonitor {
     func didRefresh(_ changeSet: ChangeSet) {
         guard !isLoading else { return }
         do {
-            try refetch(query, sectionBy: sectionBy)
+            try refetch(from: query, sectionBy: sectionBy)
         } catch {
             StrataLog.warning(.observation, "A ListMonitor of \(entity.name) could not re-fetch: \(error)")
         }
@@ -48,7 +48,7 @@ extension ListMonitor {
 
     private func update(with changes: ChangeSet.EntityChanges, generation: UInt64) {
         let predicate = query.predicate
-        let evaluator = MemoryEvaluator(context: main.context)
+        let evaluator = MemoryEvaluator(graph: main.context)
         func matches(_ object: ManagedObject) -> Bool {
             guard let predicate else { return true }
             return evaluator.evaluate(predicate.predicate, on: object) ?? false
@@ -82,7 +82,7 @@ extension ListMonitor {
         guard !leaving.isEmpty || !fresh.isEmpty else { return }
 
         // Old positions (one binary search each) and index paths, against the list as it was.
-        let oldSections = sections
+        let oldSections = sectionRuns
         let oldEnds = sectionEnds(oldSections)
         // With their positions, by which they are put in the order observers get them.
         var deletedObjects: [((ManagedObject, IndexPath), position: Int)] = []
@@ -94,7 +94,7 @@ extension ListMonitor {
             let path = IndexPath(position: position, sectionEnds: oldEnds)
             deletedObjects.append(((members[position].object, path), position))
             removals.append(position)
-            sections[path.section].count -= 1
+            sectionRuns[path.section].count -= 1
             keysByRowID[key.rowID] = nil
         }
         var incoming: [Int] = []                           // entering, or moving to a new position
@@ -114,7 +114,7 @@ extension ListMonitor {
             } else {
                 movedFrom[index] = path
                 removals.append(position)
-                sections[path.section].count -= 1
+                sectionRuns[path.section].count -= 1
                 incoming.append(index)
             }
         }
@@ -122,13 +122,17 @@ extension ListMonitor {
         // Sections left empty, by index in the old list (nothing has moved yet).
         var deletedSections: [Int] = []
         // An unsectioned list keeps its one section, even empty.
-        for index in sections.indices where sections[index].count == 0 && sectionBy != nil {
+        for index in sectionRuns.indices where sectionRuns[index].count == 0 && sectionBy != nil {
             deletedSections.append(index)
         }
-        for index in deletedSections.reversed() { sections.remove(at: index) }
+        // What each deleted section held, read before the members change.
+        let deletedSectionInfos = deletedSections.reversed().map {
+            (Self.sectionInfo(at: $0, of: oldSections, in: members), $0)
+        }
+        for index in deletedSections.reversed() { sectionRuns.remove(at: index) }
         // With names not monotone in the section key, an emptied section can
         // leave two of the same name side by side, which a fetch makes one.
-        let joinsSections = sections.indices.dropFirst().contains { sections[$0 - 1].name == sections[$0].name }
+        let joinsSections = sectionRuns.indices.dropFirst().contains { sectionRuns[$0 - 1].name == sectionRuns[$0].name }
         // Remove what leaves or moves, then insert what enters or moves, each
         // as one batch: a chunk of the list is rewritten once however many
         // of its members change.
@@ -161,7 +165,7 @@ extension ListMonitor {
 
         // New index paths, against the list as it is now: `placed` is in
         // ascending order of position, as observers get inserts.
-        let newEnds = sectionEnds(sections)
+        let newEnds = sectionEnds(sectionRuns)
         var insertedObjects: [(ManagedObject, IndexPath)] = []
         var movedObjects: [(ManagedObject, IndexPath, IndexPath)] = []
         for ((position, member), from) in zip(placed, placedFrom) {
@@ -175,8 +179,7 @@ extension ListMonitor {
         notify(
             deleted: ListOrdering.descending(deletedObjects), inserted: insertedObjects,
             moved: movedObjects, updated: ListOrdering.ascending(updatedObjects),
-            deletedSections: deletedSections.reversed().map { (oldSections[$0], $0) },
-            insertedSections: insertedSections.sorted())
+            deletedSections: deletedSectionInfos, insertedSections: insertedSections.sorted())
     }
 
     /// Counts each placed member into the section it joins (the one before
@@ -189,7 +192,7 @@ extension ListMonitor {
     /// monotone in its key), which needs the sections rebuilt.
     private func placeInSections(_ placed: [(position: Int, member: ListMember)]) -> (inserted: [Int], split: Bool) {
         guard sectionBy != nil else {
-            sections[0].count += placed.count
+            sectionRuns[0].count += placed.count
             return ([], false)
         }
         var inserted: [Int] = []
@@ -198,8 +201,8 @@ extension ListMonitor {
         var cursor = (section: 0, start: 0)
         func section(containing position: Int) -> (section: Int, start: Int) {
             if position < cursor.start { cursor = (0, 0) }
-            while cursor.section < sections.count - 1, cursor.start + sections[cursor.section].count <= position {
-                cursor.start += sections[cursor.section].count
+            while cursor.section < sectionRuns.count - 1, cursor.start + sectionRuns[cursor.section].count <= position {
+                cursor.start += sectionRuns[cursor.section].count
                 cursor.section += 1
             }
             return cursor
@@ -207,17 +210,17 @@ extension ListMonitor {
         for (position, incoming) in placed {
             let before = position > 0 ? section(containing: position - 1) : nil
             let after = position < total ? section(containing: position) : nil
-            if let before, sections[before.section].name == incoming.section {
-                sections[before.section].count += 1
+            if let before, sectionRuns[before.section].name == incoming.section {
+                sectionRuns[before.section].count += 1
                 cursor = before
-            } else if let after, sections[after.section].name == incoming.section {
-                sections[after.section].count += 1
+            } else if let after, sectionRuns[after.section].name == incoming.section {
+                sectionRuns[after.section].count += 1
                 cursor = after
             } else if let before, let after, before.section == after.section {
                 return (inserted, true)
             } else {
-                let index = after?.section ?? sections.count
-                sections.insert(ListSection(name: incoming.section, count: 1), at: index)
+                let index = after?.section ?? sectionRuns.count
+                sectionRuns.insert(ListSection(name: incoming.section, count: 1), at: index)
                 inserted.append(index)
                 cursor = (index, position)
             }
@@ -241,7 +244,7 @@ extension ListMonitor {
     private func notify(
         deleted: [(ManagedObject, IndexPath)], inserted: [(ManagedObject, IndexPath)],
         moved: [(ManagedObject, IndexPath, IndexPath)], updated: [(ManagedObject, IndexPath)],
-        deletedSections: [(ListSection, Int)], insertedSections: [Int]
+        deletedSections: [(ListSectionInfo<Object>, Int)], insertedSections: [Int]
     ) {
         let boxes = liveObservers
         guard !boxes.isEmpty else { return }
@@ -257,9 +260,7 @@ extension ListMonitor {
         for box in boxes { box.willChange(self) }
         for box in boxes {
             for (object, path) in deleted { box.didDeleteObject?(self, typed(object), path) }
-            for (section, index) in deletedSections {
-                box.didDeleteSection?(self, ListSectionInfo(name: section.name, objects: []), index)
-            }
+            for (info, index) in deletedSections { box.didDeleteSection?(self, info, index) }
             for index in insertedSections { box.didInsertSection?(self, sectionInfo(at: index), index) }
             for (object, path) in inserted { box.didInsertObject?(self, typed(object), path) }
             for (object, from, to) in moved { box.didMoveObject?(self, typed(object), from, to) }
@@ -274,7 +275,7 @@ extension ListMonitor {
     func sectionedRowIDs() -> SectionedList<Int64> {
         var occurrences: [String: Int] = [:]
         var start = 0
-        return SectionedList(sections: sections.map { section in
+        return SectionedList(sections: sectionRuns.map { section in
             let seen = occurrences[section.name, default: 0]
             occurrences[section.name] = seen + 1
             let items = members.entries(in: start..<(start + section.count)).map(\.rowID)
@@ -288,7 +289,7 @@ extension ListMonitor {
     private func refetchAndDiff(updated: Set<Int64>) {
         let oldList = sectionedRowIDs()
         let oldMembers = members
-        let oldSections = sections
+        let oldSections = sectionRuns
         do {
             try load()
         } catch {
@@ -310,7 +311,9 @@ extension ListMonitor {
             inserted: changes.inserts.map { (self[$0] as ManagedObject, $0) },
             moved: changes.moves.map { (self[$0.to] as ManagedObject, $0.from, $0.to) },
             updated: changes.updates.map { (oldObject(at: $0), $0) },
-            deletedSections: changes.deletedSections.reversed().map { (oldSections[$0], $0) },
+            deletedSections: changes.deletedSections.reversed().map {
+                (Self.sectionInfo(at: $0, of: oldSections, in: oldMembers), $0)
+            },
             insertedSections: changes.insertedSections)
     }
 }

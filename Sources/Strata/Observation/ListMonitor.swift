@@ -38,7 +38,7 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// The entities the predicate, the sort keys and the sections read
     /// through relationships (including the monitored one, for a path back to it).
     var entitiesRead: Set<String> = []
-    var sections: [ListSection] = []
+    var sectionRuns: [ListSection] = []
     /// Section names by section-key value, while the SectionBy stays the same.
     var namesByValue: [SectionNameKey: String] = [:]
     var observers: [ListObserverBox<Object>] = []
@@ -60,64 +60,6 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
 
     isolated deinit {
         main.observation.remove(self)
-    }
-
-    // MARK: Reading the list
-
-    /// How many sections the list has: always 1 for an unsectioned list,
-    /// empty or not (as in NSFetchedResultsController and CoreStore).
-    public func numberOfSections() -> Int { sections.count }
-
-    /// How many objects the list holds.
-    public func numberOfObjects() -> Int { members.count }
-
-    /// How many objects section `section` holds.
-    public func numberOfObjects(in section: Int) -> Int { sections[section].count }
-
-    /// Whether the list holds any object.
-    public func hasObjects() -> Bool { !members.isEmpty }
-
-    /// The object at `index` in the whole list.
-    public subscript(index: Int) -> Object {
-        uncheckedDowncast(members[index].object, to: Object.self)
-    }
-
-    /// The object at `indexPath` (section, item).
-    public subscript(indexPath: IndexPath) -> Object {
-        uncheckedDowncast(members[position(of: indexPath)].object, to: Object.self)
-    }
-
-    /// The object at `itemIndex` in section `sectionIndex`.
-    public subscript(sectionIndex: Int, itemIndex: Int) -> Object {
-        self[IndexPath(item: itemIndex, section: sectionIndex)]
-    }
-
-    /// The section's name, index title and objects.
-    public func sectionInfo(at section: Int) -> ListSectionInfo<Object> {
-        let start = Self.position(of: IndexPath(item: 0, section: section), in: sections)
-        let objects = members.entries(in: start..<(start + sections[section].count)).map {
-            uncheckedDowncast($0.object, to: Object.self)
-        }
-        return ListSectionInfo(name: sections[section].name, objects: objects)
-    }
-
-    /// The names of the sections, in order.
-    public func sectionNames() -> [String] { sections.map(\.name) }
-
-    /// Every object, in list order.
-    public func objectsInAllSections() -> [Object] {
-        members.map { uncheckedDowncast($0.object, to: Object.self) }
-    }
-
-    /// The objects of section `section`.
-    public func objects(in section: Int) -> [Object] { sectionInfo(at: section).objects }
-
-    /// Where `object` (of any context) is in the list, or `nil`.
-    public func indexPath(of object: Object) -> IndexPath? {
-        guard object.entity != nil, let key = keysByRowID[object.rowID],
-              let position = members.position(of: key)
-        else { return nil }
-        return indexPath(ofPosition: position)
     }
 
     // MARK: Observers
@@ -159,23 +101,22 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
 
     // MARK: Refetching
 
-    /// Replaces the query (and sectioning): observers get `listMonitorWillRefetch`
-    /// now and `listMonitorDidRefetch` once the new list is in place, with no
-    /// per-object events in between.
+    /// Replaces the query, sectioning included: observers get
+    /// `listMonitorWillRefetch` now and `listMonitorDidRefetch` once the new
+    /// list is in place, with no per-object events in between. A ``From``
+    /// makes the list one section; a ``SectionedQuery`` sections it.
     ///
     /// ```swift
-    /// try monitor.refetch(From<Person>().orderBy(.ascending(\.$name)).sectionBy(\.$city))
+    /// try monitor.refetch(From<Person>().sectionBy(\.$city).orderBy(.ascending(\.$name)))
     /// ```
     ///
     /// - Throws: a ``StrataError`` if the fetch fails; the old list stays.
-    public func refetch(_ query: SectionedQuery<Object>) throws {
-        try refetch(query.query, sectionBy: query.sectionBy)
+    public func refetch(_ query: some ListQuery<Object>) throws {
+        try refetch(from: query.from, sectionBy: query.sectionBy)
     }
 
-    /// Replaces the query with an unsectioned one (or sectioned by `sectionBy`).
-    ///
-    /// - Throws: a ``StrataError`` if the fetch fails; the old list stays.
-    public func refetch(_ query: From<Object>, sectionBy: SectionBy<Object>? = nil) throws {
+    /// Replaces the fetch and the sectioning; see ``refetch(_:)``.
+    func refetch(from query: From<Object>, sectionBy: SectionBy<Object>?) throws {
         let boxes = liveObservers
         for box in boxes { box.willRefetch(self) }
         let previous = (self.query, self.sectionBy)
@@ -193,24 +134,24 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     // MARK: Positions
 
     func position(of indexPath: IndexPath) -> Int {
-        Self.position(of: indexPath, in: sections)
+        Self.position(of: indexPath, in: sectionRuns)
     }
 
-    /// The position in the whole list of `indexPath` among `sections`.
-    static func position(of indexPath: IndexPath, in sections: [ListSection]) -> Int {
-        sections[..<indexPath.section].reduce(0) { $0 + $1.count } + indexPath.item
+    /// The position in the whole list of `indexPath` among `sectionRuns`.
+    static func position(of indexPath: IndexPath, in sectionRuns: [ListSection]) -> Int {
+        sectionRuns[..<indexPath.section].reduce(0) { $0 + $1.count } + indexPath.item
     }
 
     func indexPath(ofPosition position: Int) -> IndexPath {
-        IndexPath(position: position, sectionEnds: sectionEnds(sections))
+        IndexPath(position: position, sectionEnds: sectionEnds(sectionRuns))
     }
 
     /// Where each section ends in the list (the next one's start).
-    func sectionEnds(_ sections: [ListSection]) -> [Int] {
+    func sectionEnds(_ sectionRuns: [ListSection]) -> [Int] {
         var ends: [Int] = []
-        ends.reserveCapacity(sections.count)
+        ends.reserveCapacity(sectionRuns.count)
         var end = 0
-        for section in sections {
+        for section in sectionRuns {
             end += section.count
             ends.append(end)
         }

@@ -11,7 +11,7 @@ public protocol ListObserver: AnyObject {
     func listMonitorWillChange(_ monitor: ListMonitor<ListEntityType>)
     /// After a batch of changes (last): the monitor shows the new list.
     func listMonitorDidChange(_ monitor: ListMonitor<ListEntityType>)
-    /// Before the monitor replaces its whole list (``ListMonitor/refetch(_:sectionBy:)``).
+    /// Before the monitor replaces its whole list (``ListMonitor/refetch(_:)``, or a refresh after an outside write).
     func listMonitorWillRefetch(_ monitor: ListMonitor<ListEntityType>)
     /// After the new list is in place; no per-object events are sent for a refetch.
     func listMonitorDidRefetch(_ monitor: ListMonitor<ListEntityType>)
@@ -61,9 +61,15 @@ extension ListObjectObserver {
 /// Follows section inserts and deletes too.
 @MainActor
 public protocol ListSectionObserver: ListObjectObserver {
+    /// A section was inserted at `sectionIndex` of the new list;
+    /// `sectionInfo` holds its objects as they are now.
     func listMonitor(
         _ monitor: ListMonitor<ListEntityType>, didInsertSection sectionInfo: ListSectionInfo<ListEntityType>,
         toSectionIndex sectionIndex: Int)
+    /// The section at `sectionIndex` of the old list was deleted;
+    /// `sectionInfo` holds the objects it had before this change (each
+    /// deleted, or moved to another section, in the same batch; deleted
+    /// ones report `isDeletedObject`).
     func listMonitor(
         _ monitor: ListMonitor<ListEntityType>, didDeleteSection sectionInfo: ListSectionInfo<ListEntityType>,
         fromSectionIndex sectionIndex: Int)

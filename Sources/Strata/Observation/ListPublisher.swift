@@ -102,27 +102,17 @@ public final class ListPublisher<Object: ManagedObject> {
 
     // MARK: Refetching
 
-    /// Shows a new query, unsectioned, and publishes the new list.
+    /// Shows a new query, sectioning included, and publishes the new list:
+    /// a ``From`` makes it one section, a ``SectionedQuery`` sections it.
     ///
     /// ```swift
     /// try publisher.refetch(From<Person>().where(\.$age >= 18).orderBy(.ascending(\.$name)))
+    /// try publisher.refetch(From<Person>().sectionBy(\.$city).orderBy(.ascending(\.$name)))
     /// ```
     ///
     /// - Throws: a ``StrataError`` if the fetch fails; the old list stays.
-    public func refetch(_ query: From<Object>) throws {
-        try monitor.refetch(query, sectionBy: nil)
-        publishIfNeeded()
-    }
-
-    /// Shows a new sectioned query and publishes the new list.
-    ///
-    /// ```swift
-    /// try publisher.refetch(From<Person>().orderBy(.ascending(\.$name)).sectionBy(\.$city))
-    /// ```
-    ///
-    /// - Throws: a ``StrataError`` if the fetch fails; the old list stays.
-    public func refetch(_ query: SectionedQuery<Object>) throws {
-        try monitor.refetch(query.query, sectionBy: query.sectionBy)
+    public func refetch(_ query: some ListQuery<Object>) throws {
+        try monitor.refetch(query)
         publishIfNeeded()
     }
 

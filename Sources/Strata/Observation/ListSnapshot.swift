@@ -8,8 +8,8 @@ import Foundation
 /// every item ID of every section, in list order.
 ///
 /// ```swift
-/// let publisher = try stack.publishSectionedList(
-///     From<Person>().orderBy(.ascending(\.$name)).sectionBy(\.$city))
+/// let publisher = try stack.publishList(
+///     From<Person>().sectionBy(\.$city).orderBy(.ascending(\.$name)))
 /// let snapshot = publisher.snapshot
 /// for section in 0..<snapshot.numberOfSections {
 ///     print(snapshot.sectionIDs[section], snapshot.itemIDs(inSection: section).count)

@@ -2,9 +2,9 @@
 /// names each section from the field's value.
 ///
 /// ```swift
-/// stack.monitorSectionedList(
-///     From<Person>().orderBy(.ascending(\.$name)),
-///     sectionBy: SectionBy(\.$age) { age in "\(age / 10 * 10)s" })
+/// stack.monitorList(
+///     From<Person>().orderBy(.ascending(\.$name))
+///         .sectionBy(SectionBy(\.$age) { age in "\(age / 10 * 10)s" }))
 /// ```
 ///
 /// Objects are ordered by the section field first (ascending), then by the
@@ -60,9 +60,14 @@ public struct ListSectionInfo<Object: ManagedObject> {
     /// The section's name (the SectionBy closure's result).
     public let name: String
     /// The first character of the name, upper-cased, for a section index.
-    public var indexTitle: String { name.first.map { String($0).uppercased() } ?? "" }
+    public var indexTitle: String { Self.indexTitle(of: name) }
     /// The section's objects, in order.
     public let objects: [Object]
     /// How many objects the section holds.
     public var numberOfObjects: Int { objects.count }
+
+    /// The index title of a section named `name`.
+    static func indexTitle(of name: String) -> String {
+        name.first.map { String($0).uppercased() } ?? ""
+    }
 }

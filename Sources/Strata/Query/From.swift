@@ -24,13 +24,25 @@ public struct From<Object: ManagedObject>: Sendable {
         return copy
     }
 
-    /// Sets the order.
+    /// Adds sort keys after those already given: `.orderBy(.ascending(\.$city))
+    /// .orderBy(.descending(\.$age))` sorts by city, then by age (the row ID
+    /// always breaks the last tie).
     public func orderBy(_ keys: OrderBy<Object>.SortKey...) -> From<Object> {
         orderBy(OrderBy(keys))
     }
 
-    /// Sets the order.
+    /// Adds the keys of `order` after those already given.
+    ///
+    /// ```swift
+    /// let byCity = OrderBy<Person>(.ascending(\.$city))
+    /// From<Person>().orderBy(byCity).orderBy(.descending(\.$age))   // city, then age
+    /// ```
     public func orderBy(_ order: OrderBy<Object>) -> From<Object> {
+        ordered(by: (self.order ?? OrderBy()) + order)
+    }
+
+    /// This fetch with `order` in place of its own.
+    func ordered(by order: OrderBy<Object>) -> From<Object> {
         var copy = self
         copy.order = order
         return copy

@@ -78,6 +78,20 @@ public struct OrderBy<Object: ManagedObject>: Sendable {
         self.keys = keys
     }
 
+    /// The keys of `left`, then those of `right`, as CoreStore's `+` does.
+    ///
+    /// ```swift
+    /// let order = OrderBy<Person>(.ascending(\.$city)) + OrderBy(.descending(\.$age))
+    /// ```
+    public static func + (left: OrderBy, right: OrderBy) -> OrderBy {
+        OrderBy(left.keys + right.keys)
+    }
+
+    /// Appends the keys of `right` to `left`.
+    public static func += (left: inout OrderBy, right: OrderBy) {
+        left = left + right
+    }
+
     /// Whether a key reads through a relationship.
     var readsRelationships: Bool { keys.contains { !$0.path.relationships.isEmpty } }
 }

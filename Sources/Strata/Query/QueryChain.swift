@@ -34,12 +34,13 @@ public struct QueryChain<Object: ManagedObject, Result>: Sendable {
         return copy
     }
 
-    /// Sets the order of the rows. In a grouped query, sort by group keys.
+    /// Adds sort keys for the rows after those already given. In a grouped
+    /// query, sort by group keys.
     public func orderBy(_ keys: OrderBy<Object>.SortKey...) -> QueryChain {
         orderBy(OrderBy(keys))
     }
 
-    /// Sets the order of the rows. In a grouped query, sort by group keys.
+    /// Adds the keys of `order` after those already given.
     public func orderBy(_ order: OrderBy<Object>) -> QueryChain {
         var copy = self
         copy.from = from.orderBy(order)

@@ -1,29 +1,36 @@
 import Foundation
 
+/// What the in-memory evaluator asks of the objects it reads: a field's
+/// value and the objects a relationship leads to. The context layer answers
+/// (`ObjectContext`, in `Context/ObjectContext+Evaluating.swift`), reading
+/// pending changes and loading related objects as it must; Query itself
+/// knows no context.
+protocol ObjectGraphReading {
+    /// The value of the stored field (or to-one relationship's foreign key)
+    /// named `field` of `object`; NULL when its entity has no such field.
+    func value(of field: String, on object: ManagedObject) -> StoredValue
+    /// The object the to-one relationship `name` of `object` points to;
+    /// `nil` when it points nowhere or there is no such relationship.
+    func relatedObject(of object: ManagedObject, through name: String) -> ManagedObject?
+    /// The objects the to-many relationship `name` of `object` holds; `nil`
+    /// when its entity has no such relationship.
+    func relatedObjects(of object: ManagedObject, through name: String) -> [ManagedObject]?
+}
+
 /// Evaluates predicates and sort keys on objects in memory, with exactly the
 /// semantics of the SQL the same tree compiles to (see `WherePredicate+SQL`).
-struct MemoryEvaluator {
-    let context: ObjectContext
+struct MemoryEvaluator<Graph: ObjectGraphReading> {
+    let graph: Graph
 
     /// The value at `path` on `object`: NULL when a relationship on the way is nil.
     func value(_ path: ValuePath, of object: ManagedObject) -> StoredValue {
         var current = object
         for name in path.relationships {
-            guard let next = related(current, name) else { return .null }
+            guard let next = graph.relatedObject(of: current, through: name) else { return .null }
             current = next
         }
         guard let field = path.field else { return .integer(current.rowID) }
-        guard let slot = current.entity?.slot(of: field) else { return .null }
-        return current.value(at: slot)
-    }
-
-    private func related(_ object: ManagedObject, _ name: String) -> ManagedObject? {
-        guard let entity = object.entity, let slot = entity.slot(of: name),
-              case .integer(let rowID) = object.value(at: slot),
-              let relationship = entity.relationships[name],
-              let target = context.schema.entity(named: relationship.target)
-        else { return nil }
-        return try? context.existingObject(target, rowID: rowID)
+        return graph.value(of: field, on: current)
     }
 
     /// Whether `object` satisfies the predicate; `nil` when it holds raw SQL.
@@ -87,11 +94,10 @@ struct MemoryEvaluator {
     private func members(of object: ManagedObject, _ owner: ValuePath, _ name: String) -> [ManagedObject]? {
         var current = object
         for link in owner.relationships + [owner.field].compactMap({ $0 }) {
-            guard let next = related(current, link) else { return nil }
+            guard let next = graph.relatedObject(of: current, through: link) else { return nil }
             current = next
         }
-        guard let relationship = current.entity?.relationships[name] else { return nil }
-        return context.related(of: current, relationship: relationship)
+        return graph.relatedObjects(of: current, through: name)
     }
 
     /// An SQL comparison: false when a NULL is involved, except for the
@@ -143,34 +149,5 @@ struct MemoryEvaluator {
             }
         }
         return a.rowID < b.rowID ? .orderedAscending : (a.rowID > b.rowID ? .orderedDescending : .orderedSame)
-    }
-}
-
-extension Where {
-    /// Whether `object` satisfies the predicate, evaluated in memory with the
-    /// same semantics as the SQL it compiles to; `nil` when the predicate holds
-    /// raw SQL, which only the store can evaluate.
-    ///
-    /// ```swift
-    /// let adult = Where<Person>(\.$age >= 18)
-    /// adult.evaluate(person)   // true or false
-    /// ```
-    public func evaluate(_ object: Object) -> Bool? {
-        guard let context = object.context else {
-            misuse("Strata: evaluate a Where on objects of a context, not ones made with \(Object.self)().")
-        }
-        return MemoryEvaluator(context: context).evaluate(predicate, on: object)
-    }
-}
-
-extension OrderBy {
-    /// Whether `a` comes before `b` in this order (then by row ID), exactly as
-    /// a fetch sorts them.
-    public func areInIncreasingOrder(_ a: Object, _ b: Object) -> Bool {
-        guard let context = a.context else {
-            misuse("Strata: order objects of a context, not ones made with \(Object.self)().")
-        }
-        let specs = keys.map { ($0.path, $0.isAscending, $0.options, $0.nullsFirst) }
-        return MemoryEvaluator(context: context).order(specs, a, b) == .orderedAscending
     }
 }

@@ -1,25 +1,31 @@
-/// Live lists and objects on the main actor.
+/// Live lists on the main actor.
 extension DataStack {
-    /// A monitor of the objects `query` matches, kept current after every commit.
+    /// A monitor of the objects `query` matches, kept current after every
+    /// commit: in one section for a ``From``, in sections for a
+    /// ``SectionedQuery`` (`From.sectionBy(...)`).
     ///
     /// ```swift
-    /// let monitor = try stack.monitorList(From<Person>().orderBy(.ascending(\.$name)))
+    /// let people = try stack.monitorList(From<Person>().orderBy(.ascending(\.$name)))
+    /// let byCity = try stack.monitorList(
+    ///     From<Person>().sectionBy(\.$city).orderBy(.ascending(\.$name)))
     /// ```
     ///
     /// - Throws: ``StrataError/storeNotAdded``, or a fetch error.
     @MainActor
-    public func monitorList<Object: ManagedObject>(_ query: From<Object>) throws -> ListMonitor<Object> {
-        try ListMonitor(main: main(), query: query, sectionBy: nil)
+    public func monitorList<Object: ManagedObject>(_ query: some ListQuery<Object>) throws
+        -> ListMonitor<Object>
+    {
+        try ListMonitor(main: main(), query: query.from, sectionBy: query.sectionBy)
     }
 
-    /// A monitor of the objects `query` matches, in sections.
-    ///
-    /// ```swift
-    /// let monitor = try stack.monitorSectionedList(
-    ///     From<Person>().orderBy(.ascending(\.$name)).sectionBy(\.$city))
-    /// ```
+    /// CoreStore's name for a sectioned monitor; in Strata the query carries
+    /// its sections and ``monitorList(_:)`` takes it.
+    @available(*, unavailable, renamed: "monitorList(_:)",
+               message: "the query carries its sections: monitorList(From<T>().sectionBy(...))")
     @MainActor
-    public func monitorSectionedList<Object: ManagedObject>(_ query: SectionedQuery<Object>) throws -> ListMonitor<Object> {
-        try ListMonitor(main: main(), query: query.query, sectionBy: query.sectionBy)
+    public func monitorSectionedList<Object: ManagedObject>(_ query: SectionedQuery<Object>) throws
+        -> ListMonitor<Object>
+    {
+        try monitorList(query)
     }
 }

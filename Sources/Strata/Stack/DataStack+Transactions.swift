@@ -55,19 +55,6 @@ extension DataStack: CommitMerging {
         author: String? = nil,
         completion: @escaping @MainActor @Sendable (Swift.Result<Result, StrataError>) -> Void
     ) {
-        enqueue(body, author: author, holdsMerges: false, completion: completion)
-    }
-
-    /// Runs `body` on the transaction queue and delivers `completion` after
-    /// its commit. `holdsMerges`: merging stops after the completion until
-    /// ``MainContext/resumeMerging()`` (an awaiting caller on the main actor
-    /// has resumed).
-    private func enqueue<Result: Sendable>(
-        _ body: @escaping @Sendable (AsynchronousDataTransaction) throws -> Result, author: String?,
-        holdsMerges: Bool,
-        completion: @escaping @MainActor @Sendable (Swift.Result<Result, StrataError>) -> Void
-    ) {
-        let author = self.author(author)
         let store: StoreRuntime
         do {
             store = try self.store()
@@ -75,16 +62,10 @@ extension DataStack: CommitMerging {
             afterMerge { completion(.failure(StrataError.wrapping(error))) }
             return
         }
+        let author = self.author(author)
         transactionQueue.async {
-            let outcome: Swift.Result<Result, StrataError>
-            do {
-                outcome = .success(try self.runTransaction(store: store, author: author) { context in
-                    try body(AsynchronousDataTransaction(context: context, author: author))
-                })
-            } catch {
-                outcome = .failure(StrataError.wrapping(error))
-            }
-            store.deliver(holdingMerges: holdsMerges) { completion(outcome) }
+            let outcome = self.runQueued(body, store: store, author: author)
+            store.deliver { completion(outcome) }
             self.scheduleMerge()
         }
     }
@@ -104,21 +85,39 @@ extension DataStack: CommitMerging {
     /// own commit, before any later commit is merged (on the caller's actor:
     /// no hop to another executor in between).
     ///
-    /// - Throws: the same errors as ``perform(synchronous:author:)``.
+    /// - Throws: the same errors as ``perform(synchronous:author:isolation:)``,
+    ///   ``StrataError/storeNotAdded`` at once, before anything is queued.
     public func perform<Result: Sendable>(
         author: String? = nil, isolation: isolated (any Actor)? = #isolation,
         _ body: @escaping @Sendable (AsynchronousDataTransaction) throws -> Result
     ) async throws -> Result {
+        let store = try self.store()
+        let author = self.author(author)
         // From the main actor, merging waits until this has resumed, so that
         // the caller's next step sees its own commit and no later one.
         let holdsMerges = isolation === MainActor.shared
+        // The transaction runs on the queue itself; the caller resumes from the
+        // main actor once its commit (or failure) is merged, in commit order.
         let outcome = await withCheckedContinuation(isolation: isolation) { continuation in
-            enqueue(body, author: author, holdsMerges: holdsMerges) { result in
-                continuation.resume(returning: result)
+            transactionQueue.async {
+                let outcome = self.runQueued(body, store: store, author: author)
+                store.deliver(holdingMerges: holdsMerges) { continuation.resume(returning: outcome) }
+                self.scheduleMerge()
             }
         }
         if holdsMerges { resumeMergingOnMainActor() }
         return try outcome.get()
+    }
+
+    /// Runs `body` in a transaction; called on the transaction queue.
+    private func runQueued<Result>(
+        _ body: (AsynchronousDataTransaction) throws -> Result, store: StoreRuntime, author: String?
+    ) -> Swift.Result<Result, StrataError> {
+        Swift.Result {
+            try runTransaction(store: store, author: author) { context in
+                try body(AsynchronousDataTransaction(context: context, author: author))
+            }
+        }.mapError(StrataError.wrapping)
     }
 
     /// Lets merging go on after an awaiting caller resumed; called on the main actor.

@@ -1,40 +1,10 @@
-/// Queries and object conveniences in a transaction. Pending changes are
-/// flushed to the transaction's connection first, so they are counted.
-extension BaseDataTransaction {
-    /// The first term of the first row the query returns, as `Result`; `nil`
-    /// when there is no row, the value is NULL, or it does not convert.
-    ///
-    /// ```swift
-    /// let oldest = try tx.queryValue(From<Person>().select(Int.self, .maximum(\.$age)))
-    /// ```
-    ///
-    /// - Throws: an SQLite error, or the error of flushing pending changes.
-    public func queryValue<Object: ManagedObject, Result: FieldStorable>(
-        _ query: QueryChain<Object, Result>
-    ) throws -> Result? {
-        try context.queryValue(query)
-    }
-
-    /// Every row the query returns, each term's value under its name; a NULL
-    /// value is left out of its row.
-    ///
-    /// ```swift
-    /// let rows = try tx.queryAttributes(
-    ///     From<Person>().select(.attribute(\.$city), .sum(\.$age)).groupBy(\.$city))
-    /// ```
-    ///
-    /// - Throws: an SQLite error, or the error of flushing pending changes.
-    public func queryAttributes<Object: ManagedObject, Result>(
-        _ query: QueryChain<Object, Result>
-    ) throws -> [[String: StoredValue]] {
-        try context.queryAttributes(query)
-    }
-
-    /// The one object the query matches, or `nil` when none or several do.
-    ///
-    /// - Throws: an SQLite error, or the error of flushing pending changes.
-    public func fetchUnique<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
-        try context.fetchUnique(query)
+/// A transaction reads through its own context: every fetch and query of
+/// ``FetchableSource`` and ``QueryableSource`` sees its pending changes,
+/// which are flushed to its connection first.
+extension BaseDataTransaction: QueryableSource {
+    /// The transaction's own context; never throws.
+    public func sourceContext() -> SourceContext {
+        SourceContext(context)
     }
 
     /// The first object the query matches or, when none does, a new object

@@ -88,58 +88,6 @@ public class BaseDataTransaction {
     public func cancel() throws -> Never {
         throw StrataError.userCancelled
     }
-
-    // MARK: Fetching (pending changes included)
-
-    /// Every object the query matches, in its order.
-    public func fetchAll<Object: ManagedObject>(_ query: From<Object>) throws -> [Object] {
-        try context.fetchAll(query)
-    }
-
-    /// The first object the query matches.
-    public func fetchOne<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
-        try context.fetchOne(query)
-    }
-
-    /// How many objects the query matches (limit and offset applied).
-    public func fetchCount<Object: ManagedObject>(_ query: From<Object>) throws -> Int {
-        try context.fetchCount(query)
-    }
-
-    /// The IDs of the objects the query matches, in its order.
-    public func fetchObjectIDs<Object: ManagedObject>(_ query: From<Object>) throws -> [ObjectID<Object>] {
-        try context.fetchObjectIDs(query)
-    }
-
-    /// Whether any object matches the query.
-    public func fetchExists<Object: ManagedObject>(_ query: From<Object>) throws -> Bool {
-        try context.fetchExists(query)
-    }
-
-    /// This transaction's instance of `object`, or `nil` if it no longer exists.
-    public func fetchExisting<Object: ManagedObject>(_ object: Object) throws -> Object? {
-        try context.fetchExisting(object.objectID)
-    }
-
-    /// The object with `id`, or `nil` if it no longer exists.
-    public func fetchExisting<Object: ManagedObject>(_ id: ObjectID<Object>) throws -> Object? {
-        try context.fetchExisting(id)
-    }
-
-    /// The objects with `ids` that still exist, in the same order, read in
-    /// one query for the IDs the transaction does not hold yet (see
-    /// `edit(ids)`, which does the same without throwing).
-    ///
-    /// - Throws: a ``StrataError`` if the read fails.
-    ///
-    /// ```swift
-    /// let people = try tx.fetchExisting(personIDs)
-    /// ```
-    public func fetchExisting<IDs: Sequence, Object: ManagedObject>(_ ids: IDs) throws -> [Object]
-    where IDs.Element == ObjectID<Object> {
-        // `IDs` before `Object`, so that the call infers `Object` (see `edit(ids)`).
-        try context.fetchExisting(ids)
-    }
 }
 
 /// The transaction `perform(synchronous:)` gives its closure.

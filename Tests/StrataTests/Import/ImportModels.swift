@@ -70,7 +70,8 @@ final class ImpPerson: ManagedObject, ImportableUniqueObject {
     }
 }
 
-/// A tag whose `didInsert` is the default one, which calls `update(from:in:)`.
+/// A tag whose `didInsert` is the default one, which calls `update(from:in:)`,
+/// and whose update is declined by CoreStore's `static` hook.
 final class ImpTag: ManagedObject, ImportableUniqueObject {
     @Field.Stored("code", .indexed) var code: String = ""
     @Field.Stored("label") var label: String = ""
@@ -83,6 +84,10 @@ final class ImpTag: ManagedObject, ImportableUniqueObject {
         -> String?
     {
         source["code"]
+    }
+
+    static func shouldUpdate(from source: [String: String], in transaction: BaseDataTransaction) -> Bool {
+        source["skipUpdate"] == nil
     }
 
     func update(from source: [String: String], in transaction: BaseDataTransaction) throws {

@@ -323,6 +323,27 @@ struct ImportTests {
         #expect(tags.map(\.label) == ["A2"])
     }
 
+    @Test(arguments: StoreKind.allCases)
+    func staticShouldUpdateDeclinesAnUpdateAsInCoreStore(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(ImpSchema.schema, kind, in: directory)
+        let imported = try stack.perform(synchronous: { tx in
+            _ = try tx.importUniqueObjects(
+                Into<ImpTag>(), sourceArray: [["code": "a", "label": "A"], ["code": "b", "label": "B"]])
+            // The static hook is asked for existing objects only: "c" is new and inserted.
+            return try tx.importUniqueObjects(
+                Into<ImpTag>(),
+                sourceArray: [
+                    ["code": "a", "label": "A2", "skipUpdate": "yes"], ["code": "b", "label": "B2"],
+                    ["code": "c", "label": "C", "skipUpdate": "yes"],
+                ]
+            ).map(\.code)
+        })
+        #expect(imported == ["b", "c"])
+        let tags = try stack.fetchAll(From<ImpTag>().orderBy(.ascending(\.$code)))
+        #expect(tags.map(\.label) == ["A", "B2", "C"])
+    }
+
     // MARK: Codable sources
 
     @Test(arguments: StoreKind.allCases)

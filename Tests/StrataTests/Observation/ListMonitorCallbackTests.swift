@@ -19,7 +19,7 @@ struct ListMonitorCallbackTests {
                 return item.objectID
             }
         })
-        let monitor = try stack.monitorSectionedList(
+        let monitor = try stack.monitorList(
             From<MonItem>().orderBy(.ascending(\.$rank)).sectionBy(\.$group) { "g\($0)" })
         let observer = RecordingObserver()
         monitor.addObserver(observer)
@@ -72,6 +72,22 @@ struct ListMonitorCallbackTests {
         #expect(observer.events == ["willChange", "delete 1.0", "deleteSection 1", "didChange"])
         #expect(monitor.sectionNames() == ["g0", "g2"])
         #expect(monitor.numberOfObjects(in: 1) == 1)
+        // The deleted section's info holds the object it had.
+        #expect(observer.deletedSectionRows == [1: [ids[1].rowID]])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aSectionEmptiedByMovesReportsTheObjectsItHad(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let (stack, monitor, observer, ids) = try makeMonitor(
+            [(0, 1), (1, 2), (1, 3), (2, 4)], kind: kind, in: directory)
+        try stack.perform(synchronous: { tx in
+            tx.edit(ids[1])?.group = 0
+            tx.edit(ids[2])?.group = 2
+        })
+        #expect(observer.events.contains("deleteSection 1"), "\(observer.events)")
+        #expect(observer.deletedSectionRows == [1: [ids[1].rowID, ids[2].rowID]])
+        #expect(monitor.sectionNames() == ["g0", "g2"])
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -119,7 +135,7 @@ struct ListMonitorCallbackTests {
             done.signal()
         }
         done.wait()
-        let late = try stack.monitorSectionedList(
+        let late = try stack.monitorList(
             From<MonItem>().orderBy(.ascending(\.$rank)).sectionBy(\.$group) { "g\($0)" })
         let lateObserver = RecordingObserver()
         late.addObserver(lateObserver)

@@ -29,6 +29,9 @@ final class RecordingObserver: ListSectionObserver {
     var didChangeCount = 0
     var refetched = false
     var events: [String] = []
+    /// The row IDs each inserted or deleted section's info held, by section index.
+    var insertedSectionRows: [Int: [Int64]] = [:]
+    var deletedSectionRows: [Int: [Int64]] = [:]
 
     func listMonitorWillChange(_ monitor: ListMonitor<MonItem>) {
         willChangeCount += 1
@@ -59,10 +62,12 @@ final class RecordingObserver: ListSectionObserver {
     }
     func listMonitor(_ monitor: ListMonitor<MonItem>, didInsertSection sectionInfo: ListSectionInfo<MonItem>, toSectionIndex sectionIndex: Int) {
         changes.insertedSections.append(sectionIndex)
+        insertedSectionRows[sectionIndex] = sectionInfo.objects.map(\.rowID)
         events.append("insertSection \(sectionIndex)")
     }
     func listMonitor(_ monitor: ListMonitor<MonItem>, didDeleteSection sectionInfo: ListSectionInfo<MonItem>, fromSectionIndex sectionIndex: Int) {
         changes.deletedSections.append(sectionIndex)
+        deletedSectionRows[sectionIndex] = sectionInfo.objects.map(\.rowID)
         events.append("deleteSection \(sectionIndex)")
     }
 
@@ -70,6 +75,8 @@ final class RecordingObserver: ListSectionObserver {
         changes = ListChanges()
         refetched = false
         events = []
+        insertedSectionRows = [:]
+        deletedSectionRows = [:]
     }
 }
 
@@ -181,6 +188,13 @@ struct ListMonitorModelTests {
                 if !observer.refetched {
                     let applied = try? observer.changes.apply(to: before[index], insertingFrom: now)
                     #expect(applied.map(Self.plain) == Self.plain(now), "\(context)\nevents: \(observer.events)")
+                    // A deleted section's info holds what it had; an inserted one's, what it has.
+                    for (section, rows) in observer.deletedSectionRows {
+                        #expect(rows == before[index].sections[section].items, "\(context): deleted section \(section)")
+                    }
+                    for (section, rows) in observer.insertedSectionRows {
+                        #expect(rows == now.sections[section].items, "\(context): inserted section \(section)")
+                    }
                 }
                 #expect(observer.willChangeCount == observer.didChangeCount, "\(context)")
                 // The new one is what a fresh fetch returns.
@@ -228,7 +242,7 @@ struct ListMonitorModelTests {
             }
         })
         let query = From<MonItem>().orderBy(.ascending(\.$rank)).sectionBy(\.$rank) { $0 % 2 == 0 ? "even" : "odd" }
-        let monitor = try stack.monitorSectionedList(query)
+        let monitor = try stack.monitorList(query)
         let observer = RecordingObserver()
         monitor.addObserver(observer)
         #expect(monitor.sectionNames() == ["odd", "even", "odd"])
@@ -252,7 +266,7 @@ struct ListMonitorModelTests {
         let firstScalar: @Sendable (String?) -> String = { label in
             label?.unicodeScalars.first.map { String($0) } ?? ""
         }
-        let monitor = try stack.monitorSectionedList(From<MonItem>().sectionBy(\.$label, firstScalar))
+        let monitor = try stack.monitorList(From<MonItem>().sectionBy(\.$label, firstScalar))
         let expected = try stack.fetchAll(From<MonItem>().orderBy(.ascending(\.$label))).map { firstScalar($0.label) }
         #expect(monitor.sectionNames().map { Array($0.unicodeScalars) } == expected.map { Array($0.unicodeScalars) })
     }

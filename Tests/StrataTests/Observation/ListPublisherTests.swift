@@ -70,7 +70,7 @@ struct ListPublisherTests {
         #expect(flat.snapshot.indexPath(of: fresh[3]) == IndexPath(item: 3, section: 0))
         #expect(flat.snapshot[IndexPath(item: 2, section: 0)] == fresh[2])
 
-        let sectioned = try stack.publishSectionedList(
+        let sectioned = try stack.publishList(
             From<PubItem>().orderBy(.ascending(\.$rank)).sectionBy(\.$group) { "g\($0)" })
         let all = try stack.fetchAll(From<PubItem>().orderBy(.ascending(\.$group), .ascending(\.$rank)))
         let snapshot = sectioned.snapshot
@@ -95,7 +95,7 @@ struct ListPublisherTests {
         let publisher = try stack.publishList(From<PubItem>())
         #expect(publisher.snapshot == ListSnapshot<PubItem>(sections: [("", [])]))
         #expect(publisher.snapshot.isEmpty && publisher.snapshot.numberOfSections == 1)
-        let sectioned = try stack.publishSectionedList(From<PubItem>().sectionBy(\.$group) { "g\($0)" })
+        let sectioned = try stack.publishList(From<PubItem>().sectionBy(\.$group) { "g\($0)" })
         #expect(sectioned.snapshot.numberOfSections == 0, "a sectioned list has a section per name")
     }
 
@@ -121,12 +121,12 @@ struct ListPublisherTests {
                  fetch: From<PubItem>().where(\.$flag == true).orderBy(.descending(\.$rank)),
                  sectionName: nil),
             Case(text: "all, by group, rank asc",
-                 publisher: try stack.publishSectionedList(
+                 publisher: try stack.publishList(
                     From<PubItem>().orderBy(.ascending(\.$rank)).sectionBy(\.$group) { "g\($0)" }),
                  fetch: From<PubItem>().orderBy(.ascending(\.$group), .ascending(\.$rank)),
                  sectionName: { "g\($0.group)" }),
             Case(text: "rank < 30, by group, name ci",
-                 publisher: try stack.publishSectionedList(
+                 publisher: try stack.publishList(
                     From<PubItem>().where(\.$rank < 30).orderBy(.ascending(\.$name, .caseInsensitive))
                         .sectionBy(\.$group) { "g\($0)" }),
                  fetch: From<PubItem>().where(\.$rank < 30)
@@ -358,7 +358,7 @@ struct ListPublisherTests {
         try stack.perform(synchronous: { tx in
             for rank in 0..<5 { tx.create(Into<PubItem>()).rank = rank }
         })
-        let publisher = try stack.publishSectionedList(
+        let publisher = try stack.publishList(
             From<PubItem>().orderBy(.ascending(\.$rank)).sectionBy(\.$rank) { $0 < 2 ? "low" : "high" })
         let snapshot = publisher.snapshot
         let read = await Task.detached {

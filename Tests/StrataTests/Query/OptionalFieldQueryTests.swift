@@ -251,9 +251,9 @@ struct OptionalFieldQueryTests {
     func sectionsByAnOptionalFieldFollowEdits(seed: UInt64) throws {
         var world = OptWorld(seed: seed)
         let stack = try world.stack()
-        let byScore = try stack.monitorSectionedList(
+        let byScore = try stack.monitorList(
             From<OptPlayer>().orderBy(.ascending(\.$serial)).sectionBy(\.$score, scoreSection))
-        let byTeamName = try stack.monitorSectionedList(
+        let byTeamName = try stack.monitorList(
             From<OptPlayer>().orderBy(.descending(\.$serial)).sectionBy(
                 SectionBy(\.$team ~ \.$name)))
         var random = SplitMix64(seed: seed ^ 0x5EC7)

@@ -1,5 +1,18 @@
-/// Queries on the main context: values and rows of values rather than objects.
-extension DataStack {
+/// Something queries read from: values and rows of values rather than
+/// objects. A ``DataStack`` (on the main actor) and every transaction are
+/// one; what differs between them is what ``FetchableSource`` says: a
+/// transaction's queries count its own pending changes.
+///
+/// ```swift
+/// let total = try stack.queryValue(From<Person>().select(Int.self, .sum(\.$age)))
+/// let withPending = try stack.perform(synchronous: { tx in
+///     tx.create(Into<Person>()).age = 40
+///     return try tx.queryValue(From<Person>().select(Int.self, .sum(\.$age)))   // total + 40
+/// })
+/// ```
+public protocol QueryableSource: FetchableSource {}
+
+extension QueryableSource {
     /// The first term of the first row the query returns, as `Result`; `nil`
     /// when there is no row, the value is NULL (a `sum` of no rows, for
     /// example), or it does not convert (an average of 2.5 asked as `Int`).
@@ -9,13 +22,12 @@ extension DataStack {
     /// // SELECT sum(t0."age") AS "sum(age)" FROM "Person" AS t0 LIMIT ? OFFSET ?
     /// ```
     ///
-    /// - Throws: ``StrataError/storeNotAdded`` before a store is added, or an SQLite
-    ///   error (an integer `sum` that overflows Int64, for example).
-    @MainActor
+    /// - Throws: a ``StrataError`` (see ``FetchableSource``), among them an
+    ///   SQLite error for an integer `sum` that overflows Int64.
     public func queryValue<Object: ManagedObject, Result: FieldStorable>(
         _ query: QueryChain<Object, Result>
     ) throws -> Result? {
-        try main().context.queryValue(query)
+        try sourceContext().context.queryValue(query)
     }
 
     /// Every row the query returns, each term's value under its name; a NULL
@@ -28,24 +40,10 @@ extension DataStack {
     /// // (groups in key order, NULL first; the NULL city is left out of its row)
     /// ```
     ///
-    /// - Throws: ``StrataError/storeNotAdded`` before a store is added, or an SQLite error.
-    @MainActor
+    /// - Throws: a ``StrataError`` (see ``FetchableSource``).
     public func queryAttributes<Object: ManagedObject, Result>(
         _ query: QueryChain<Object, Result>
     ) throws -> [[String: StoredValue]] {
-        try main().context.queryAttributes(query)
-    }
-
-    /// The one object the query matches, or `nil` when none or several do
-    /// (after the query's own limit and offset).
-    ///
-    /// ```swift
-    /// let ann = try stack.fetchUnique(From<Person>().where(\.$email == "ann@example.com"))
-    /// ```
-    ///
-    /// - Throws: ``StrataError/storeNotAdded`` before a store is added, or an SQLite error.
-    @MainActor
-    public func fetchUnique<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
-        try main().context.fetchUnique(query)
+        try sourceContext().context.queryAttributes(query)
     }
 }

@@ -1,0 +1,144 @@
+/// Something fetches read from: a ``DataStack`` (its main context, on the
+/// main actor) or a transaction (its own context). Every fetch is written
+/// once, here, and behaves the same on both, except for what it sees:
+///
+/// - **On a `DataStack`** the methods are `@MainActor` (the conformance is
+///   isolated to the main actor, so the compiler refuses them elsewhere).
+///   They read committed data, merge other writers' commits up to the read
+///   first, and return main-context objects, which are read-only.
+/// - **In a transaction** they run on the transaction's queue and see its
+///   own pending changes: before reading, the transaction writes them into
+///   its open SQLite transaction (autoflush), so every count and fetch
+///   includes what it created, changed or deleted so far. Its objects can be
+///   changed.
+///
+/// ```swift
+/// let adults = try stack.fetchAll(From<Person>().where(\.$age >= 18))
+/// try stack.perform(synchronous: { tx in
+///     tx.create(Into<Person>()).age = 40
+///     _ = try tx.fetchCount(From<Person>().where(\.$age >= 18))   // adults.count + 1
+/// })
+/// ```
+///
+/// Write generic helpers against it to serve both:
+///
+/// ```swift
+/// func oldest(in source: some FetchableSource) throws -> Person? {
+///     try source.fetchOne(From<Person>().orderBy(.descending(\.$age)))
+/// }
+/// ```
+///
+/// The errors: ``StrataError/storeNotAdded`` on a stack without a store;
+/// ``StrataError/invalidValue(entity:field:reason:)`` for a value a query
+/// cannot bind or a predicate over its limits; ``StrataError/sqlite(code:message:sql:)``
+/// for raw SQL that fails; in a transaction, what flushing its pending
+/// changes throws (a ``StrataError/uniqueConstraintViolation(entity:fields:)``, say).
+public protocol FetchableSource {
+    /// The context this source reads through: the main context for a
+    /// ``DataStack``, the transaction's own for a transaction.
+    ///
+    /// - Throws: ``StrataError/storeNotAdded`` on a stack without a store.
+    func sourceContext() throws -> SourceContext
+}
+
+/// The object context a ``FetchableSource`` reads through. Opaque: only
+/// Strata's stack and transactions make one.
+public struct SourceContext {
+    let context: ObjectContext
+
+    init(_ context: ObjectContext) {
+        self.context = context
+    }
+}
+
+extension FetchableSource {
+    /// Every object the query matches, in its order (limit and offset applied).
+    ///
+    /// ```swift
+    /// let adults = try stack.fetchAll(From<Person>().where(\.$age >= 18).orderBy(.ascending(\.$name)))
+    /// ```
+    ///
+    /// - Throws: a ``StrataError`` (see ``FetchableSource``).
+    public func fetchAll<Object: ManagedObject>(_ query: From<Object>) throws -> [Object] {
+        try sourceContext().context.fetchAll(query)
+    }
+
+    /// The first object the query matches, or `nil`.
+    ///
+    /// ```swift
+    /// let youngest = try tx.fetchOne(From<Person>().orderBy(.ascending(\.$age)))
+    /// ```
+    ///
+    /// - Throws: a ``StrataError`` (see ``FetchableSource``).
+    public func fetchOne<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
+        try sourceContext().context.fetchOne(query)
+    }
+
+    /// How many objects the query matches (limit and offset applied).
+    ///
+    /// - Throws: a ``StrataError`` (see ``FetchableSource``).
+    public func fetchCount<Object: ManagedObject>(_ query: From<Object>) throws -> Int {
+        try sourceContext().context.fetchCount(query)
+    }
+
+    /// The IDs of the objects the query matches, in its order: `Sendable`
+    /// values to hand to another thread or store.
+    ///
+    /// - Throws: a ``StrataError`` (see ``FetchableSource``).
+    public func fetchObjectIDs<Object: ManagedObject>(_ query: From<Object>) throws -> [ObjectID<Object>] {
+        try sourceContext().context.fetchObjectIDs(query)
+    }
+
+    /// Whether any object matches the query.
+    ///
+    /// - Throws: a ``StrataError`` (see ``FetchableSource``).
+    public func fetchExists<Object: ManagedObject>(_ query: From<Object>) throws -> Bool {
+        try sourceContext().context.fetchExists(query)
+    }
+
+    /// This source's instance of `object` (from any context), or `nil` if it
+    /// no longer exists (in a transaction: or was deleted there).
+    ///
+    /// ```swift
+    /// let fresh = try stack.fetchExisting(personFromATransaction)
+    /// ```
+    ///
+    /// - Throws: a ``StrataError`` if the read fails.
+    public func fetchExisting<Object: ManagedObject>(_ object: Object) throws -> Object? {
+        try sourceContext().context.fetchExisting(object.objectID)
+    }
+
+    /// The object with `id`, or `nil` if it no longer exists.
+    ///
+    /// - Throws: a ``StrataError`` if the read fails.
+    public func fetchExisting<Object: ManagedObject>(_ id: ObjectID<Object>) throws -> Object? {
+        try sourceContext().context.fetchExisting(id)
+    }
+
+    /// The objects with `ids` that still exist, in the same order; those the
+    /// context does not hold yet are read in one query (in a transaction,
+    /// `edit(ids)` does the same without throwing).
+    ///
+    /// ```swift
+    /// let people = try stack.fetchExisting(selectedIDs)
+    /// ```
+    ///
+    /// - Throws: a ``StrataError`` if the read fails.
+    public func fetchExisting<IDs: Sequence, Object: ManagedObject>(_ ids: IDs) throws -> [Object]
+    where IDs.Element == ObjectID<Object> {
+        // `IDs` before `Object`, so that the call infers `Object` (see `tx.edit(ids)`).
+        try sourceContext().context.fetchExisting(ids)
+    }
+
+    /// The one object the query matches, or `nil` when none or several do
+    /// (after the query's own limit and offset). Reads at most two rows.
+    ///
+    /// ```swift
+    /// let ann = try stack.fetchUnique(From<Person>().where(\.$email == "ann@example.com"))
+    /// ```
+    ///
+    /// - Throws: a ``StrataError`` (see ``FetchableSource``).
+    public func fetchUnique<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
+        try sourceContext().context.fetchUnique(query)
+    }
+}

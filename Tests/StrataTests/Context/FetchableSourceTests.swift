@@ -1,0 +1,70 @@
+import Foundation
+@testable import Strata
+import Testing
+
+/// Counts and sums written once against the protocols, run on a stack and in a transaction.
+private func adults(in source: some FetchableSource) throws -> (count: Int, ids: [Int64]) {
+    let query = From<MonItem>().where(\.$rank >= 18).orderBy(.ascending(\.$rank))
+    return (try source.fetchCount(query), try source.fetchObjectIDs(query).map(\.rowID))
+}
+
+private func rankSum(in source: some QueryableSource) throws -> Int {
+    try source.queryValue(From<MonItem>().select(Int.self, .sum(\.$rank))) ?? 0
+}
+
+/// One definition of every fetch and query serves the stack and transactions.
+@MainActor
+@Suite("FetchableSource: one fetch for stacks and transactions")
+struct FetchableSourceTests {
+    @Test(arguments: [UInt64(5), 6, 7])
+    func aTransactionSeesWhatTheStackSeesPlusItsPendingChanges(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        try MonWorkload.seed(stack, count: 30, random: &random)
+        let committed = try adults(in: stack)
+        let committedSum = try rankSum(in: stack)
+        let extra = Int(random.next() % 80)
+        let (inTransaction, sumInTransaction, newID) = try stack.perform(synchronous: { tx in
+            #expect(try adults(in: tx).ids == committed.ids)
+            let item = tx.create(Into<MonItem>())
+            item.rank = extra
+            return (try adults(in: tx), try rankSum(in: tx), item.objectID.rowID)
+        })
+        #expect(sumInTransaction == committedSum + extra, "seed \(seed)")
+        #expect(inTransaction.count == committed.count + (extra >= 18 ? 1 : 0), "seed \(seed)")
+        #expect(Set(inTransaction.ids) == Set(committed.ids + (extra >= 18 ? [newID] : [])), "seed \(seed)")
+        // After the commit the stack sees it too.
+        #expect(try adults(in: stack).count == inTransaction.count)
+        #expect(try rankSum(in: stack) == sumInTransaction)
+    }
+
+    @Test
+    func aStackWithoutAStoreThrowsStoreNotAdded() {
+        let stack = DataStack(monitorSchema)
+        let fetchError = #expect(throws: StrataError.self) { try stack.fetchAll(From<MonItem>()) }
+        let queryError = #expect(throws: StrataError.self) { try rankSum(in: stack) }
+        for error in [fetchError, queryError] {
+            guard case .storeNotAdded? = error else {
+                Issue.record("expected storeNotAdded, got \(String(describing: error))")
+                continue
+            }
+        }
+    }
+
+    @Test
+    func fetchExistingFindsEachSourcesOwnInstance() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .inMemory, in: directory)
+        let id = try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).objectID })
+        let onMain = try #require(try stack.fetchExisting(id))
+        let sameContext = try stack.perform(synchronous: { tx in
+            let mine = try #require(try tx.fetchExisting(onMain))
+            let ids = [id]
+            let byIDs: [MonItem] = try tx.fetchExisting(ids)
+            return mine !== onMain && mine.objectID == id && byIDs.first === mine
+        })
+        #expect(sameContext)
+        #expect(try stack.fetchExisting(onMain) === onMain)
+    }
+}
