@@ -44,10 +44,10 @@ public protocol FetchableSource {
 /// The object context a ``FetchableSource`` reads through. Opaque: only
 /// Strata's stack and transactions make one.
 public struct SourceContext {
-    let context: ObjectContext
+    let contexts: StoreContexts
 
-    init(_ context: ObjectContext) {
-        self.context = context
+    init(_ contexts: StoreContexts) {
+        self.contexts = contexts
     }
 }
 
@@ -60,7 +60,7 @@ extension FetchableSource {
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
     public func fetchAll<Object: ManagedObject>(_ query: From<Object>) throws -> [Object] {
-        try sourceContext().context.fetchAll(query)
+        try sourceContext().contexts.fetchAll(query)
     }
 
     /// The first object the query matches, or `nil`.
@@ -71,14 +71,14 @@ extension FetchableSource {
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
     public func fetchOne<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
-        try sourceContext().context.fetchOne(query)
+        try sourceContext().contexts.fetchOne(query)
     }
 
     /// How many objects the query matches (limit and offset applied).
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
     public func fetchCount<Object: ManagedObject>(_ query: From<Object>) throws -> Int {
-        try sourceContext().context.fetchCount(query)
+        try sourceContext().contexts.fetchCount(query)
     }
 
     /// The IDs of the objects the query matches, in its order: `Sendable`
@@ -86,14 +86,14 @@ extension FetchableSource {
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
     public func fetchObjectIDs<Object: ManagedObject>(_ query: From<Object>) throws -> [ObjectID<Object>] {
-        try sourceContext().context.fetchObjectIDs(query)
+        try sourceContext().contexts.fetchObjectIDs(query)
     }
 
     /// Whether any object matches the query.
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
     public func fetchExists<Object: ManagedObject>(_ query: From<Object>) throws -> Bool {
-        try sourceContext().context.fetchExists(query)
+        try sourceContext().contexts.fetchExists(query)
     }
 
     /// This source's instance of `object` (from any context), or `nil` if it
@@ -105,14 +105,14 @@ extension FetchableSource {
     ///
     /// - Throws: a ``StrataError`` if the read fails.
     public func fetchExisting<Object: ManagedObject>(_ object: Object) throws -> Object? {
-        try sourceContext().context.fetchExisting(object.objectID)
+        try sourceContext().contexts.fetchExisting(object.objectID)
     }
 
     /// The object with `id`, or `nil` if it no longer exists.
     ///
     /// - Throws: a ``StrataError`` if the read fails.
     public func fetchExisting<Object: ManagedObject>(_ id: ObjectID<Object>) throws -> Object? {
-        try sourceContext().context.fetchExisting(id)
+        try sourceContext().contexts.fetchExisting(id)
     }
 
     /// The objects with `ids` that still exist, in the same order; those the
@@ -127,7 +127,7 @@ extension FetchableSource {
     public func fetchExisting<IDs: Sequence, Object: ManagedObject>(_ ids: IDs) throws -> [Object]
     where IDs.Element == ObjectID<Object> {
         // `IDs` before `Object`, so that the call infers `Object` (see `tx.edit(ids)`).
-        try sourceContext().context.fetchExisting(ids)
+        try sourceContext().contexts.fetchExisting(ids)
     }
 
     /// The one object the query matches, or `nil` when none or several do
@@ -139,6 +139,6 @@ extension FetchableSource {
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
     public func fetchUnique<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
-        try sourceContext().context.fetchUnique(query)
+        try sourceContext().contexts.fetchUnique(query)
     }
 }

@@ -56,7 +56,6 @@ extension OrderBy {
         guard let context = a.context else {
             misuse("Strata: order objects of a context, not ones made with \(Object.self)().")
         }
-        let specs = keys.map { ($0.path, $0.isAscending, $0.options, $0.nullsFirst) }
-        return MemoryEvaluator(graph: context).order(specs, a, b) == .orderedAscending
+        return MemoryEvaluator(graph: context).order(sortKeySpecs, a, b) == .orderedAscending
     }
 }

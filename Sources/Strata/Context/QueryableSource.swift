@@ -27,7 +27,7 @@ extension QueryableSource {
     public func queryValue<Object: ManagedObject, Result: FieldStorable>(
         _ query: QueryChain<Object, Result>
     ) throws -> Result? {
-        try sourceContext().context.queryValue(query)
+        try sourceContext().contexts.queryValue(query)
     }
 
     /// Every row the query returns, each term's value under its name; a NULL
@@ -44,6 +44,6 @@ extension QueryableSource {
     public func queryAttributes<Object: ManagedObject, Result>(
         _ query: QueryChain<Object, Result>
     ) throws -> [[String: StoredValue]] {
-        try sourceContext().context.queryAttributes(query)
+        try sourceContext().contexts.queryAttributes(query)
     }
 }

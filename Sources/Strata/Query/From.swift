@@ -13,9 +13,31 @@ public struct From<Object: ManagedObject>: Sendable {
     var predicate: Where<Object>?
     var order: OrderBy<Object>?
     var options = Tweak()
+    /// The configurations whose stores the query reads; `nil` for every
+    /// store of the stack that holds the entity.
+    public private(set) var configurations: [String?]?
 
-    /// All objects of `Object`'s entity.
+    /// All objects of `Object`'s entity, in every store of the stack that holds it.
     public init() {}
+
+    /// The objects of `Object`'s entity in the stores of the given
+    /// configurations (`nil` names the default configuration's store), as
+    /// CoreStore's `From<T>("Config1")`. Stores of those configurations that
+    /// do not hold the entity are skipped; when none holds it, the fetch
+    /// throws ``StrataError/storeNotFound(entity:configuration:)``.
+    ///
+    /// ```swift
+    /// let cached = try stack.fetchAll(From<Thumbnail>("Cache"))
+    /// let both = try stack.fetchAll(From<Thumbnail>(nil, "Cache"))
+    /// ```
+    public init(_ configuration: String?, _ otherConfigurations: String?...) {
+        self.configurations = [configuration] + otherConfigurations
+    }
+
+    /// The objects of `Object`'s entity in the stores of `configurations`.
+    public init(_ configurations: [String?]) {
+        self.configurations = configurations
+    }
 
     /// Adds a predicate; several `where` calls combine with `&&`.
     public func `where`(_ clause: Where<Object>) -> From<Object> {

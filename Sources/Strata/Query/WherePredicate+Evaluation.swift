@@ -131,15 +131,36 @@ struct MemoryEvaluator<Graph: ObjectGraphReading> {
     // MARK: Ordering
 
     /// The order of two objects under `keys`, then by row ID, as SQL sorts them.
-    func order(_ keys: [(path: ValuePath, ascending: Bool, options: TextOptions, nullsFirst: Bool)],
-               _ a: ManagedObject, _ b: ManagedObject) -> ComparisonResult {
-        for key in keys {
-            var left = value(key.path, of: a)
-            var right = value(key.path, of: b)
-            if !key.options.isEmpty {
-                if case .text(let text) = left { left = .text(TextMatching.fold(text, key.options)) }
-                if case .text(let text) = right { right = .text(TextMatching.fold(text, key.options)) }
+    func order(_ keys: [SortKeySpec], _ a: ManagedObject, _ b: ManagedObject) -> ComparisonResult {
+        let result = SortKeySpec.order(keys, sortValues(keys, of: a), sortValues(keys, of: b))
+        guard result == .orderedSame else { return result }
+        return a.rowID < b.rowID ? .orderedAscending : (a.rowID > b.rowID ? .orderedDescending : .orderedSame)
+    }
+
+    /// The values `object` sorts by under `keys`, text folded as each key says.
+    func sortValues(_ keys: [SortKeySpec], of object: ManagedObject) -> [StoredValue] {
+        keys.map { key in
+            let value = value(key.path, of: object)
+            if !key.options.isEmpty, case .text(let text) = value {
+                return .text(TextMatching.fold(text, key.options))
             }
+            return value
+        }
+    }
+
+}
+
+/// A sort key as the in-memory evaluator takes it.
+struct SortKeySpec {
+    var path: ValuePath
+    var ascending: Bool
+    var options: TextOptions
+    var nullsFirst: Bool
+
+    /// The order of two objects' sort values (``MemoryEvaluator/sortValues(_:of:)``)
+    /// under `keys`, as SQL sorts them; `.orderedSame` when every key ties.
+    static func order(_ keys: [SortKeySpec], _ left: [StoredValue], _ right: [StoredValue]) -> ComparisonResult {
+        for (key, (left, right)) in zip(keys, zip(left, right)) {
             if left.isNull != right.isNull {
                 return left.isNull == key.nullsFirst ? .orderedAscending : .orderedDescending
             }
@@ -148,6 +169,13 @@ struct MemoryEvaluator<Graph: ObjectGraphReading> {
                 return key.ascending ? result : (result == .orderedAscending ? .orderedDescending : .orderedAscending)
             }
         }
-        return a.rowID < b.rowID ? .orderedAscending : (a.rowID > b.rowID ? .orderedDescending : .orderedSame)
+        return .orderedSame
+    }
+}
+
+extension OrderBy {
+    /// The keys as the in-memory evaluator takes them.
+    var sortKeySpecs: [SortKeySpec] {
+        keys.map { SortKeySpec(path: $0.path, ascending: $0.isAscending, options: $0.options, nullsFirst: $0.nullsFirst) }
     }
 }

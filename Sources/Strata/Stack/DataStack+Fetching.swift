@@ -4,15 +4,16 @@
 /// `stack.fetchAll(...)` anywhere else; objects returned are read-only
 /// (change them inside a transaction with `tx.edit(object)`).
 extension DataStack: @MainActor QueryableSource {
-    /// The main context.
+    /// The main contexts of the stack's stores.
     ///
     /// - Throws: ``StrataError/storeNotAdded`` before a store is added.
     @MainActor
     public func sourceContext() throws -> SourceContext {
-        try SourceContext(main().context)
+        try SourceContext(mains())
     }
 
-    /// The generation of the last commit merged into the main context.
+    /// The generation of the last commit of the first store (the default
+    /// configuration's, when added) merged into the main context.
     @MainActor
-    public var mergedGeneration: UInt64 { mainContext?.generation ?? 0 }
+    public var mergedGeneration: UInt64 { mainContexts.first?.generation ?? 0 }
 }

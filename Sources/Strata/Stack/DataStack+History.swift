@@ -89,7 +89,7 @@ extension DataStack {
     /// }
     /// ```
     @MainActor
-    public var mergingChangeSet: ChangeSet? { mainContext?.mergingChangeSet }
+    public var mergingChangeSet: ChangeSet? { mainContexts.lazy.compactMap(\.mergingChangeSet).first }
 
     /// Runs `body` in a logged write of its own, then has it merged.
     private func writeLogged<Result>(_ body: (Connection) throws -> Result) throws -> Result {

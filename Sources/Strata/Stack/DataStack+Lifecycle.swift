@@ -6,13 +6,20 @@ extension DataStack {
     /// Whether a store is added.
     public var hasStore: Bool { (try? store()) != nil }
 
-    /// The file of the added store; `nil` when none is added or it is an ``InMemoryStore``.
+    /// The file of the added store (the default configuration's, when the
+    /// stack has several); `nil` when none is added or it is an ``InMemoryStore``.
     public var storeURL: URL? {
         guard let store = try? store(), case .file(let url) = store.settings.location else { return nil }
         return url
     }
 
-    /// Removes the store from the stack and closes its connections, once a
+    /// The configurations of the stores added, in store order: `nil` for
+    /// the default configuration's store first, then the named ones by name.
+    public var storeConfigurations: [String?] {
+        ((try? stores()) ?? []).map(\.settings.configuration)
+    }
+
+    /// Removes every store from the stack and closes their connections, once a
     /// running transaction has given the writer back. Monitors and
     /// publishers stop following it (change-set streams end); objects keep
     /// the values they hold, and reads and transactions throw
@@ -28,11 +35,11 @@ extension DataStack {
     ///   calling thread (an unsafe one) still holds the store.
     @MainActor
     public func removeStorage() throws {
-        let store = try uninstall()
-        store.gate.close()
+        for store in try uninstall() { store.gate.close() }
     }
 
-    /// Replaces the added store's file with a copy of the store at `source`
+    /// Replaces the added store's file (the default configuration's, when
+    /// the stack has several) with a copy of the store at `source`
     /// (another Strata store of a version in ``schemaHistory``, say a backup
     /// made by ``exportStore(to:)``), migrating it when it holds an older
     /// version. The copy is a consistent snapshot (`VACUUM INTO`), so
@@ -64,7 +71,7 @@ extension DataStack {
         try? SQLiteStore(fileURL: old).deleteFiles()
         try Self.snapshot(source, to: copy)
         let settings = current.settings
-        try removeStorage()
+        try remove(current)
         do {
             try FileManager.default.moveItem(at: url, to: old)
             try SQLiteStore(fileURL: url).deleteFiles()
@@ -81,7 +88,8 @@ extension DataStack {
         }
     }
 
-    /// Empties the added store by recreating it, after writing a copy of it to
+    /// Empties the added store (the default configuration's, when the stack
+    /// has several) by recreating it, after writing a copy of it to
     /// `backup` when one is given (see ``exportStore(to:)``). Like a wipe,
     /// but the file starts over: its history and row IDs start again. Do it
     /// while no other stack or process has the file open; for a store others
@@ -96,8 +104,9 @@ extension DataStack {
     @MainActor
     public func resetStore(backingUpTo backup: URL? = nil) throws {
         if let backup { try exportStore(to: backup) }
-        let settings = try store().settings
-        try removeStorage()
+        let current = try store()
+        let settings = current.settings
+        try remove(current)
         if case .file(let url) = settings.location { try SQLiteStore(fileURL: url).deleteFiles() }
         try reopen(settings)
     }
@@ -120,6 +129,12 @@ extension DataStack {
         try stack.addStorageAndWait(InMemoryStore())
         try stack.perform(synchronous: { tx in try seed(tx) })
         return stack
+    }
+
+    /// Removes one store from the stack and closes its connections.
+    @MainActor
+    private func remove(_ store: StoreRuntime) throws {
+        for removed in try uninstall(store) { removed.gate.close() }
     }
 
     @MainActor

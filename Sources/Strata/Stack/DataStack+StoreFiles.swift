@@ -26,8 +26,8 @@ extension DataStack {
         }
     }
 
-    /// Deletes every object of every entity in one transaction, and returns
-    /// how many were deleted.
+    /// Deletes every object of every entity in one transaction per store, and
+    /// returns how many were deleted.
     ///
     /// Each table is emptied by one `DELETE FROM`, at the speed of SQLite's
     /// truncate shortcut, without reading a row. The commit records each
@@ -46,6 +46,11 @@ extension DataStack {
     public func wipeAllData(
         author: String? = nil, isolation: isolated (any Actor)? = #isolation
     ) throws -> Int {
-        try perform(synchronous: { tx in try tx.context.clearAllRows() }, author: author, isolation: isolation)
+        // A transaction commits in one store: one per store.
+        try stores().indices.reduce(0) { count, index in
+            count + (try perform(
+                synchronous: { tx in try tx.contexts.all[index].clearAllRows() }, author: author,
+                isolation: isolation))
+        }
     }
 }

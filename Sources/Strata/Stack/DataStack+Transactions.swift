@@ -22,15 +22,16 @@ extension DataStack: CommitMerging {
         synchronous body: (SynchronousDataTransaction) throws -> Result, author: String? = nil,
         isolation: isolated (any Actor)? = #isolation
     ) throws -> Result {
-        let store = try store()
+        let stores = try stores()
         let author = self.author(author)
-        if store.gate.isHeldByCurrentThread || DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) {
+        if stores.contains(where: \.gate.isHeldByCurrentThread)
+            || DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) {
             throw StrataError.nestedTransaction
         }
         let result = try withoutActuallyEscaping(body) { body in
             try transactionQueue.sync {
-                try runTransaction(store: store, author: author) { context in
-                    try body(SynchronousDataTransaction(context: context, author: author))
+                try runTransaction(stores: stores, author: author) { contexts in
+                    try body(SynchronousDataTransaction(contexts: contexts, author: author))
                 }
             }
         }
@@ -55,17 +56,18 @@ extension DataStack: CommitMerging {
         author: String? = nil,
         completion: @escaping @MainActor @Sendable (Swift.Result<Result, StrataError>) -> Void
     ) {
-        let store: StoreRuntime
+        let stores: [StoreRuntime]
         do {
-            store = try self.store()
+            stores = try self.stores()
         } catch {
             afterMerge { completion(.failure(StrataError.wrapping(error))) }
             return
         }
         let author = self.author(author)
         transactionQueue.async {
-            let outcome = self.runQueued(body, store: store, author: author)
-            store.deliver { completion(outcome) }
+            let outcome = self.runQueued(body, stores: stores, author: author)
+            // The last store's main context merges last: its completion sees every store merged.
+            stores[stores.count - 1].deliver { completion(outcome) }
             self.scheduleMerge()
         }
     }
@@ -91,7 +93,7 @@ extension DataStack: CommitMerging {
         author: String? = nil, isolation: isolated (any Actor)? = #isolation,
         _ body: @escaping @Sendable (AsynchronousDataTransaction) throws -> Result
     ) async throws -> Result {
-        let store = try self.store()
+        let stores = try self.stores()
         let author = self.author(author)
         // From the main actor, merging waits until this has resumed, so that
         // the caller's next step sees its own commit and no later one.
@@ -100,8 +102,10 @@ extension DataStack: CommitMerging {
         // main actor once its commit (or failure) is merged, in commit order.
         let outcome = await withCheckedContinuation(isolation: isolation) { continuation in
             transactionQueue.async {
-                let outcome = self.runQueued(body, store: store, author: author)
-                store.deliver(holdingMerges: holdsMerges) { continuation.resume(returning: outcome) }
+                let outcome = self.runQueued(body, stores: stores, author: author)
+                stores[stores.count - 1].deliver(holdingMerges: holdsMerges) {
+                    continuation.resume(returning: outcome)
+                }
                 self.scheduleMerge()
             }
         }
@@ -111,59 +115,66 @@ extension DataStack: CommitMerging {
 
     /// Runs `body` in a transaction; called on the transaction queue.
     private func runQueued<Result>(
-        _ body: (AsynchronousDataTransaction) throws -> Result, store: StoreRuntime, author: String?
+        _ body: (AsynchronousDataTransaction) throws -> Result, stores: [StoreRuntime], author: String?
     ) -> Swift.Result<Result, StrataError> {
         Swift.Result {
-            try runTransaction(store: store, author: author) { context in
-                try body(AsynchronousDataTransaction(context: context, author: author))
+            try runTransaction(stores: stores, author: author) { contexts in
+                try body(AsynchronousDataTransaction(contexts: contexts, author: author))
             }
         }.mapError(StrataError.wrapping)
     }
 
     /// Lets merging go on after an awaiting caller resumed; called on the main actor.
     private func resumeMergingOnMainActor() {
-        MainActor.assumeIsolated { mainContext?.resumeMerging() }
+        MainActor.assumeIsolated {
+            for main in mainContexts { main.resumeMerging() }
+        }
     }
 
     /// A transaction the caller drives and synchronises itself.
     ///
     /// - Throws: ``StrataError/storeNotAdded`` before a store is added.
     public func beginUnsafe(author: String? = nil) throws -> UnsafeDataTransaction {
-        let store = try store()
         return UnsafeDataTransaction(
-            context: ObjectContext(kind: .transaction, schema: schema, store: store),
-            author: self.author(author), stack: self)
+            contexts: transactionContexts(try stores()), author: self.author(author), stack: self)
     }
 
     // MARK: Running and delivering
 
     static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
+    /// A transaction's contexts: one per store, each with the store's schema.
+    private func transactionContexts(_ stores: [StoreRuntime]) -> StoreContexts {
+        StoreContexts(stores.map { ObjectContext(kind: .transaction, schema: $0.schema, store: $0) }, schema: schema)
+    }
+
     private func runTransaction<Result>(
-        store: StoreRuntime, author: String?, _ body: (ObjectContext) throws -> Result
+        stores: [StoreRuntime], author: String?, _ body: (StoreContexts) throws -> Result
     ) throws -> Result {
         transactionQueue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
-        let context = ObjectContext(kind: .transaction, schema: schema, store: store)
+        let contexts = transactionContexts(stores)
         defer {
-            context.isOpen = false
+            for context in contexts.all { context.isOpen = false }
             // Freeing the transaction's objects waits on the queue, off the caller's path.
-            let disposal = ContextDisposal(context)
+            let disposal = ContextDisposal(contexts.all)
             transactionQueue.async { disposal.dispose() }
         }
         let result: Result
         do {
-            result = try body(context)
+            result = try body(contexts)
         } catch {
-            context.rollback()
+            contexts.rollback()
             throw StrataError.wrapping(error)
         }
-        try context.commit(author: author, didCommit: scheduleMerge)
+        try contexts.commit(author: author, didCommit: scheduleMerge)
         return result
     }
 
     /// Asks the main actor to merge: a commit's change set waits in the store runtime.
     func scheduleMerge() {
-        Task { @MainActor in self.mainContext?.catchUp(yielding: true) }
+        Task { @MainActor in
+            for main in self.mainContexts { main.catchUp(yielding: true) }
+        }
     }
 
     /// The author a transaction writes to the log: its own, or the stack's default.
@@ -190,7 +201,7 @@ extension DataStack: CommitMerging {
         // A commit made from inside an observer callback is not merged in the
         // middle of the pass that is notifying: the pass in progress takes it
         // after the change set it is on, so every observer sees commit order.
-        mainContext?.catchUp()
+        for main in mainContexts { main.catchUp() }
     }
 }
 
@@ -200,14 +211,14 @@ extension DataStack: CommitMerging {
 /// `@unchecked Sendable`: the context is created, finished and disposed of on
 /// the one serial transaction queue; nothing else touches it in between.
 private final class ContextDisposal: @unchecked Sendable {
-    private var context: ObjectContext?
+    private var contexts: [ObjectContext]
 
-    init(_ context: ObjectContext) {
-        self.context = context
+    init(_ contexts: [ObjectContext]) {
+        self.contexts = contexts
     }
 
     func dispose() {
-        context?.removeAllObjects()
-        context = nil
+        for context in contexts { context.removeAllObjects() }
+        contexts = []
     }
 }

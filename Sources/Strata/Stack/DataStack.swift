@@ -22,10 +22,14 @@ public final class DataStack: Sendable {
     /// Every version the stack can open a store of, and how they migrate.
     public let schemaHistory: SchemaHistory
     let transactionQueue = DispatchQueue(label: "Strata.DataStack.transactions")
-    private let runtime = Mutex<StoreRuntime?>(nil)
+    /// The open stores, one per configuration: the default configuration's
+    /// first, then the named ones by name. Every stack and process orders
+    /// them alike, which makes that the order a transaction locks them in.
+    private let runtimes = Locked<[StoreRuntime]>([])
     /// Settings any thread may change: the default author, the polling interval.
     let settings = Locked<(author: String?, pollingInterval: Duration)>((nil, .milliseconds(20)))
-    @MainActor var mainContext: MainContext?
+    /// The main actor's context of each store, in the order of `runtimes`.
+    @MainActor var mainContexts: [MainContext] = []
     /// The migration steps run when the store was last added, for tests and diagnostics.
     let migrationsRun = Locked<[MigrationStep]>([])
 
@@ -88,17 +92,26 @@ public final class DataStack: Sendable {
             .requiredMigrations()
     }
 
-    /// The open store, or ``StrataError/storeNotAdded``.
+    /// The first store (the one store of a one-store stack; the default
+    /// configuration's when added), or ``StrataError/storeNotAdded``.
     func store() throws -> StoreRuntime {
-        guard let store = runtime.withLock({ $0 }) else { throw StrataError.storeNotAdded }
+        guard let store = runtimes.withLock({ $0.first }) else { throw StrataError.storeNotAdded }
         return store
+    }
+
+    /// Every open store, in store order; throws
+    /// ``StrataError/storeNotAdded`` when there is none.
+    func stores() throws -> [StoreRuntime] {
+        let stores = runtimes.withLock { $0 }
+        if stores.isEmpty { throw StrataError.storeNotAdded }
+        return stores
     }
 
     /// Opens `storage` on the calling thread and installs it; the work of
     /// every member of the `addStorage` family (`DataStack+AddingStorage.swift`).
     @MainActor
     func addStorageNow(_ storage: some StorageInterface) throws {
-        try refuseASecondStore(storage)
+        try refuseASecondStore(of: storage)
         let opened = try StoreOpener(settings: storage.settings, history: schemaHistory).open()
         try install(opened.store, reader: opened.reader, migrationsRun: opened.migrationsRun)
     }
@@ -108,7 +121,7 @@ public final class DataStack: Sendable {
     func addStorageOffMain(
         _ storage: some StorageInterface, reporting progress: MigrationProgressHandler?
     ) async throws {
-        try refuseASecondStore(storage)
+        try refuseASecondStore(of: storage)
         var opener = StoreOpener(settings: storage.settings, history: schemaHistory)
         opener.progress = progress
         let opened = try await Self.open(opener)
@@ -126,58 +139,71 @@ public final class DataStack: Sendable {
         return Opened(store: store, reader: ConnectionHandOff(reader), migrationsRun: migrationsRun)
     }
 
-    /// A stack holds one store: a second is refused before its file is
-    /// opened, so that it is neither created, migrated nor recreated.
-    private func refuseASecondStore(_ storage: some StorageInterface) throws {
-        if let current = runtime.withLock({ $0 }) {
+    /// A stack holds one store per configuration: a second of the same one
+    /// is refused before its file is opened, so that it is neither created,
+    /// migrated nor recreated.
+    private func refuseASecondStore(of storage: some StorageInterface) throws {
+        let configuration = storage.settings.configuration
+        if let current = runtimes.withLock({ $0.first { $0.settings.configuration == configuration } }) {
             throw StrataError.storage(
                 path: storage.settings.displayPath,
-                reason: "the stack already has the store at \(current.path); remove it first (removeStorage())")
+                reason: "the stack already has the store at \(current.path) for configuration "
+                    + "\(configuration ?? "(default)"); remove it first (removeStorage())")
         }
     }
 
     @MainActor
     private func install(_ store: StoreRuntime, reader: Connection, migrationsRun: [MigrationStep]) throws {
-        try runtime.withLock { current in
-            if let current {
+        try runtimes.withLock { current in
+            if let other = current.first(where: { $0.settings.configuration == store.settings.configuration }) {
                 throw StrataError.storage(
-                    path: store.path, reason: "the stack already has the store at \(current.path)")
+                    path: store.path, reason: "the stack already has the store at \(other.path)")
             }
-            current = store
+            current.insert(store, at: current.firstIndex { $0.order > store.order } ?? current.endIndex)
         }
         self.migrationsRun.withLock { $0 = migrationsRun }
         do {
-            mainContext = try MainContext(
-                context: ObjectContext(kind: .main, schema: schema, store: store, reader: reader),
+            let main = try MainContext(
+                context: ObjectContext(kind: .main, schema: store.schema, store: store, reader: reader),
                 pollingInterval: { [settings] in settings.withLock { $0.pollingInterval } })
+            mainContexts.insert(
+                main, at: mainContexts.firstIndex { $0.context.store.order > store.order } ?? mainContexts.endIndex)
         } catch {
-            runtime.withLock { $0 = nil }
+            runtimes.withLock { $0.removeAll { $0 === store } }
             throw StoreErrors.translate(error, path: store.path)
         }
     }
 
-    /// Takes the store out of the stack: the main context closes (its
-    /// observers are told, its reads throw), and the store is returned, its
-    /// writer still open for the caller to close.
+    /// Takes `store` (every store when `nil`) out of the stack: its main
+    /// context closes (its observers are told, its reads throw), and the
+    /// stores are returned, their writers still open for the caller to close.
     @MainActor
-    func uninstall() throws -> StoreRuntime {
-        guard let store = runtime.withLock({ $0 }) else { throw StrataError.storeNotAdded }
-        if store.gate.isHeldByCurrentThread {
+    func uninstall(_ store: StoreRuntime? = nil) throws -> [StoreRuntime] {
+        let stores = try stores().filter { store == nil || $0 === store }
+        if let held = stores.first(where: { $0.gate.isHeldByCurrentThread }) {
             throw StrataError.storage(
-                path: store.path,
+                path: held.path,
                 reason: "a transaction on this thread holds the store; commit or roll it back first")
         }
-        mainContext?.close()
-        mainContext = nil
-        runtime.withLock { $0 = nil }
-        return store
+        for main in mainContexts where stores.contains(where: { $0 === main.context.store }) { main.close() }
+        mainContexts.removeAll { main in stores.contains { $0 === main.context.store } }
+        runtimes.withLock { current in current.removeAll { open in stores.contains { $0 === open } } }
+        return stores
     }
 
-    /// The main context; a read before a store is added throws ``StrataError/storeNotAdded``.
+    /// The first store's main context; a read before a store is added
+    /// throws ``StrataError/storeNotAdded``.
     @MainActor
     func main() throws -> MainContext {
-        guard let mainContext else { throw StrataError.storeNotAdded }
-        return mainContext
+        guard let main = mainContexts.first else { throw StrataError.storeNotAdded }
+        return main
+    }
+
+    /// The main context of every store, where main-actor reads go.
+    @MainActor
+    func mains() throws -> StoreContexts {
+        guard !mainContexts.isEmpty else { throw StrataError.storeNotAdded }
+        return StoreContexts(mainContexts.map(\.context), schema: schema)
     }
 }
 

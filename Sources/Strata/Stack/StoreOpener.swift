@@ -5,9 +5,16 @@ import Foundation
 /// writer and reader connections.
 struct StoreOpener {
     let settings: StoreSettings
+    /// The history of the store's configuration: every version restricted to
+    /// the entities the store holds.
     let history: SchemaHistory
     /// Told as a migration advances and when the store is open.
     var progress: MigrationProgressHandler?
+
+    init(settings: StoreSettings, history: SchemaHistory) {
+        self.settings = settings
+        self.history = history.restricted(to: settings.configuration)
+    }
 
     var schema: Schema { history.currentSchema }
     var path: String { settings.displayPath }
@@ -15,6 +22,7 @@ struct StoreOpener {
     /// The opened store and the reader connection for the main context.
     func open() throws -> (store: StoreRuntime, reader: Connection, migrationsRun: [MigrationStep]) {
         try history.validate()
+        try checkConfiguration()
         do {
             // An in-memory store's files live while its connections hold the lease.
             var lease: MemoryStoreFiles.Lease?
@@ -36,7 +44,7 @@ struct StoreOpener {
                 busyTimeout: settings.busyTimeoutMilliseconds)
             reader.lease = lease
             let store = StoreRuntime(
-                settings: settings, writer: writer, generation: generation, hasLog: hasLog)
+                settings: settings, schema: schema, writer: writer, generation: generation, hasLog: hasLog)
             progress?(.finished(migrationRan: !migrationsRun.isEmpty))
             for step in migrationsRun { StrataLog.log(.info, .storage, "\(path): migrated \(step)") }
             StrataLog.log(.info, .storage, "opened \(path) at generation \(generation)")
@@ -46,6 +54,15 @@ struct StoreOpener {
             StrataLog.log(.error, .storage, "could not open \(path): \(error)")
             throw error
         }
+    }
+
+    /// A store of a named configuration needs the schema to declare it.
+    private func checkConfiguration() throws {
+        guard let configuration = settings.configuration, schema.entities.isEmpty else { return }
+        throw StrataError.invalidSchema(
+            entity: nil, field: nil,
+            reason: "schema \(schema.version) declares no entity in configuration \(configuration); "
+                + "declare some with Entity(..., configurations: [\"\(configuration)\"])")
     }
 
     /// Creates the folder, and checks an existing file's header before SQLite

@@ -19,6 +19,14 @@ public enum StrataError: Error, Sendable {
     case readOnlyStore(path: String)
     /// The stack has no storage yet: call `addStorageAndWait(_:)` first.
     case storeNotAdded
+    /// No store of the stack holds `entity` in `configuration` (`nil`: the
+    /// default configuration), or in any of the configurations a query names
+    /// (the first of them is given). Add a store of that configuration.
+    case storeNotFound(entity: String, configuration: String?)
+    /// A transaction changed objects in the stores of several
+    /// configurations; it was rolled back whole. Commit each store's changes
+    /// in a transaction of its own.
+    case crossStoreTransaction(configurations: [String?])
     /// The store holds a schema other than the stack's and no migration is possible.
     case schemaMismatch(path: String, storeVersion: String, schemaVersion: String)
     /// The schema itself is wrong: `entity` and `field` name the culprit.
@@ -71,6 +79,13 @@ extension StrataError: CustomDebugStringConvertible, LocalizedError {
             return "The store at \(path) was opened read-only; it cannot be written."
         case .storeNotAdded:
             return "The DataStack has no storage; call addStorageAndWait(_:) or addStorage(_:) first."
+        case let .crossStoreTransaction(configurations):
+            return "A transaction changed objects in several stores ("
+                + configurations.map { $0 ?? "(default)" }.joined(separator: ", ")
+                + ") and was rolled back: commit each store's changes in a transaction of its own."
+        case let .storeNotFound(entity, configuration):
+            return "No store of the DataStack holds \(entity) in configuration "
+                + "\(configuration ?? "(default)"); add a store of that configuration."
         case let .schemaMismatch(path, storeVersion, schemaVersion):
             return "The store at \(path) holds schema \(storeVersion), but the stack uses "
                 + "\(schemaVersion). Add a migration, or open the store with "

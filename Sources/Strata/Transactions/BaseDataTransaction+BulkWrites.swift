@@ -28,11 +28,14 @@ extension BaseDataTransaction {
     ///   objects fails the commit with ``StrataError/deleteDenied(entity:relationship:relatedCount:)``.
     @discardableResult
     public func deleteAll<Object: ManagedObject>(_ query: From<Object>) throws -> Int {
-        let entity = context.entity(Object.self)
-        do {
-            return try context.deleteRows(of: entity, target: query.compileTarget(in: entity, schema: context.schema))
-        } catch {
-            throw StoreErrors.translate(error, path: context.store.path)
+        try contexts.holding(Object.self, in: query.configurations).reduce(0) { count, context in
+            let entity = context.entity(Object.self)
+            do {
+                return count + (try context.deleteRows(
+                    of: entity, target: query.compileTarget(in: entity, schema: context.schema)))
+            } catch {
+                throw StoreErrors.translate(error, path: context.store.path)
+            }
         }
     }
 
@@ -75,12 +78,14 @@ extension BaseDataTransaction {
     public func updateAll<Object: ManagedObject>(
         _ query: From<Object>, _ assignments: [FieldAssignment<Object>]
     ) throws -> Int {
-        let entity = context.entity(Object.self)
-        do {
-            return try context.updateRows(
-                of: entity, query: query, assignments: assignments.map { ($0.field, $0.change) })
-        } catch {
-            throw StoreErrors.translate(error, path: context.store.path)
+        try contexts.holding(Object.self, in: query.configurations).reduce(0) { count, context in
+            do {
+                return count + (try context.updateRows(
+                    of: context.entity(Object.self), query: query,
+                    assignments: assignments.map { ($0.field, $0.change) }))
+            } catch {
+                throw StoreErrors.translate(error, path: context.store.path)
+            }
         }
     }
 }

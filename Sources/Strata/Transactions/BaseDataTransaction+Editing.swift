@@ -27,7 +27,7 @@ extension BaseDataTransaction {
         // `IDs` is declared before `Object`: the other way round, Swift 6.3
         // binds `Object` to its bound, `ManagedObject`, unless the result's
         // type is spelled out, and `tx.edit(ids)` alone does not compile.
-        deferringFailure(or: []) { try context.fetchExisting(ids) }
+        deferringFailure(or: []) { try contexts.fetchExisting(ids) }
     }
 
     /// This transaction's instances of `objects` (from any context, for
@@ -48,7 +48,7 @@ extension BaseDataTransaction {
     /// })
     /// ```
     public func edit<Object: ManagedObject>(_ objects: some Sequence<Object>) -> [Object] {
-        deferringFailure(or: []) { try context.fetchExisting(objects) }
+        deferringFailure(or: []) { try contexts.fetchExisting(objects) }
     }
 
     /// This transaction's instances of `objects` (from any context) that
@@ -63,7 +63,7 @@ extension BaseDataTransaction {
     public func fetchExisting<Object: ManagedObject>(
         _ objects: some Sequence<Object>
     ) throws -> [Object] {
-        try context.fetchExisting(objects)
+        try contexts.fetchExisting(objects)
     }
 
     /// The result of `body`, or `fallback` when it fails: `edit` cannot
@@ -73,6 +73,7 @@ extension BaseDataTransaction {
         do {
             return try body()
         } catch {
+            let context = contexts.primary
             context.deferredError = context.deferredError ?? StrataError.wrapping(error)
             return fallback
         }

@@ -2,9 +2,9 @@
 /// ``FetchableSource`` and ``QueryableSource`` sees its pending changes,
 /// which are flushed to its connection first.
 extension BaseDataTransaction: QueryableSource {
-    /// The transaction's own context; never throws.
+    /// The transaction's own contexts; never throws.
     public func sourceContext() -> SourceContext {
-        SourceContext(context)
+        SourceContext(contexts)
     }
 
     /// The first object the query matches or, when none does, a new object
@@ -22,7 +22,7 @@ extension BaseDataTransaction: QueryableSource {
     public func fetchOrCreate<Object: ManagedObject>(
         _ query: From<Object>, configure: (Object) throws -> Void
     ) throws -> Object {
-        if let found = try context.fetchOne(query) { return found }
+        if let found = try contexts.fetchOne(query) { return found }
         let object = create(Into<Object>())
         try configure(object)
         return object

@@ -4,27 +4,38 @@
 /// A transaction and its objects are not `Sendable`: they stay on the thread
 /// that runs the transaction. Pass ``ObjectID``s out instead.
 public class BaseDataTransaction {
-    let context: ObjectContext
+    /// The transaction's context in each store of the stack.
+    let contexts: StoreContexts
     /// The name the change set of this transaction's commit carries, if any.
     public let author: String?
     /// What ``ImportableObject/prepareImport(for:in:)`` loaded, by object
     /// type, while an import call of that type runs.
     @usableFromInline var preparedImports: [ObjectIdentifier: Any] = [:]
 
-    init(context: ObjectContext, author: String?) {
-        self.context = context
+    init(contexts: StoreContexts, author: String?) {
+        self.contexts = contexts
         self.author = author
     }
 
-    /// Creates an object with its fields' default values.
+    /// Creates an object with its fields' default values, in the store
+    /// `into` names (the one store that holds the entity by default).
     ///
     /// ```swift
     /// let ann = tx.create(Into<Person>())
     /// ann.name = "Ann"
+    /// let thumbnail = tx.create(Into<Thumbnail>("Cache"))
     /// ```
+    ///
+    /// It cannot throw: when no store of the stack holds the entity in the
+    /// configuration named, the transaction's commit throws
+    /// ``StrataError/storeNotFound(entity:configuration:)``. Creating with
+    /// `Into<T>()` when several stores hold the entity traps: name one.
     public func create<Object: ManagedObject>(_ into: Into<Object>) -> Object {
-        let entity = context.entity(Object.self)
+        var context = contexts.primary
+        var entity = contexts.schema.entity(of: Object.self)
         do {
+            context = try contexts.context(for: into)
+            entity = context.entity(Object.self)
             return try context.create(entity) as! Object
         } catch {
             // create cannot throw; the failure fails the commit instead.
@@ -44,7 +55,8 @@ public class BaseDataTransaction {
     /// the main context), or `nil` when it no longer exists.
     public func edit<Object: ManagedObject>(_ object: Object?) -> Object? {
         guard let object, let entity = object.entity else { return nil }
-        if object.context === context { return object.isDeleted ? nil : object }
+        if contexts.all.contains(where: { $0 === object.context }) { return object.isDeleted ? nil : object }
+        guard let context = contexts.context(of: object) else { return nil }
         // By the object's own entity: `Object` may be a superclass (say
         // `ManagedObject`), which is no entity.
         let mine = deferringFailure(or: nil) {
@@ -55,12 +67,12 @@ public class BaseDataTransaction {
 
     /// The object with `id` in this transaction, or `nil` when it no longer exists.
     public func edit<Object: ManagedObject>(_ id: ObjectID<Object>) -> Object? {
-        deferringFailure(or: nil) { try context.fetchExisting(id) }
+        deferringFailure(or: nil) { try contexts.fetchExisting(id) }
     }
 
     /// Deletes an object (from any context), applying its relationships' delete rules.
     public func delete<Object: ManagedObject>(_ object: Object?) {
-        guard let mine = edit(object) else { return }
+        guard let mine = edit(object), let context = mine.context else { return }
         deferringFailure(or: ()) { try context.delete(mine) }
     }
 
@@ -75,7 +87,7 @@ public class BaseDataTransaction {
     }
 
     /// Whether the transaction has changes it has not committed.
-    public var hasChanges: Bool { context.hasChanges }
+    public var hasChanges: Bool { contexts.all.contains(where: \.hasChanges) }
 
     /// Abandons the transaction: throws ``StrataError/userCancelled``, which the
     /// `perform` call catches, rolls back, and reports.

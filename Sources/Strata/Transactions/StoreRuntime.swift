@@ -5,6 +5,8 @@ import Foundation
 /// has not taken yet.
 final class StoreRuntime: Sendable {
     let settings: StoreSettings
+    /// The schema the store holds: the stack's, restricted to the store's configuration.
+    let schema: Schema
     let gate: WriterGate
     /// Whether the store has a commit log: every store opened writable does;
     /// a read-only store made before the log does not.
@@ -24,14 +26,19 @@ final class StoreRuntime: Sendable {
     private let committed: Locked<(generation: UInt64, delivered: [Delivery])>
 
     init(
-        settings: StoreSettings, writer: Connection, generation: UInt64, hasLog: Bool) {
+        settings: StoreSettings, schema: Schema, writer: Connection, generation: UInt64, hasLog: Bool) {
         self.settings = settings
+        self.schema = schema
         self.hasLog = hasLog
         self.gate = WriterGate(connection: writer)
         self.committed = Locked((generation, []))
     }
 
     var path: String { settings.displayPath }
+
+    /// Where the store comes among a stack's: the default configuration's
+    /// first, then by configuration name.
+    var order: String { settings.configuration.map { "1" + $0 } ?? "0" }
 
     /// Takes the writer and begins an immediate (write-locking) SQLite transaction.
     func beginWriting() throws -> Connection {

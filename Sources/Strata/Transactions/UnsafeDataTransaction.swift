@@ -13,16 +13,19 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     /// The stack that began it, which merges its commits into the main context.
     let stack: any CommitMerging
 
-    init(context: ObjectContext, author: String?, stack: any CommitMerging) {
+    init(contexts: StoreContexts, author: String?, stack: any CommitMerging) {
         self.stack = stack
-        context.keepsObjectsAcrossCommits = true
-        context.exclusiveUse = ExclusiveUse()
-        super.init(context: context, author: author)
+        let exclusiveUse = ExclusiveUse()
+        for context in contexts.all {
+            context.keepsObjectsAcrossCommits = true
+            context.exclusiveUse = exclusiveUse
+        }
+        super.init(contexts: contexts, author: author)
     }
 
     deinit {
-        context.rollback()
-        context.removeAllObjects()
+        contexts.rollback()
+        for context in contexts.all { context.removeAllObjects() }
     }
 
     /// Commits now and returns the change set, which is merged into the main
@@ -31,7 +34,7 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     /// - Throws: a ``StrataError``; the transaction's changes are rolled back.
     @discardableResult
     public func commitAndWait(isolation: isolated (any Actor)? = #isolation) throws -> ChangeSet? {
-        let changeSet = try context.commit(author: author, didCommit: stack.scheduleMerge)
+        let changeSet = try contexts.commit(author: author, didCommit: stack.scheduleMerge)
         stack.mergeIfOnMainActor(isolation)
         return changeSet
     }
@@ -41,12 +44,13 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     public func commit(_ completion: @escaping @MainActor @Sendable (StrataError?) -> Void = { _ in }) {
         var failure: StrataError?
         do {
-            try context.commit(author: author, didCommit: stack.scheduleMerge)
+            try contexts.commit(author: author, didCommit: stack.scheduleMerge)
         } catch {
             failure = StrataError.wrapping(error)
         }
         let result = failure
-        context.store.deliver { completion(result) }
+        // The last store's main context merges last: its completion sees every store merged.
+        contexts.all[contexts.all.count - 1].store.deliver { completion(result) }
         stack.scheduleMerge()
     }
 
@@ -67,22 +71,24 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     ///
     /// - Throws: a ``StrataError`` when the store cannot be read or locked.
     public func refreshAndMergeAllObjects() throws {
-        _ = try context.writeConnection()
+        for context in contexts.all { _ = try context.writeConnection() }
     }
 
     /// Discards every uncommitted change; objects return to their committed values.
     public func rollback() {
-        context.rollback()
+        contexts.rollback()
     }
 
     /// Writes pending changes into the open SQLite transaction without committing.
     ///
     /// - Throws: a ``StrataError`` (a uniqueness violation, an invalid value).
     public func flush() throws {
-        do {
-            try context.flush()
-        } catch {
-            throw StoreErrors.translate(error, path: context.store.path)
+        for context in contexts.all {
+            do {
+                try context.flush()
+            } catch {
+                throw StoreErrors.translate(error, path: context.store.path)
+            }
         }
     }
 }

@@ -258,7 +258,7 @@ struct DeclaredFieldEdgeCaseTests {
                 sum += box.count + box.labels.count
             }
             #expect(sum == (0..<2_000).reduce(0, +) + 2_000)
-            #expect(tx.context.resolvedKeyPathCount <= 2)
+            #expect(tx.contexts.primary.resolvedKeyPathCount <= 2)
         })
         let box = try #require(try stack.fetchOne(From<RvBox<Int>>()))
         var sum = 0

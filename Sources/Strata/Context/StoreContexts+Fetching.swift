@@ -1,0 +1,161 @@
+/// Fetches and queries over the stores a query names.
+///
+/// A query that reads one store runs there as it is. One that reads several
+/// runs in each (its limit widened by its offset, which only the merged list
+/// can apply), and the rows merge as one fetch would order them: by the
+/// query's sort keys, each object's evaluated in its own store, then in
+/// store order; without an order, store after store.
+extension StoreContexts {
+    func fetchAll<Object: ManagedObject>(_ query: From<Object>) throws -> [Object] {
+        let contexts = try holding(Object.self, in: query.configurations)
+        if contexts.count == 1 { return try contexts[0].fetchAll(query) }
+        let perStore = widened(query)
+        return merged(try contexts.map { try $0.fetchAll(perStore) }, query)
+    }
+
+    func fetchOne<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
+        let contexts = try holding(Object.self, in: query.configurations)
+        if contexts.count == 1 { return try contexts[0].fetchOne(query) }
+        return try fetchAll(query.tweak { $0.fetchLimit = 1 }).first
+    }
+
+    func fetchObjectIDs<Object: ManagedObject>(_ query: From<Object>) throws -> [ObjectID<Object>] {
+        let contexts = try holding(Object.self, in: query.configurations)
+        if contexts.count == 1 { return try contexts[0].fetchObjectIDs(query) }
+        // Objects from several stores sort by their values: read them.
+        guard query.order == nil else { return try fetchAll(query).map(\.objectID) }
+        let perStore = widened(query)
+        return page(try contexts.flatMap { try $0.fetchObjectIDs(perStore) }, query.options)
+    }
+
+    func fetchCount<Object: ManagedObject>(_ query: From<Object>) throws -> Int {
+        let contexts = try holding(Object.self, in: query.configurations)
+        if contexts.count == 1 { return try contexts[0].fetchCount(query) }
+        let all = query.tweak { $0 = Tweak() }
+        let total = try contexts.reduce(0) { $0 + (try $1.fetchCount(all)) }
+        let remaining = max(0, total - query.options.fetchOffset)
+        return query.options.effectiveLimit.map { min($0, remaining) } ?? remaining
+    }
+
+    func fetchExists<Object: ManagedObject>(_ query: From<Object>) throws -> Bool {
+        let contexts = try holding(Object.self, in: query.configurations)
+        if contexts.count == 1 { return try contexts[0].fetchExists(query) }
+        return try fetchCount(query.tweak { $0.fetchLimit = 1 }) > 0
+    }
+
+    func fetchUnique<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
+        let contexts = try holding(Object.self, in: query.configurations)
+        if contexts.count == 1 { return try contexts[0].fetchUnique(query) }
+        let two = try fetchAll(query.tweak { $0.fetchLimit = 2 })
+        return two.count == 1 ? two[0] : nil
+    }
+
+    /// The context's own object for `id` in the store `id` names, or `nil`
+    /// when it no longer exists (or the stack has no such store).
+    func fetchExisting<Object: ManagedObject>(_ id: ObjectID<Object>) throws -> Object? {
+        guard let context = context(ofConfiguration: id.configuration),
+              context.schema.entity(for: Object.self) != nil
+        else { return nil }
+        return try context.fetchExisting(id)
+    }
+
+    /// The objects of `ids` that still exist, in the same order, each read in
+    /// its own store (one query per store).
+    func fetchExisting<Object: ManagedObject>(_ ids: some Sequence<ObjectID<Object>>) throws -> [Object] {
+        if all.count == 1 {
+            let context = all[0]
+            let mine: [ObjectID<Object>] = ids.filter { $0.configuration == context.schema.configuration }
+            return try context.fetchExisting(mine)
+        }
+        let ids = Array(ids)
+        var found: [String?: [ObjectID<Object>: Object]] = [:]
+        for configuration in Set(ids.map(\.configuration)) {
+            guard let context = context(ofConfiguration: configuration),
+                  context.schema.entity(for: Object.self) != nil
+            else { continue }
+            let mine: [ObjectID<Object>] = ids.filter { $0.configuration == configuration }
+            let objects: [Object] = try context.fetchExisting(mine)
+            found[configuration] = Dictionary(objects.map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a })
+        }
+        return ids.compactMap { found[$0.configuration]?[$0] }
+    }
+
+    /// The context's own instances of `objects`, from any context, that
+    /// still exist, in the same order, each read in its own store.
+    func fetchExisting<Object: ManagedObject>(_ objects: some Sequence<Object>) throws -> [Object] {
+        if all.count == 1 { return try all[0].fetchExisting(objects) }
+        let objects = Array(objects)
+        var found: [AnyObjectID: Object] = [:]
+        for context in all {
+            let mine = objects.filter { $0.entity?.configuration == context.schema.configuration }
+            for existing in try context.fetchExisting(mine) { found[existing.objectID.erased] = existing }
+        }
+        return objects.compactMap { $0.entity == nil ? nil : found[$0.objectID.erased] }
+    }
+
+    func queryValue<Object: ManagedObject, Result: FieldStorable>(
+        _ query: QueryChain<Object, Result>
+    ) throws -> Result? {
+        try onlyStore(for: query).queryValue(query)
+    }
+
+    func queryAttributes<Object: ManagedObject, Result>(
+        _ query: QueryChain<Object, Result>
+    ) throws -> [[String: StoredValue]] {
+        try onlyStore(for: query).queryAttributes(query)
+    }
+
+    /// The one store a `Select` query reads: aggregates and grouping run in
+    /// SQL, in one store.
+    ///
+    /// - Throws: ``StrataError/storeNotFound(entity:configuration:)`` when no
+    ///   store holds the entity, and ``StrataError/invalidValue(entity:field:reason:)``
+    ///   when several do and the query names no one configuration.
+    private func onlyStore<Object: ManagedObject, Result>(
+        for query: QueryChain<Object, Result>
+    ) throws -> ObjectContext {
+        let contexts = try holding(Object.self, in: query.from.configurations)
+        guard contexts.count == 1 else {
+            throw StrataError.invalidValue(
+                entity: schema.entity(of: Object.self).name, field: "configuration",
+                reason: "a Select query runs in one store, and \(contexts.count) stores hold the entity; "
+                    + "name one configuration, as From<\(Object.self)>(\"Configuration\")")
+        }
+        return contexts[0]
+    }
+
+    // MARK: Merging
+
+    /// The query each store runs: no offset, and a limit that leaves room for it.
+    private func widened<Object>(_ query: From<Object>) -> From<Object> {
+        query.tweak { tweak in
+            tweak.fetchLimit = tweak.effectiveLimit.map { $0 + tweak.fetchOffset }
+            tweak.fetchOffset = 0
+        }
+    }
+
+    /// The stores' rows as one fetch: ordered by the query's keys (stable,
+    /// so ties keep store order), then paged.
+    private func merged<Object: ManagedObject>(_ perStore: [[Object]], _ query: From<Object>) -> [Object] {
+        var rows = perStore.joined().map { ($0, [StoredValue]()) }
+        if let order = query.order {
+            let keys = order.sortKeySpecs
+            for index in rows.indices {
+                let object = rows[index].0
+                rows[index].1 = MemoryEvaluator(graph: object.context!).sortValues(keys, of: object)
+            }
+            // Ties keep store order, then each store's own order (row IDs).
+            rows = rows.enumerated().sorted { a, b in
+                let result = SortKeySpec.order(keys, a.element.1, b.element.1)
+                return result == .orderedSame ? a.offset < b.offset : result == .orderedAscending
+            }.map(\.element)
+        }
+        return page(rows.map(\.0), query.options)
+    }
+
+    private func page<Element>(_ rows: [Element], _ tweak: Tweak) -> [Element] {
+        let start = min(tweak.fetchOffset, rows.count)
+        let end = tweak.effectiveLimit.map { min(rows.count, start + $0) } ?? rows.count
+        return Array(rows[start..<end])
+    }
+}

@@ -1,0 +1,80 @@
+/// One side's contexts over every store of a stack — the main actor's, or a
+/// transaction's — in the order the stores were added, and where each
+/// operation goes among them.
+///
+/// A stack of one store (the common case) has one context, and every
+/// operation goes straight to it. With several stores (configurations), an
+/// object lives in the store its ``Into`` named, a fetch reads the stores
+/// its ``From`` names (every store holding the entity by default) and merges
+/// their rows, and an ID or an object names its store by its configuration.
+struct StoreContexts {
+    /// One context per store, in the order the stores were added; never empty.
+    let all: [ObjectContext]
+    /// The stack's whole schema, to tell a class outside it (a programmer
+    /// error) from one no added store holds (a typed error).
+    let schema: Schema
+
+    init(_ all: [ObjectContext], schema: Schema) {
+        precondition(!all.isEmpty, "a stack's contexts cover at least one store")
+        self.all = all
+        self.schema = schema
+    }
+
+    /// The first store's context: the one store of a one-store stack.
+    var primary: ObjectContext { all[0] }
+
+    /// The context of the store whose objects are of `configuration`, if the stack has one.
+    func context(ofConfiguration configuration: String?) -> ObjectContext? {
+        if all.count == 1 { return all[0].schema.configuration == configuration ? all[0] : nil }
+        return all.first { $0.schema.configuration == configuration }
+    }
+
+    /// The context of the store `object` lives in, among these.
+    func context(of object: ManagedObject) -> ObjectContext? {
+        guard let entity = object.entity else { return nil }
+        return context(ofConfiguration: entity.configuration)
+    }
+
+    /// The contexts of the stores a query over `Object` reads: those of
+    /// `configurations` (`nil`: every store) that hold the entity.
+    ///
+    /// - Throws: ``StrataError/storeNotFound(entity:configuration:)`` when none does.
+    func holding<Object: ManagedObject>(
+        _ type: Object.Type, in configurations: [String?]?
+    ) throws -> [ObjectContext] {
+        if all.count == 1, configurations == nil, all[0].schema.entity(for: type) != nil { return all }
+        let found = all.filter { context in
+            context.schema.entity(for: type) != nil
+                && (configurations?.contains(context.schema.configuration) ?? true)
+        }
+        guard found.isEmpty else { return found }
+        let entity = schema.entity(of: type)  // traps for a class outside the schema
+        throw StrataError.storeNotFound(entity: entity.name, configuration: configurations?.first ?? nil)
+    }
+
+    /// The context an object created with `into` goes to.
+    ///
+    /// - Throws: ``StrataError/storeNotFound(entity:configuration:)`` when no
+    ///   store of the named configuration holds the entity. Traps when `into`
+    ///   names none and several stores hold it, as CoreStore does.
+    func context<Object: ManagedObject>(for into: Into<Object>) throws -> ObjectContext {
+        guard into.infersStore else {
+            guard let context = context(ofConfiguration: into.configuration),
+                  context.schema.entity(for: Object.self) != nil
+            else {
+                throw StrataError.storeNotFound(
+                    entity: schema.entity(of: Object.self).name, configuration: into.configuration)
+            }
+            return context
+        }
+        let candidates = try holding(Object.self, in: nil)
+        if candidates.count > 1 {
+            misuse(
+                "Strata: several stores hold \(Object.self) (configurations "
+                    + candidates.map { $0.schema.configuration ?? "nil" }.joined(separator: ", ")
+                    + "); name one with Into<\(Object.self)>(\"Configuration\"), or Into<\(Object.self)>(nil) "
+                    + "for the default configuration's store.")
+        }
+        return candidates[0]
+    }
+}
