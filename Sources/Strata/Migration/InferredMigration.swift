@@ -110,6 +110,7 @@ struct InferredMigration {
             case .stored, .coded: return 0
             case .foreignKey: return 1
             case .order: return 2
+            case .discriminator: return 3
             }
         }
         var result = [AttributeDescription?](repeating: nil, count: entity.attributes.count)

@@ -7,11 +7,16 @@ public protocol AnyEntity: Sendable {
     /// The entity's name in the previous schema version, when it was renamed; `nil` otherwise.
     /// Read by migrations only; it does not change the schema's fingerprint.
     var renamingIdentifier: String? { get }
+    /// Whether the entity is abstract: it has no objects of its own, only
+    /// objects of its subentities (see ``Entity/init(_:renamingIdentifier:isAbstract:)``).
+    var isAbstract: Bool { get }
 }
 
 extension AnyEntity {
     /// No previous name: a type that does not say otherwise was never renamed.
     public var renamingIdentifier: String? { nil }
+    /// Not abstract: a type that does not say otherwise can be created.
+    public var isAbstract: Bool { false }
 }
 
 /// Declares that a ``ManagedObject`` subclass is an entity of a ``Schema``.
@@ -19,12 +24,21 @@ extension AnyEntity {
 /// ```swift
 /// Schema("V1", entities: [Entity<Person>("Person"), Entity<Pet>("Pet")])
 /// ```
+///
+/// An entity whose class inherits from another entity's class is its
+/// **subentity**: `final class Dog: Animal` declared as `Entity<Dog>("Dog")`
+/// beside `Entity<Animal>("Animal")`. Its objects are `Animal`s too:
+/// `From<Animal>` fetches them (as `Dog`s), and the whole tree shares one
+/// table (`Docs/Storage.md`, "Inheritance").
 public struct Entity<Object: ManagedObject>: AnyEntity {
     /// The entity's name: its table name in the store.
     public let entityName: String
 
     /// The entity's name in the previous schema version, when it was renamed.
     public let renamingIdentifier: String?
+
+    /// Whether the entity is abstract: only its subentities have objects.
+    public let isAbstract: Bool
 
     /// Declares the entity under `name` (by default the class name).
     ///
@@ -34,9 +48,20 @@ public struct Entity<Object: ManagedObject>: AnyEntity {
     /// ```swift
     /// Entity<Person>("Person", renamingIdentifier: "People")
     /// ```
-    public init(_ name: String? = nil, renamingIdentifier: String? = nil) {
+    ///
+    /// An abstract entity (`isAbstract: true`) is a base whose objects are
+    /// always of a subentity: fetching `From<Animal>()` works, creating
+    /// `Into<Animal>()` traps. It does not change the schema's fingerprint.
+    ///
+    /// ```swift
+    /// Schema("V1", entities: [
+    ///     Entity<Animal>("Animal", isAbstract: true), Entity<Dog>("Dog"), Entity<Cat>("Cat"),
+    /// ])
+    /// ```
+    public init(_ name: String? = nil, renamingIdentifier: String? = nil, isAbstract: Bool = false) {
         self.entityName = name ?? String(describing: Object.self)
         self.renamingIdentifier = renamingIdentifier
+        self.isAbstract = isAbstract
     }
 
     /// The model class the entity's objects are made of.
