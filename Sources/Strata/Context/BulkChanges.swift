@@ -1,6 +1,9 @@
 /// What a transaction's bulk writes changed in the store without loading
-/// objects, by entity index. The commit merges it into the change set; rows
-/// a registered object stands for are described by the object instead.
+/// objects, by table: the schema index of the entity owning the table
+/// (``EntityDescription/tableIndex``; an entity's own index outside
+/// inheritance trees). The commit merges it into the change set, naming each
+/// row of a tree by its concrete entity; rows a registered object stands for
+/// are described by the object instead.
 struct BulkChanges {
     /// Rows deleted by SQL.
     var deleted: [Int: Set<Int64>] = [:]
@@ -11,15 +14,18 @@ struct BulkChanges {
     /// Entities whose every row was deleted by one statement (a wipe): the log
     /// says "cleared", not row by row.
     var cleared: Set<Int> = []
+    /// Per table of an inheritance tree, the concrete entity (schema index)
+    /// of each deleted row, read as it was deleted.
+    var deletedEntities: [Int: [Int64: Int]] = [:]
 
     var isEmpty: Bool { deleted.isEmpty && updated.isEmpty && cleared.isEmpty }
 
     mutating func noteUpdated(_ entity: EntityDescription, _ rowIDs: some Sequence<Int64>, _ field: String) {
-        for rowID in rowIDs { updated[entity.index, default: [:]][rowID, default: []].insert(field) }
+        for rowID in rowIDs { updated[entity.tableIndex, default: [:]][rowID, default: []].insert(field) }
     }
 
     mutating func noteUpdated(_ entity: EntityDescription, _ rowID: Int64, _ fields: Set<String>) {
-        updated[entity.index, default: [:]][rowID, default: []].formUnion(fields)
+        updated[entity.tableIndex, default: [:]][rowID, default: []].formUnion(fields)
     }
 
     /// Adds what a later bulk write changed.
@@ -29,6 +35,9 @@ struct BulkChanges {
             updated[index, default: [:]].merge(rows) { $0.union($1) }
         }
         cleared.formUnion(other.cleared)
+        for (index, rows) in other.deletedEntities {
+            deletedEntities[index, default: [:]].merge(rows) { _, new in new }
+        }
     }
 }
 

@@ -1,4 +1,6 @@
-/// One object per ID within a context: a table per entity, keyed by row ID.
+/// One object per ID within a context: a table per entity's table, keyed by
+/// row ID. The entities of an inheritance tree share their root's table, as
+/// their rows share row IDs: one row is one object whichever entity reached it.
 struct IdentityMap {
     private let tables: [EntityObjectTable]
     /// The same tables, unretained, for the path every deinitialized object
@@ -10,19 +12,19 @@ struct IdentityMap {
         unretainedTables = tables.map { Unmanaged.passUnretained($0) }
     }
 
-    func table(_ entity: EntityDescription) -> EntityObjectTable { tables[entity.index] }
+    func table(_ entity: EntityDescription) -> EntityObjectTable { tables[entity.tableIndex] }
 
     func object(_ entity: EntityDescription, _ rowID: Int64) -> ManagedObject? {
-        tables[entity.index].object(rowID)
+        tables[entity.tableIndex].object(rowID)
     }
 
     func insert(_ object: ManagedObject, _ entity: EntityDescription) {
-        tables[entity.index].insert(object)
+        tables[entity.tableIndex].insert(object)
     }
 
     /// Removes the entry for the object's ID if it is this very object.
     func remove(_ object: ManagedObject, _ entity: EntityDescription) {
-        unretainedTables[entity.index]._withUnsafeGuaranteedRef { $0.remove(object) }
+        unretainedTables[entity.tableIndex]._withUnsafeGuaranteedRef { $0.remove(object) }
     }
 
     func forEach(_ body: (ManagedObject) throws -> Void) rethrows {

@@ -40,6 +40,7 @@ final class MainContext {
         self.generation = generation
         context.follower = self
         observation.didAddObserver = { [weak self] in self?.startWatching() }
+        observation.families = context.schema.entityFamilies
         Self.register(self)  // findable from its objects, for `object.$field.observe`
     }
 
@@ -59,7 +60,8 @@ final class MainContext {
     func merge(_ changeSet: ChangeSet) {
         guard changeSet.generation > generation else { return }
         generation = changeSet.generation
-        let changeSet = listingClearedRows(changeSet)
+        var changeSet = listingClearedRows(changeSet)
+        changeSet.families = context.schema.entityFamilies
         for (entityName, changes) in changeSet.changes {
             guard let entity = context.schema.entity(named: entityName) else { continue }
             for (rowID, update) in changes.updated {

@@ -42,7 +42,8 @@ extension ObjectContext {
             let connection = try writeConnection()
             return try inSavepoint(connection) {
                 var total = 0
-                for entity in schema.entities {
+                // One table per entity outside a tree, one per tree.
+                for entity in schema.entities where entity.ownsTable {
                     // Row IDs are never given out twice: the entity's last one outlives its rows.
                     if case .integer(let last) = try connection.scalar("SELECT max(_pk) FROM \(entity.quotedTable)") {
                         try connection.run(
@@ -53,7 +54,7 @@ extension ObjectContext {
                     try connection.run("DELETE FROM \(entity.quotedTable)")
                     guard connection.changes > 0 else { continue }
                     total += connection.changes
-                    bulkChanges.cleared.insert(entity.index)
+                    bulkChanges.cleared.insert(entity.tableIndex)
                 }
                 for table in schema.linkTables { try connection.run("DELETE FROM \(SQL.quote(table.name))") }
                 forEachRegistered { object in if !object.isDeleted { storeDidDelete(object) } }
@@ -159,26 +160,36 @@ private struct BulkDeletion {
     /// relationships' delete rules; returns how many were deleted.
     @discardableResult
     mutating func delete(_ entity: EntityDescription, _ clauses: String, _ arguments: [StoredValue]) throws -> Int {
-        let relationships = entity.relationships.values.sorted { $0.name < $1.name }
+        // In an inheritance tree the rows may be of any subentity: the rules of
+        // the whole family apply (a subentity's relationship finds nothing for
+        // the rows of other entities), and each row's discriminator is kept.
+        let relationships = familyRelationships(of: entity)
         let held = relationships.compactMap { relationship -> (RelationshipDescription, Int)? in
             guard case .foreignKey(let slot) = relationship.storage else { return nil }
             return (relationship, slot)
         }
-        let returning = ["_pk"] + held.map { SQL.quote(entity.attributes[$0.1].name) }
+        let first: Int32 = entity.sharesTable ? 2 : 1  // the first key's column
+        let returning = ["_pk"] + (entity.sharesTable ? [SQL.quote(EntityTree.discriminatorColumn)] : [])
+            + held.map { SQL.quote(entity.attributes[$0.1].name) }
         var deleted: [Int64] = []
         var keys = Array(repeating: [Int64](), count: held.count)
+        let tree = entity.sharesTable ? TreeRows(schema.entities[entity.tableIndex], schema: schema) : nil
         let statement = try connection.statement(
             "DELETE FROM \(clauses) RETURNING \(returning.joined(separator: ", "))")
         try statement.bind(arguments)
         while try statement.step() {
-            deleted.append(statement.int64(at: 0))
-            for index in held.indices where statement.columnType(at: Int32(index + 1)) != 5 {  // SQLITE_NULL
-                keys[index].append(statement.int64(at: Int32(index + 1)))
+            let rowID = statement.int64(at: 0)
+            deleted.append(rowID)
+            if let concrete = tree?.entity(of: statement) {
+                changes.deletedEntities[entity.tableIndex, default: [:]][rowID] = concrete.index
+            }
+            for index in held.indices where statement.columnType(at: Int32(index) + first) != 5 {  // SQLITE_NULL
+                keys[index].append(statement.int64(at: Int32(index) + first))
             }
         }
         statement.reset()
         guard !deleted.isEmpty else { return 0 }
-        changes.deleted[entity.index, default: []].formUnion(deleted)
+        changes.deleted[entity.tableIndex, default: []].formUnion(deleted)
         let list = SQL.rowIDList(deleted)
         var heldIndex = 0
         for relationship in relationships {
@@ -196,7 +207,7 @@ private struct BulkDeletion {
     /// A to-one the deleted rows held: `related` are the rows it pointed to.
     private mutating func applyRule(of relationship: RelationshipDescription, toHeld related: [Int64]) throws {
         let target = context.targetEntity(of: relationship)
-        let gone = changes.deleted[target.index] ?? []
+        let gone = changes.deleted[target.tableIndex] ?? []
         let related = Array(Set(related).subtracting(gone))
         guard !related.isEmpty else { return }
         switch relationship.deleteRule {
@@ -212,7 +223,7 @@ private struct BulkDeletion {
                 changes.noteUpdated(target, changed, inverse.name)
                 nulled.append((target, changed, [inverseSlot]))
             } else {
-                for rowID in related { noted[target.index, default: [:]][rowID, default: []].insert(inverse.name) }
+                for rowID in related { noted[target.tableIndex, default: [:]][rowID, default: []].insert(inverse.name) }
             }
         }
     }
@@ -251,21 +262,25 @@ private struct BulkDeletion {
             ) { $0.int64(at: 0) }
             guard !linked.isEmpty else { return }
             context.hasLinkChanges = true
-            let related = Array(Set(linked).subtracting(changes.deleted[target.index] ?? []))
+            let related = Array(Set(linked).subtracting(changes.deleted[target.tableIndex] ?? []))
             if rule == .cascade {
                 pending.append((target, "\(target.quotedTable) WHERE _pk \(SQL.inRowIDList)", [SQL.rowIDList(related)]))
             } else if let inverse = context.inverse(of: relationship) {
-                for rowID in related { noted[target.index, default: [:]][rowID, default: []].insert(inverse.name) }
+                for rowID in related { noted[target.tableIndex, default: [:]][rowID, default: []].insert(inverse.name) }
             }
         }
     }
 
     /// Unlinks the deleted rows from relationships that point at `entity`
-    /// without an inverse (no rule of the deleted rows covers them).
+    /// without an inverse (no rule of the deleted rows covers them). In an
+    /// inheritance tree the rows may be of any entity of the tree: every
+    /// relationship into the tree is cleared of them, each once, on the
+    /// entity that declares it.
     private mutating func clearIncomingReferences(to entity: EntityDescription, _ list: StoredValue) throws {
         for source in schema.entities {
             for relationship in source.relationships.values.sorted(by: { $0.name < $1.name })
-            where relationship.target == entity.name && relationship.inverse == nil {
+            where relationship.inverse == nil && relationship.entity == source.name
+                && pointsInto(entity, relationship) {
                 switch relationship.storage {
                 case .foreignKey(let slot):
                     let column = SQL.quote(source.attributes[slot].name)
@@ -285,13 +300,35 @@ private struct BulkDeletion {
                     guard !owners.isEmpty else { continue }
                     context.hasLinkChanges = true
                     for owner in owners {
-                        noted[source.index, default: [:]][owner, default: []].insert(relationship.name)
+                        noted[source.tableIndex, default: [:]][owner, default: []].insert(relationship.name)
                     }
                 case .inverseForeignKey:
                     break
                 }
             }
         }
+    }
+
+    /// The relationships of `entity` and of its subentities, each once, by
+    /// name: those whose rules a delete of the entity's rows applies.
+    private func familyRelationships(of entity: EntityDescription) -> [RelationshipDescription] {
+        guard let family = entity.tree?.family, family.count > 1 else {
+            return entity.relationships.values.sorted { $0.name < $1.name }
+        }
+        var all: [String: RelationshipDescription] = [:]
+        for index in family {
+            for relationship in schema.entities[index].relationships.values {
+                all[relationship.entity + "." + relationship.name] = relationship
+            }
+        }
+        return all.values.sorted { ($0.name, $0.entity) < ($1.name, $1.entity) }
+    }
+
+    /// Whether rows of `entity`'s table may be held by `relationship`: its
+    /// target is the entity, or shares its inheritance tree.
+    private func pointsInto(_ entity: EntityDescription, _ relationship: RelationshipDescription) -> Bool {
+        guard entity.sharesTable else { return relationship.target == entity.name }
+        return context.targetEntity(of: relationship).tableIndex == entity.tableIndex
     }
 
     /// Keeps the noted rows that still exist, mirrors the store onto the

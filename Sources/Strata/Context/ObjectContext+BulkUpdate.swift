@@ -61,8 +61,12 @@ extension ObjectContext {
                         throw invalid("a one-to-one relationship is set object by object (tx.edit), or to nil")
                     }
                     let target = targetEntity(of: relationship)
+                    // In an inheritance tree, a row of the target entity or a subentity.
+                    let ofEntity = target.discriminatorCondition(alias: nil)
                     let exists = try writeConnection().scalar(
-                        "SELECT 1 FROM \(target.quotedTable) WHERE _pk = ?", [.integer(rowID)])
+                        "SELECT 1 FROM \(target.quotedTable) WHERE _pk = ?"
+                            + (ofEntity.map { " AND " + $0.sql } ?? ""),
+                        [.integer(rowID)] + (ofEntity?.arguments ?? []))
                     if exists == nil { throw invalid("no \(target.name) with row ID \(rowID) exists") }
                 }
                 resolved.append(ResolvedAssignment(
@@ -219,9 +223,9 @@ private struct BulkUpdate {
             let partners = try context.clearKey(inverseSlot, of: target, inRows: oldKeys, on: connection)
             for partner in partners { wrote(target, partner, inverseSlot, .null, field: inverse.name) }
         case .inverseForeignKey(_, let orderSlot):
-            for key in oldKeys { noted[target.index, default: [:]][key, default: []].insert(inverse.name) }
+            for key in oldKeys { noted[target.tableIndex, default: [:]][key, default: []].insert(inverse.name) }
             if case .integer(let owner) = newKey {
-                noted[target.index, default: [:]][owner, default: []].insert(inverse.name)
+                noted[target.tableIndex, default: [:]][owner, default: []].insert(inverse.name)
             }
             guard let orderSlot, case .integer = newKey else {
                 let clearOrder = orderSlot.map { ", \(SQL.quote(entity.attributes[$0].name)) = NULL" } ?? ""
@@ -277,7 +281,7 @@ private struct BulkUpdate {
         guard !rowIDs.isEmpty else { return }
         writtenColumns.append((assignment.slot, rowIDs, values))
         let fields: Set<String> = [assignment.name]
-        changes.updated[entity.index, default: [:]].merge(zip(rowIDs, repeatElement(fields, count: rowIDs.count))) {
+        changes.updated[entity.tableIndex, default: [:]].merge(zip(rowIDs, repeatElement(fields, count: rowIDs.count))) {
             $0.union($1)
         }
         changedRows.formUnion(rowIDs)

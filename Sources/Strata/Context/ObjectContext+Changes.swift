@@ -6,6 +6,11 @@ extension ObjectContext {
     }
 
     private func createObject(_ entity: EntityDescription) throws -> ManagedObject {
+        if entity.isAbstract {
+            misuse(
+                "Strata: \(entity.name) is abstract and has no objects of its own. Create an object "
+                    + "of one of its subentities (\(subentityList(of: entity))) instead.")
+        }
         let object = entity.type.init()
         object.attach(to: self, entity: entity, rowID: try nextRowID(for: entity))
         object.values = entity.defaultValues
@@ -16,25 +21,32 @@ extension ObjectContext {
         return object
     }
 
+    private func subentityList(of entity: EntityDescription) -> String {
+        let names = entity.familyNames.filter { $0 != entity.name }
+        return names.isEmpty ? "none is declared" : names.joined(separator: ", ")
+    }
+
     /// Row IDs are given out by the transaction, which holds the write lock:
     /// the ID is permanent from the moment the object is created, and never
     /// reused. `Int64.max` is never given out, so that the next one is always
     /// representable; past it the entity's IDs are used up, a typed error.
+    /// The entities of an inheritance tree share one sequence, their table's
+    /// (kept under the root's name), as an ID names one row of the tree.
     private func nextRowID(for entity: EntityDescription) throws -> Int64 {
-        let next = nextRowIDs[entity.index]
+        let next = nextRowIDs[entity.tableIndex]
         if next > 0 {
             guard next < .max else { throw rowIDsUsedUp(entity, last: next - 1) }
-            nextRowIDs[entity.index] = next + 1
+            nextRowIDs[entity.tableIndex] = next + 1
             return next
         }
         let connection = try writeConnection()
         let last = try connection.scalar(
             "SELECT max(coalesce((SELECT last FROM _strata_sequence WHERE entity = ?), 0), "
                 + "coalesce((SELECT max(_pk) FROM \(entity.quotedTable)), 0))",
-            [.text(entity.name)])
+            [.text(entity.tableName)])
         guard case .integer(let lastRowID) = last ?? .integer(0) else { return 1 }
         guard lastRowID < .max - 1 else { throw rowIDsUsedUp(entity, last: lastRowID) }
-        nextRowIDs[entity.index] = lastRowID + 2
+        nextRowIDs[entity.tableIndex] = lastRowID + 2
         return lastRowID + 1
     }
 

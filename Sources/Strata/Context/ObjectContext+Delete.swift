@@ -65,12 +65,15 @@ extension ObjectContext {
         }
     }
 
-    /// Clears links to a deleted object held by relationships that have no inverse.
+    /// Clears links to a deleted object held by relationships that have no
+    /// inverse: ones to its entity or to an entity it inherits from, each
+    /// visited once, on the entity that declares it.
     private func clearIncomingReferences(to object: ManagedObject) throws {
         let entity = object.entity!
         for source in schema.entities {
             for relationship in source.relationships.values
-            where relationship.target == entity.name && relationship.inverse == nil {
+            where relationship.inverse == nil && relationship.entity == source.name
+                && targetEntity(of: relationship).includes(entity) {
                 switch relationship.storage {
                 case .foreignKey(let slot):
                     let column = SQL.quote(source.attributes[slot].name)

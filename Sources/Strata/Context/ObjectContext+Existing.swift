@@ -67,10 +67,11 @@ extension ObjectContext {
             arguments: one ? unique : [.blob(StoredValueList.encode(unique))], flushing: false)
     }
 
-    /// The object the context holds for a row, unless deleted.
+    /// The object the context holds for a row, unless deleted (or, in an
+    /// inheritance tree, of an entity outside `entity`'s family).
     private func registeredExisting(_ entity: EntityDescription, _ rowID: Int64) -> ManagedObject? {
         guard let object = registered(entity, rowID), !object.isDeleted else { return nil }
-        return object
+        return !entity.sharesTable || entity.includes(object.entity!) ? object : nil
     }
 
     /// The context's own objects for `ids` that still exist, in the same

@@ -24,9 +24,17 @@ extension ObjectContext {
     func fetchObjectIDs<Object: ManagedObject>(_ query: From<Object>) throws -> [ObjectID<Object>] {
         let entity = entity(Object.self)
         let compiled = try query.compile(in: entity, schema: schema)
+        guard entity.sharesTable else {
+            return try readRows(
+                "SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses)", compiled.arguments
+            ) { ObjectID(entityName: entity.name, rowID: $0.int64(at: 0), configuration: entity.configuration) }
+        }
+        // Each ID names its row's concrete entity, read from the discriminator.
+        let rows = TreeRows(entity, schema: schema)
         return try readRows(
-            "SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses)", compiled.arguments
-        ) { ObjectID(entityName: entity.name, rowID: $0.int64(at: 0), configuration: entity.configuration) }
+            "SELECT _pk, t0.\(SQL.quote(EntityTree.discriminatorColumn)) FROM \(entity.quotedTable) AS t0"
+                + compiled.clauses, compiled.arguments
+        ) { ObjectID(entityName: (rows.entity(of: $0) ?? entity).name, rowID: $0.int64(at: 0), configuration: entity.configuration) }
     }
 
     func fetchCount<Object: ManagedObject>(_ query: From<Object>) throws -> Int {

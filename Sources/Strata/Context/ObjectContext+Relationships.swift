@@ -42,6 +42,11 @@ extension ObjectContext {
         schema.entity(named: relationship.target)!
     }
 
+    /// The entity that declares the relationship: its objects' subentities inherit it.
+    func declaringEntity(of relationship: RelationshipDescription) -> EntityDescription {
+        schema.entity(named: relationship.entity)!
+    }
+
     func inverse(of relationship: RelationshipDescription) -> RelationshipDescription? {
         relationship.inverse.flatMap { targetEntity(of: relationship).relationships[$0] }
     }
@@ -55,7 +60,7 @@ extension ObjectContext {
                 "Strata: \(relationship.entity).\(relationship.name) was set to an object of another "
                     + "context. Bring it into this transaction first with tx.edit(object).")
             checkUsage(
-                object.entity === target,
+                object.entity.map(target.includes) ?? false,
                 "Strata: \(relationship.entity).\(relationship.name) holds \(target.name) objects, "
                     + "not \(object.entity?.name ?? "?").")
             checkUsage(
@@ -98,8 +103,10 @@ extension ObjectContext {
                     assign(.null, slot: inverseSlot, of: oldPartner)
                 }
                 if let target {
+                    // The partner's previous partner is of the entity declaring the
+                    // relationship (or a subentity of it), not necessarily of `object`'s.
                     if case .integer(let rowID) = target.value(at: inverseSlot),
-                       let previous = try existingObject(object.entity!, rowID: rowID),
+                       let previous = try existingObject(declaringEntity(of: relationship), rowID: rowID),
                        previous !== object {
                         assign(.null, slot: slot, of: previous)
                     }

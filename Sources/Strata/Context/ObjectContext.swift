@@ -247,11 +247,18 @@ final class ObjectContext {
     }
 
     /// The registered object for a row, or a new one with `values`, registered.
+    /// In an inheritance tree, a new object is of the entity the values'
+    /// discriminator names (a change set of a base entity's family).
     func object(
         _ entity: EntityDescription, rowID: Int64, values: ContiguousArray<StoredValue>, generation: UInt64
     ) -> ManagedObject {
         let table = objects.table(entity)
         if let existing = table.object(rowID) { return existing }
+        var entity = entity
+        if entity.sharesTable, case .text(let name) = values[EntityTree.discriminatorSlot],
+           let concrete = schema.entity(named: name), entity.includes(concrete) {
+            entity = concrete
+        }
         let object = entity.type.init()
         object.attach(to: self, entity: entity, rowID: rowID)
         object.values = values
@@ -283,6 +290,8 @@ final class ObjectContext {
             let table = objects.table(entity)
             let columns = entity.attributes.count
             var batch = RowBatch(columns: columns, rows: maxRows, context: self)
+            // In an inheritance tree each row is of the entity its discriminator names.
+            let tree = entity.sharesTable ? TreeRows(entity, schema: schema) : nil
             repeat {
                 if !batch.hasRoom {
                     // The next rows likely need as many text and blob bytes as the
@@ -290,19 +299,32 @@ final class ObjectContext {
                     // does not make every later one reserve as much.
                     batch = RowBatch(columns: columns, byteCapacity: min(batch.byteCount, 1 << 20), context: self)
                 }
-                fetched.append(object(entity, row: statement, generation: generation, table: table, batch: batch))
+                if let tree {
+                    // A row of another branch of the tree (a read by row ID) is not one of `entity`'s.
+                    guard let concrete = tree.entity(of: statement) else { continue }
+                    fetched.append(
+                        object(concrete, row: statement, generation: generation, table: table, batch: batch))
+                } else {
+                    fetched.append(object(entity, row: statement, generation: generation, table: table, batch: batch))
+                }
             } while try fetched.count < maxRows && statement.step()
             return fetched
         }
-        // Every row of the entity is an object of its class, `Object`, so the
-        // array can be reinterpreted without a cast per element.
+        // Every row of the entity is an object of its class, `Object`, or of a
+        // subentity's, a subclass: the array can be reinterpreted without a
+        // cast per element.
         precondition(Object.self == ManagedObject.self || Object.self == entity.type)
         return uncheckedDowncast(fetched, to: [Object].self)
     }
 
     /// The object with `rowID`, registered or read from the store; `nil` if there is none.
+    /// In an inheritance tree, the object is of its concrete entity, and
+    /// `nil` unless that is `entity` or a subentity.
     func existingObject(_ entity: EntityDescription, rowID: Int64) throws -> ManagedObject? {
-        if let object = registered(entity, rowID) { return object.isDeleted ? nil : object }
+        if let object = registered(entity, rowID) {
+            guard !object.isDeleted else { return nil }
+            return !entity.sharesTable || entity.includes(object.entity!) ? object : nil
+        }
         return try fetchObjects(
             entity, sql: entity.selectRowSQL, arguments: [.integer(rowID)], flushing: false, maxRows: 1
         ).first

@@ -45,6 +45,9 @@ final class ObservationCenter {
     private var entries: [Stage: [Entry]] = [:]
     /// Called after each `add`: the main context starts watching the store.
     var didAddObserver: (() -> Void)?
+    /// The schema's inheritance trees, given to every change set observers
+    /// get, so that questions about a base entity cover its subentities.
+    var families: EntityFamilies?
 
     isolated deinit {
         endAll()
@@ -84,6 +87,8 @@ final class ObservationCenter {
     }
 
     func didMerge(_ changeSet: ChangeSet) {
+        var changeSet = changeSet
+        if changeSet.families == nil { changeSet.families = families }
         for stage in Stage.allCases {
             // A copy: an observer may add or remove others while it is notified.
             for entry in entries[stage] ?? [] {
@@ -93,6 +98,8 @@ final class ObservationCenter {
     }
 
     func didRefresh(_ changeSet: ChangeSet) {
+        var changeSet = changeSet
+        if changeSet.families == nil { changeSet.families = families }
         for stage in Stage.allCases {
             for entry in entries[stage] ?? [] {
                 entry.observer?.didRefresh(changeSet)

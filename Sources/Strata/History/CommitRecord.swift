@@ -88,6 +88,12 @@ public protocol CommitChanges {
     var clearedEntityNames: Set<String> { get }
     /// The names of the fields and relationships the commit changed on an updated object.
     func changedFields(of id: AnyObjectID) -> Set<String>
+    /// The IDs of the objects of `entity` the commit inserted.
+    func insertedIDs(entity: String) -> Set<AnyObjectID>
+    /// The IDs of the objects of `entity` the commit updated.
+    func updatedIDs(entity: String) -> Set<AnyObjectID>
+    /// The IDs of the objects of `entity` the commit deleted.
+    func deletedIDs(entity: String) -> Set<AnyObjectID>
 }
 
 extension CommitChanges {
@@ -113,24 +119,25 @@ extension CommitChanges {
     /// let people = changeSet.insertedIDs(Entity<Person>("Person"))
     /// ```
     public func insertedIDs<Object: ManagedObject>(_ entity: Entity<Object>) -> Set<ObjectID<Object>> {
-        typed(entity, insertedRowIDs(entity: entity.entityName))
+        typed(insertedIDs(entity: entity.entityName))
     }
 
     /// The typed IDs of the entity's objects that the commit updated.
     public func updatedIDs<Object: ManagedObject>(_ entity: Entity<Object>) -> Set<ObjectID<Object>> {
-        typed(entity, updatedRowIDs(entity: entity.entityName))
+        typed(updatedIDs(entity: entity.entityName))
     }
 
     /// The typed IDs of the entity's objects that the commit deleted.
     public func deletedIDs<Object: ManagedObject>(_ entity: Entity<Object>) -> Set<ObjectID<Object>> {
-        typed(entity, deletedRowIDs(entity: entity.entityName))
+        typed(deletedIDs(entity: entity.entityName))
     }
 
     private func ids(_ entity: String, _ rowIDs: Set<Int64>) -> Set<AnyObjectID> {
         Set(rowIDs.map { AnyObjectID(entityName: entity, rowID: $0, configuration: configuration) })
     }
 
-    private func typed<Object: ManagedObject>(_ entity: Entity<Object>, _ rowIDs: Set<Int64>) -> Set<ObjectID<Object>> {
-        Set(rowIDs.map { ObjectID<Object>(entityName: entity.entityName, rowID: $0, configuration: configuration) })
+    /// Each ID keeps its own entity's name: a base entity's answers hold subentities' objects.
+    private func typed<Object: ManagedObject>(_ ids: Set<AnyObjectID>) -> Set<ObjectID<Object>> {
+        Set(ids.map { ObjectID<Object>(entityName: $0.entityName, rowID: $0.rowID, configuration: $0.configuration) })
     }
 }

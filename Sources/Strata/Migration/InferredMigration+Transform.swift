@@ -11,29 +11,29 @@ extension InferredMigration {
     /// ```
     ///
     /// To-one and position columns are carried as inference carries them.
+    /// In an inheritance tree only the old entity's own rows are read, and
+    /// the new rows take the entity's name in the discriminator.
     func transformEntity(
         _ entity: EntityDescription, from old: EntityDescription,
         with transformer: CustomEntityMapping.Transformer, on connection: Connection
     ) throws {
-        var table = entity.table
-        table.name = Self.temporaryPrefix + entity.name
-        table.indexes = []
-        for statement in table.createStatements { try connection.execute(statement) }
-
-        let oldColumns = old.attributes.map(\.name)
+        let oldColumns = old.fieldAttributes.map(\.name)
+        let oldRows = old.tree == nil ? "" : " AND \(SQL.quote(EntityTree.discriminatorColumn)) = ?"
         let select = "SELECT \(([ "_pk" ] + oldColumns).map(SQL.quote).joined(separator: ", ")) "
-            + "FROM \(old.quotedTable) WHERE \"_pk\" > ? ORDER BY \"_pk\" LIMIT \(Self.chunkSize)"
-        let newColumns = entity.attributes.map(\.name)
-        let insert = "INSERT INTO \(SQL.quote(table.name)) "
+            + "FROM \(old.quotedTable) WHERE \"_pk\" > ?\(oldRows) ORDER BY \"_pk\" LIMIT \(Self.chunkSize)"
+        let discriminator = entity.tree == nil ? [] : [EntityTree.discriminatorColumn]
+        let newColumns = discriminator + entity.fieldAttributes.map(\.name)
+        let insert = "INSERT INTO \(SQL.quote(Self.temporaryPrefix + entity.tableName)) "
             + "(\(([ "_pk" ] + newColumns).map(SQL.quote).joined(separator: ", "))) "
             + "VALUES (\(Array(repeating: "?", count: newColumns.count + 1).joined(separator: ", ")))"
         let matches = attributeSources(entity, old)
-        let sourceFields = old.attributes.filter(\.holdsValue).map(\.name)
-        let destinationFields = entity.attributes.filter(\.holdsValue).map(\.name)
+        let sourceFields = old.fieldAttributes.filter(\.holdsValue).map(\.name)
+        let destinationFields = entity.fieldAttributes.filter(\.holdsValue).map(\.name)
 
         var last = Int64.min
         while true {
-            let rows = try connection.query(select, [.integer(last)]) { statement in
+            let rows = try connection.query(select, [.integer(last)] + (old.tree == nil ? [] : [.text(old.name)])) {
+                statement in
                 (statement.int64(at: 0),
                  (0..<oldColumns.count).map { statement.value(at: Int32($0 + 1)) })
             }
@@ -59,8 +59,8 @@ extension InferredMigration {
                         entity: entity.name, error: error)
                 }
                 guard let created else { continue }
-                var arguments: [StoredValue] = [.integer(rowID)]
-                for (attribute, previous) in zip(entity.attributes, matches) {
+                var arguments: [StoredValue] = [.integer(rowID)] + (entity.tree == nil ? [] : [.text(entity.name)])
+                for (attribute, previous) in zip(entity.fieldAttributes, matches) {
                     if attribute.holdsValue {
                         let value = created.values[attribute.name] ?? .null
                         if value == .null, !attribute.isOptional {
@@ -73,7 +73,11 @@ extension InferredMigration {
                         arguments.append(previous.flatMap { oldValues[$0.name] } ?? .null)
                     }
                 }
-                try connection.run(insert, arguments)
+                do {
+                    try connection.run(insert, arguments)
+                } catch let error as DatabaseError where error.primaryCode == 19 && entity.tree != nil {
+                    throw sharedRowIDs(entity)
+                }
             }
             last = lastRow.0
         }
@@ -86,7 +90,7 @@ extension InferredMigration {
         _ oldValues: [String: StoredValue]
     ) -> [String: StoredValue] {
         var values: [String: StoredValue] = [:]
-        for (attribute, previous) in zip(entity.attributes, matches) where attribute.holdsValue {
+        for (attribute, previous) in zip(entity.fieldAttributes, matches) where attribute.holdsValue {
             var value = attribute.defaultValue
             if let previous, previous.kind == attribute.kind,
                previous.storedType == attribute.storedType,
@@ -104,22 +108,25 @@ extension InferredMigration {
     func removeReferencesToDroppedObjects(on connection: Connection) throws {
         guard !transformers.isEmpty else { return }
         func building(_ name: String) -> String { SQL.quote(Self.temporaryPrefix + name) }
+        func tableOf(_ name: String) -> String { destination.entity(named: name)?.tableName ?? name }
+        // Each relationship once, on the entity declaring it; the tables are the trees'.
         for entity in destination.entities {
-            for attribute in entity.attributes {
+            for attribute in entity.fieldAttributes {
                 guard case .foreignKey(let name) = attribute.kind,
+                      entity.relationships[name]?.entity == entity.name,
                       let target = entity.relationships[name]?.target,
                       transformers[target] != nil
                 else { continue }
                 let column = SQL.quote(attribute.name)
                 var assignments = ["\(column) = NULL"]
-                if let order = entity.attributes.first(where: { $0.kind == .order(relationship: name) }) {
+                if let order = entity.fieldAttributes.first(where: { $0.kind == .order(relationship: name) }) {
                     assignments.append("\(SQL.quote(order.name)) = NULL")
                 }
                 try connection.execute(
-                    "UPDATE \(building(entity.name)) SET \(assignments.joined(separator: ", ")) "
-                        + "WHERE \(column) NOT IN (SELECT \"_pk\" FROM \(building(target)))")
+                    "UPDATE \(building(entity.tableName)) SET \(assignments.joined(separator: ", ")) "
+                        + "WHERE \(column) NOT IN (SELECT \"_pk\" FROM \(building(tableOf(target))))")
             }
-            for relationship in entity.relationships.values {
+            for relationship in entity.relationships.values where relationship.entity == entity.name {
                 guard case let .linkTable(table, owner, target, _) = relationship.storage else {
                     continue
                 }
@@ -127,7 +134,7 @@ extension InferredMigration {
                 where transformers[end] != nil {
                     try connection.execute(
                         "DELETE FROM \(building(table)) WHERE \(SQL.quote(column)) "
-                            + "NOT IN (SELECT \"_pk\" FROM \(building(end)))")
+                            + "NOT IN (SELECT \"_pk\" FROM \(building(tableOf(end))))")
                 }
             }
         }

@@ -6,6 +6,13 @@
 /// name, `INSERT INTO new (...) SELECT ... FROM old` mapping columns by name
 /// (or previous name), keeping `_pk`; the same for link tables; then drop the
 /// old tables, rename the new ones and create the indexes.
+///
+/// In an inheritance tree each entity copies its own rows into the tree's
+/// table, with its name in the discriminator: the rows of its predecessor,
+/// all of them when that was an entity of its own table, those whose
+/// discriminator names it when it was in a tree. So an entity that gains a
+/// subentity keeps its rows (and their IDs), and a field moved up to a base
+/// entity keeps the values its subentity's rows held.
 struct InferredMigration {
     let source: Schema
     let destination: Schema
@@ -40,6 +47,13 @@ struct InferredMigration {
     /// destination entity, and a last one for link tables and clean-up.
     func run(on connection: Connection, progress: (Int) -> Void = { _ in }) throws {
         let pairs = zip(destination.entities, predecessors).map { ($0, $1) }
+        // Every table first: a subentity fills its root's, which may be listed after it.
+        for entity in destination.entities where entity.ownsTable {
+            var table = entity.table
+            table.name = Self.temporaryPrefix + entity.name
+            table.indexes = []
+            for statement in table.createStatements { try connection.execute(statement) }
+        }
         for (index, (entity, old)) in pairs.enumerated() {
             if let old, let transformer = transformers[entity.name] {
                 try transformEntity(entity, from: old, with: transformer, on: connection)
@@ -74,29 +88,51 @@ struct InferredMigration {
             entity: entity, field: field, reason: reason)
     }
 
-    /// Creates the entity's new table and copies the old table's rows into it.
+    /// Copies the old entity's rows into the entity's new table (its tree's).
     private func copyEntity(
         _ entity: EntityDescription, from old: EntityDescription?, on connection: Connection
     ) throws {
-        var table = entity.table
-        table.name = Self.temporaryPrefix + entity.name
-        table.indexes = []
-        for statement in table.createStatements { try connection.execute(statement) }
         guard let old else { return }
         var columns = [SQL.quote("_pk")]
         var values = [SQL.quote("_pk")]
         var arguments: [StoredValue] = []
+        if entity.tree != nil {
+            columns.append(SQL.quote(EntityTree.discriminatorColumn))
+            values.append("?")
+            arguments.append(.text(entity.name))
+        }
         let matches = attributeSources(entity, old)
-        for (attribute, previous) in zip(entity.attributes, matches) {
+        for (attribute, previous) in zip(entity.fieldAttributes, matches) {
             columns.append(SQL.quote(attribute.name))
             values.append(try expression(
                 for: attribute, from: previous, entity: entity, old: old, arguments: &arguments,
                 on: connection))
         }
-        try connection.run(
-            "INSERT INTO \(SQL.quote(table.name)) (\(columns.joined(separator: ", "))) "
-                + "SELECT \(values.joined(separator: ", ")) FROM \(old.quotedTable)",
-            arguments)
+        let rows = sourceRows(of: old)
+        do {
+            try connection.run(
+                "INSERT INTO \(SQL.quote(Self.temporaryPrefix + entity.tableName)) "
+                    + "(\(columns.joined(separator: ", "))) "
+                    + "SELECT \(values.joined(separator: ", ")) FROM \(old.quotedTable)\(rows.sql)",
+                arguments + rows.arguments)
+        } catch let error as DatabaseError where error.primaryCode == 19 && entity.tree != nil {  // SQLITE_CONSTRAINT
+            throw sharedRowIDs(entity)
+        }
+    }
+
+    /// The condition that keeps the old entity's own rows of its table: in a
+    /// tree, those whose discriminator names it; otherwise every row.
+    func sourceRows(of old: EntityDescription) -> (sql: String, arguments: [StoredValue]) {
+        guard old.tree != nil else { return ("", []) }
+        return (" WHERE \(SQL.quote(EntityTree.discriminatorColumn)) = ?", [.text(old.name)])
+    }
+
+    /// Two entities brought into one tree whose rows hold the same row ID.
+    func sharedRowIDs(_ entity: EntityDescription) -> StrataError {
+        failure(
+            entity.name, nil,
+            "its rows and those of another entity now in \(entity.tableName)'s inheritance tree "
+                + "share row IDs, which a tree's one table cannot hold")
     }
 
     /// The old attribute each new one is carried from, matching values with
@@ -110,16 +146,19 @@ struct InferredMigration {
             case .stored, .coded: return 0
             case .foreignKey: return 1
             case .order: return 2
+            case .discriminator: return 3
             }
         }
-        var result = [AttributeDescription?](repeating: nil, count: entity.attributes.count)
+        // The entities' own fields (all its attributes outside a tree).
+        let attributes = entity.fieldAttributes
+        var result = [AttributeDescription?](repeating: nil, count: attributes.count)
         for kind in 0..<3 {
-            let indices = entity.attributes.indices.filter { group(entity.attributes[$0]) == kind }
+            let indices = attributes.indices.filter { group(attributes[$0]) == kind }
             let matched = RenameMatching.match(
-                indices.map { entity.attributes[$0] }, in: old.attributes.filter { group($0) == kind })
+                indices.map { attributes[$0] }, in: old.fieldAttributes.filter { group($0) == kind })
             for (index, previous) in zip(indices, matched) { result[index] = previous }
         }
-        for (index, attribute) in entity.attributes.enumerated() {
+        for (index, attribute) in attributes.enumerated() {
             guard case .foreignKey(let name) = attribute.kind,
                   case .foreignKey(let oldName)? = result[index]?.kind,
                   let target = entity.relationships[name]?.target,
@@ -199,7 +238,7 @@ struct InferredMigration {
         var oldTable: String?
         var mapping: [String: String] = [:]
         for entity in destination.entities {
-            for relationship in entity.relationships.values {
+            for relationship in entity.relationships.values where relationship.entity == entity.name {
                 guard case let .linkTable(name, owner, target, order) = relationship.storage,
                       name == table.name,
                       let old = sources[entity.name],
@@ -236,21 +275,29 @@ struct InferredMigration {
         }
     }
 
-    /// Moves each entity's last handed-out row ID to its new name, so that IDs
-    /// are still never reused.
+    /// Moves each table's last handed-out row ID to its new name, so that IDs
+    /// are still never reused. Sequences are kept per table (an inheritance
+    /// tree's under its root's name): a table that gathers several old ones
+    /// takes the largest.
     private func carrySequence(
         _ sources: [String: EntityDescription], on connection: Connection
     ) throws {
         let rows = try connection.query("SELECT entity, last FROM _strata_sequence") {
             ($0.value(at: 0), $0.value(at: 1))
         }
-        var last: [String: StoredValue] = [:]
-        for case let (.text(entity), value) in rows { last[entity] = value }
+        var last: [String: Int64] = [:]
+        for case let (.text(entity), .integer(value)) in rows { last[entity] = value }
         try connection.execute("DELETE FROM _strata_sequence")
-        for (name, old) in sources.sorted(by: { $0.key < $1.key }) {
-            guard let value = last[old.name] else { continue }
+        var carried: [String: Int64] = [:]
+        for (name, old) in sources {
+            guard let table = destination.entity(named: name)?.tableName,
+                  let value = last[old.tableName]
+            else { continue }
+            carried[table] = max(carried[table] ?? value, value)
+        }
+        for (table, value) in carried.sorted(by: { $0.key < $1.key }) {
             try connection.run(
-                "INSERT INTO _strata_sequence (entity, last) VALUES (?, ?)", [.text(name), value])
+                "INSERT INTO _strata_sequence (entity, last) VALUES (?, ?)", [.text(table), .integer(value)])
         }
     }
 }

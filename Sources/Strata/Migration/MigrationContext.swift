@@ -25,7 +25,8 @@ public final class MigrationContext {
 
     func invalidate() { connection = nil }
 
-    /// The number of objects of `entity`: `SELECT count(*) FROM "<entity>"`.
+    /// The number of objects of `entity`: `SELECT count(*) FROM "<entity>"`
+    /// (in an inheritance tree, of the entity and its subentities, from the tree's table).
     ///
     /// - Throws: ``StrataError/invalidSchema(entity:field:reason:)`` when the
     ///   version has no such entity.
@@ -34,7 +35,10 @@ public final class MigrationContext {
             throw StrataError.invalidSchema(
                 entity: entity, field: nil, reason: "version \(schemaVersion) has no such entity")
         }
-        let rows = try query("SELECT count(*) FROM \(description.quotedTable)")
+        let ofEntity = description.discriminatorCondition(alias: nil)
+        let rows = try query(
+            "SELECT count(*) FROM \(description.quotedTable)" + (ofEntity.map { " WHERE " + $0.sql } ?? ""),
+            ofEntity?.arguments ?? [])
         guard case .integer(let count)? = rows.first?.first else { return 0 }
         return Int(count)
     }

@@ -220,7 +220,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     open var description: String {
         guard let entity else { return "\(type(of: self)) (detached)" }
-        let fields = entity.attributes.map { "\($0.name): \(value(at: $0.slot))" }
+        let fields = entity.fieldAttributes.map { "\($0.name): \(value(at: $0.slot))" }
         return "\(entity.name)#\(rowID) { \(fields.joined(separator: ", ")) }"
     }
 

@@ -2,6 +2,11 @@
 /// `Hashable`; the same in every context and across runs. Once committed, an
 /// ID is never given to another object of the entity.
 ///
+/// In an inheritance tree an ID names the object's concrete entity, whatever
+/// type it is seen as: a `Dog`'s `ObjectID<Animal>` is `"Dog/42"`, and
+/// looking it up (`fetchExisting`, `tx.edit`) gives the `Dog`. Row IDs are
+/// shared by the whole tree, so no two objects of it have one row ID.
+///
 /// Pass IDs between threads and contexts, then look the object up:
 ///
 /// ```swift
@@ -77,7 +82,10 @@ public struct ObjectID<Object: ManagedObject>: Sendable, Hashable, CustomStringC
         guard let entity = schema.entity(for: Object.self) else {
             return "\(Object.self) is not an entity of schema \(schema.version)"
         }
-        return entity.name == name ? nil : "\(name) is not \(Object.self)'s entity \(entity.name)"
+        // A subentity's ID is an ID of its base too: `ObjectID<Animal>` may name a Dog.
+        if let named = schema.entity(named: name), entity.includes(named) { return nil }
+        return "\(name) is not \(Object.self)'s entity \(entity.name)"
+            + (entity.tree == nil ? "" : " or one of its subentities")
     }
 }
 

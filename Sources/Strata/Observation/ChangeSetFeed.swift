@@ -24,7 +24,8 @@ final class ChangeSetFeed: ChangeSetObserver {
 
     private func yieldIfWanted(_ changeSet: ChangeSet) {
         if let author, changeSet.author != author { return }
-        if !entityNames.isEmpty, changeSet.entityNames.isDisjoint(with: entityNames), !changeSet.isRefresh { return }
+        // A base entity's name also passes its subentities' changes.
+        if !entityNames.isEmpty, !changeSet.isRefresh, !changeSet.touches(entityNames) { return }
         continuation.yield(changeSet)
     }
 }

@@ -3,13 +3,14 @@ import Foundation
 /// Following merged change sets: in memory when the monitor can decide,
 /// otherwise by re-fetching and diffing.
 extension ListMonitor {
-    var watchedEntityNames: Set<String> { [entity.name] }
+    /// The monitored entity and its subentities, whose rows are members too.
+    var watchedEntityNames: Set<String> { Set(entity.familyNames) }
 
     func didMerge(_ changeSet: ChangeSet) {
         // A merge that a read inside `load()` set off is older than the list being loaded.
         guard changeSet.generation > generation, !isLoading else { return }
         defer { generation = max(generation, changeSet.generation) }
-        let mine = changeSet.changes[entity.name]
+        let mine = changeSet.changes(of: entity)
         // The entities read through relationships (the monitored one too, for a
         // path back to it); raw SQL may read any table.
         let rawSQL = !(query.predicate?.isEvaluableInMemory ?? true)

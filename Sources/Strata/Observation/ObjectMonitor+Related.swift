@@ -26,7 +26,8 @@ extension ObjectMonitor {
             _ changeSet: ChangeSet, owner: ManagedObject, ownerUpdate: ChangeSet.Update?,
             in context: ObjectContext
         ) -> Bool {
-            let targetChanges = changeSet.changes[target.name]
+            // A base target's members may be of any subentity.
+            let targetChanges = changeSet.changes(of: target)
             let previous = rowIDs
             switch relationship.storage {
             case .foreignKey(let slot):

@@ -44,9 +44,10 @@ public final class ObjectMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// related objects are followed too.
     init(main: MainContext, id: ObjectID<Object>, relationships: [String]) throws {
         self.main = main
-        self.entity = main.context.schema.entity(of: Object.self)
-        self.objectID = id
         let object = try main.context.fetchExisting(id)
+        // The object's own entity: a base type's monitor may watch a subentity's object.
+        self.entity = object?.entity ?? main.context.schema.entity(of: Object.self)
+        self.objectID = id
         self.object = object
         self.generation = max(main.generation, object?.generation ?? 0)
         self.related = []
@@ -108,7 +109,7 @@ public final class ObjectMonitor<Object: ManagedObject>: ChangeSetObserver {
 
     // MARK: Following change sets
 
-    var watchedEntityNames: Set<String> { Set([entity.name] + related.map(\.target.name)) }
+    var watchedEntityNames: Set<String> { Set([entity.name] + related.flatMap(\.target.familyNames)) }
 
     func didMerge(_ changeSet: ChangeSet) {
         guard changeSet.generation > generation, let object else { return }

@@ -46,9 +46,10 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
 
     init(main: MainContext, id: ObjectID<Object>) throws {
         self.main = main
-        self.entity = main.context.schema.entity(of: Object.self)
-        self.objectID = id
         let object = try main.context.fetchExisting(id)
+        // The object's own entity: a base type's publisher may watch a subentity's object.
+        self.entity = object?.entity ?? main.context.schema.entity(of: Object.self)
+        self.objectID = id
         self.snapshot = object.map(ObjectSnapshot.init)
         self.generation = max(main.generation, object?.generation ?? 0)
         if object != nil { main.observation.add(self, stage: .publishers) }

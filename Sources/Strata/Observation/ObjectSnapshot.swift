@@ -59,11 +59,11 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
     /// for name in snapshot.fieldNames { print(name, snapshot.storedValue(forField: name)!) }
     /// ```
     public var fieldNames: [String] {
-        entity.attributes.compactMap { attribute in
+        entity.fieldAttributes.compactMap { attribute in
             switch attribute.kind {
             case .stored, .coded: return attribute.name
             case .foreignKey(let relationship): return relationship
-            case .order: return nil
+            case .order, .discriminator: return nil
             }
         }
     }

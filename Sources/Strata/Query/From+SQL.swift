@@ -41,7 +41,7 @@ extension From {
         var compiler = SQLCompiler(schema: schema)
         let alias = SQLCompiler.rootAlias
         guard options.effectiveLimit != nil || options.fetchOffset > 0 else {
-            let condition = try predicate.map { try compiler.predicate($0.predicate, in: entity, alias: alias) }
+            let condition = try compiler.condition(predicate?.predicate, in: entity, alias: alias)
             return CompiledTarget(
                 table: "\(entity.quotedTable) AS \(alias)", condition: condition, arguments: compiler.arguments)
         }
@@ -57,8 +57,8 @@ extension From {
     ) throws -> String {
         let alias = SQLCompiler.rootAlias
         var sql = ""
-        if let predicate {
-            sql += " WHERE " + (try compiler.predicate(predicate.predicate, in: entity, alias: alias))
+        if let condition = try compiler.condition(predicate?.predicate, in: entity, alias: alias) {
+            sql += " WHERE " + condition
         }
         sql += " ORDER BY " + compiler.order(order, in: entity, alias: alias)
         if limit != nil || options.fetchOffset > 0 {
@@ -66,5 +66,26 @@ extension From {
                 + "OFFSET \(compiler.bind(.integer(Int64(max(options.fetchOffset, 0)))))"
         }
         return sql
+    }
+}
+
+extension SQLCompiler {
+    /// The condition a query's rows meet: its predicate, and for an entity
+    /// of an inheritance tree that is not its root, that the row is of the
+    /// entity or a subentity; `nil` when every row of the table is kept.
+    ///
+    /// ```sql
+    /// t0."_entity" IN (?, ?) AND (t0."age" >= ?)
+    /// ```
+    mutating func condition(
+        _ predicate: WherePredicate?, in entity: EntityDescription, alias: String
+    ) throws -> String? {
+        // Bound in the order the placeholders appear: the discriminator's first.
+        let discriminator = entity.discriminatorCondition(alias: alias)
+        for value in discriminator?.arguments ?? [] { _ = bind(value) }
+        guard let predicate else { return discriminator?.sql }
+        let sql = try self.predicate(predicate, in: entity, alias: alias)
+        guard let discriminator else { return sql }
+        return "\(discriminator.sql) AND (\(sql))"
     }
 }

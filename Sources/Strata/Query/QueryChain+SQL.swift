@@ -25,9 +25,8 @@ extension QueryChain {
             "\(term.sql(&compiler, in: entity, alias: alias)) AS \(SQL.quote(term.name))"
         }
         var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(entity.quotedTable) AS \(alias)"
-        if let predicate = from.predicate {
-            sql +=
-                " WHERE " + (try compiler.predicate(predicate.predicate, in: entity, alias: alias))
+        if let condition = try compiler.condition(from.predicate?.predicate, in: entity, alias: alias) {
+            sql += " WHERE " + condition
         }
         let groupKeys = (groupBy?.paths ?? []).map { compiler.value($0, in: entity, alias: alias) }
         if !groupKeys.isEmpty {

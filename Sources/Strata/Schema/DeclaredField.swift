@@ -154,14 +154,24 @@ enum DeclaredFields {
     /// The declarations of `type`'s fields and its superclasses', in
     /// declaration order, superclasses first.
     static func declarations(of type: ManagedObject.Type) -> [FieldDeclaration] {
+        declarationsByClass(of: type).flatMap(\.fields)
+    }
+
+    /// The declarations of `type`'s fields grouped by the class that
+    /// declares them, superclasses first (up to `ManagedObject`'s subclasses).
+    static func declarationsByClass(
+        of type: ManagedObject.Type
+    ) -> [(type: Any.Type, fields: [FieldDeclaration])] {
         var mirrors: [Mirror] = []
         var mirror: Mirror? = Mirror(reflecting: prototype(of: type))
         while let current = mirror {
             mirrors.insert(current, at: 0)
             mirror = current.superclassMirror
         }
-        return mirrors.flatMap { mirror in
-            mirror.children.compactMap { ($0.value as? any FieldWrapper)?.declared?.declaration }
+        return mirrors.map { mirror in
+            (mirror.subjectType, mirror.children.compactMap {
+                ($0.value as? any FieldWrapper)?.declared?.declaration
+            })
         }
     }
 

@@ -11,6 +11,9 @@ struct AttributeDescription: Sendable {
         case foreignKey(relationship: String)
         /// The position of this object in an ordered to-many relationship of its owner.
         case order(relationship: String)
+        /// The name of the row's concrete entity, in the table of an
+        /// inheritance tree (`_entity`, slot 0; see `EntityTree`).
+        case discriminator
     }
 
     var name: String
@@ -83,16 +86,44 @@ final class EntityDescription: Sendable {
     let selectRowsSQL: String
     private let slots: [String: Int]
 
+    /// The entity's place in an inheritance tree; `nil` for an entity with
+    /// neither a parent entity nor subentities, for which nothing below differs
+    /// from an entity of its own table.
+    let tree: EntityTree?
+    /// The index of the entity whose table holds this entity's rows: the
+    /// root of its tree, or itself. Identity maps, row IDs and bulk changes
+    /// are kept per table, since an ID names one row of the whole tree.
+    let tableIndex: Int
+    /// The name of the table holding the entity's rows (its tree's root's).
+    let tableName: String
+    /// Whether the entity's table holds rows of other entities too (it is in
+    /// an inheritance tree): each row read then materializes as the entity
+    /// its discriminator names, and a read by row ID checks it.
+    let sharesTable: Bool
+    /// Whether the entity is abstract: creating one of its objects traps.
+    let isAbstract: Bool
+    /// The attributes that are fields of this entity, its own and inherited
+    /// ones (not the discriminator, nor other entities' columns of its tree).
+    let fieldAttributes: [AttributeDescription]
+
     init(
         index: Int, name: String, type: ManagedObject.Type, attributes: [AttributeDescription],
         relationships: [String: RelationshipDescription], fieldNames: [String],
-        renamingIdentifier: String? = nil, configuration: String? = nil
+        renamingIdentifier: String? = nil, tree: EntityTree? = nil, isAbstract: Bool = false,
+        configuration: String? = nil
     ) {
         self.configuration = configuration
         self.index = index
         self.name = name
         self.renamingIdentifier = renamingIdentifier
-        let quotedTable = SQL.quote(name)
+        self.tree = tree
+        self.tableIndex = tree?.rootIndex ?? index
+        self.tableName = tree?.rootName ?? name
+        self.sharesTable = tree != nil
+        self.isAbstract = isAbstract
+        let fieldAttributes = tree.map { tree in attributes.filter { tree.isMember($0.slot) } } ?? attributes
+        self.fieldAttributes = fieldAttributes
+        let quotedTable = SQL.quote(tableName)
         self.quotedTable = quotedTable
         self.type = type
         self.attributes = attributes
@@ -101,7 +132,7 @@ final class EntityDescription: Sendable {
         let selectList = (["_pk"] + attributes.map { SQL.quote($0.name) }).joined(separator: ", ")
         self.selectList = selectList
         var slots: [String: Int] = [:]
-        for attribute in attributes {
+        for attribute in fieldAttributes {
             if case .stored = attribute.kind { slots[attribute.name] = attribute.slot }
             if case .coded = attribute.kind { slots[attribute.name] = attribute.slot }
             if case .foreignKey(let relationship) = attribute.kind {
@@ -109,7 +140,13 @@ final class EntityDescription: Sendable {
             }
         }
         self.slots = slots
-        self.defaultValues = ContiguousArray(attributes.map(\.defaultValue))
+        // In a tree, another entity's columns hold NULL (not their defaults,
+        // which could collide in a unique index), and the discriminator the name.
+        self.defaultValues = ContiguousArray(attributes.map { attribute in
+            guard let tree else { return attribute.defaultValue }
+            if attribute.kind == .discriminator { return .text(name) }
+            return tree.isMember(attribute.slot) ? attribute.defaultValue : .null
+        })
         self.insertSQL = "INSERT INTO \(quotedTable) (\(selectList)) VALUES "
             + "(\(SQL.placeholders(attributes.count + 1)))"
         self.selectRowSQL = "SELECT \(selectList) FROM \(quotedTable) WHERE _pk = ?"
@@ -153,7 +190,7 @@ extension EntityDescription {
             switch attributes[slot].kind {
             case .stored, .coded: names.insert(attributes[slot].name)
             case .foreignKey(let relationship): names.insert(relationship)
-            case .order: break
+            case .order, .discriminator: break
             }
         }
         changedNames.withLock { cache in
@@ -162,5 +199,65 @@ extension EntityDescription {
             if cache.count < 256 { cache[changed] = names }
         }
         return names
+    }
+}
+
+/// Where an entity sits in an inheritance tree: a root entity and every
+/// entity whose class descends from it, stored in the root's one table with a
+/// discriminator column naming each row's entity (`Docs/Storage.md`,
+/// "Inheritance").
+struct EntityTree: Sendable {
+    /// The discriminator column: the name of the row's concrete entity.
+    static let discriminatorColumn = "_entity"
+    /// The discriminator's slot in every entity of a tree.
+    static let discriminatorSlot = 0
+
+    /// The root entity's index in the schema.
+    let rootIndex: Int
+    /// The root entity's name: the tree's table.
+    let rootName: String
+    /// The nearest ancestor entity, if any.
+    let parentName: String?
+    /// This entity and its subentities at every level, by schema index, in schema order.
+    let family: [Int]
+    /// Their names, in the same order.
+    let familyNames: [String]
+    /// Per slot of the tree's row, whether it is a field of this entity.
+    let members: [Bool]
+
+    /// Whether slot `slot` is one of the entity's fields.
+    func isMember(_ slot: Int) -> Bool { slot < members.count && members[slot] }
+
+    /// The discriminator values a read of the entity keeps; `nil` when the
+    /// family is the whole tree (the root), which needs no filter.
+    var filter: [String]? { parentName == nil ? nil : familyNames }
+}
+
+extension EntityDescription {
+    /// Whether `other` is this entity or one of its subentities: an object
+    /// of `other` is an object of this entity.
+    @inline(__always)
+    func includes(_ other: EntityDescription) -> Bool {
+        other === self || (tree?.family.contains(other.index) ?? false)
+    }
+
+    /// The names of this entity and its subentities: the change-set keys an
+    /// observer of the entity reads.
+    var familyNames: [String] { tree?.familyNames ?? [name] }
+
+    /// The condition that keeps the rows of this entity and its subentities
+    /// in its tree's table read as `alias`, with its bound values; `nil`
+    /// when every row of the table is one (an entity outside a tree, or a root).
+    ///
+    /// ```sql
+    /// t0."_entity" = ?            -- a leaf
+    /// t0."_entity" IN (?, ?)      -- an entity with one subentity
+    /// ```
+    func discriminatorCondition(alias: String?) -> (sql: String, arguments: [StoredValue])? {
+        guard let names = tree?.filter else { return nil }
+        let column = (alias.map { "\($0)." } ?? "") + SQL.quote(EntityTree.discriminatorColumn)
+        let arguments = names.map(StoredValue.text)
+        if names.count == 1 { return ("\(column) = ?", arguments) }
+        return ("\(column) IN (\(SQL.placeholders(names.count)))", arguments)
     }
 }

@@ -2,15 +2,20 @@ import Foundation
 
 /// Reads entity classes by reflection and resolves their relationships.
 struct SchemaBuilder {
-    private struct Declared {
+    struct Declared {
         var name: String
         var renamingIdentifier: String?
         var type: ManagedObject.Type
+        /// The fields the entity declares itself: for a subentity, not the
+        /// ones it inherits from its parent entity.
         var fields: [FieldDeclaration]
+        /// The nearest superclass that is an entity of the schema.
+        var parent: String?
+        var isAbstract: Bool
     }
 
-    private var declared: [Declared] = []
-    private(set) var problems: [StrataError] = []
+    var declared: [Declared] = []
+    var problems: [StrataError] = []
     /// The configuration the schema is restricted to, given to every entity.
     private let configuration: String?
 
@@ -18,6 +23,7 @@ struct SchemaBuilder {
         self.configuration = configuration
         var seen: Set<String> = []
         var seenTypes: Set<ObjectIdentifier> = []
+        var accepted: [any AnyEntity] = []
         for entity in entities {
             let name = entity.entityName
             guard SQL.isValidIdentifier(name) else {
@@ -38,15 +44,41 @@ struct SchemaBuilder {
                     reason: "class \(entity.objectType) is declared as two entities"))
                 continue
             }
-            let fields = DeclaredFields.declarations(of: entity.objectType)
+            accepted.append(entity)
+        }
+        let names = Dictionary(
+            accepted.map { (ObjectIdentifier($0.objectType), $0.entityName) },
+            uniquingKeysWith: { first, _ in first })
+        for entity in accepted {
+            let name = entity.entityName
+            // The parent is the nearest superclass that is an entity; the
+            // fields of that class and above are inherited, not declared.
+            let byClass = DeclaredFields.declarationsByClass(of: entity.objectType)
+            var parent: String?
+            var ownFrom = 0
+            for level in stride(from: byClass.count - 2, through: 0, by: -1) {
+                if let found = names[ObjectIdentifier(byClass[level].type)] {
+                    parent = found
+                    ownFrom = level + 1
+                    break
+                }
+            }
+            let inherited = byClass[..<ownFrom].flatMap(\.fields)
+            let own = byClass[ownFrom...].flatMap(\.fields)
             declared.append(Declared(
                 name: name, renamingIdentifier: entity.renamingIdentifier, type: entity.objectType,
-                fields: checked(fields, entity: name)))
+                fields: checked(own, entity: name, inherited: inherited, parent: parent),
+                parent: parent, isAbstract: entity.isAbstract))
         }
+        checkTreeFieldNames()
     }
 
-    private mutating func checked(_ fields: [FieldDeclaration], entity: String) -> [FieldDeclaration] {
-        var seen: Set<String> = []
+    private mutating func checked(
+        _ fields: [FieldDeclaration], entity: String, inherited: [FieldDeclaration] = [],
+        parent: String? = nil
+    ) -> [FieldDeclaration] {
+        let inheritedNames = Set(inherited.map { $0.name.lowercased() })
+        var seen = inheritedNames
         var kept: [FieldDeclaration] = []
         for field in fields {
             if let problem = field.problem {
@@ -60,6 +92,11 @@ struct SchemaBuilder {
                 problems.append(.invalidSchema(
                     entity: entity, field: field.name,
                     reason: "the renaming identifier '\(previous)' is not a valid field name"))
+            } else if let parent, inheritedNames.contains(field.name.lowercased()) {
+                problems.append(.invalidSchema(
+                    entity: entity, field: field.name,
+                    reason: "\(entity) inherits a field of that name from \(parent); a subentity "
+                        + "cannot declare an inherited field again"))
             } else if !seen.insert(field.name.lowercased()).inserted {
                 problems.append(.invalidSchema(
                     entity: entity, field: field.name, reason: "the field name is used twice"))
@@ -123,6 +160,10 @@ struct SchemaBuilder {
                 renamingIdentifier: previous))
         }
 
+        // Entities of an inheritance tree share their root's row layout.
+        let trees = treeLayouts(own: attributes)
+        for (name, layout) in trees.layouts { attributes[name] = layout }
+
         var linkTables: [String: TableDefinition] = [:]
         var relationships: [String: [String: RelationshipDescription]] = [:]
         for link in links {
@@ -137,9 +178,10 @@ struct SchemaBuilder {
             EntityDescription(
                 index: index, name: entity.name, type: entity.type,
                 attributes: attributes[entity.name] ?? [],
-                relationships: relationships[entity.name] ?? [:],
-                fieldNames: fieldNames[entity.name] ?? [],
-                renamingIdentifier: entity.renamingIdentifier, configuration: configuration)
+                relationships: inherited(relationships, by: entity.name),
+                fieldNames: ancestry(of: entity.name).reversed().flatMap { fieldNames[$0] ?? [] },
+                renamingIdentifier: entity.renamingIdentifier, tree: trees.trees[entity.name],
+                isAbstract: entity.isAbstract, configuration: configuration)
         }
         return (entities, linkTables.keys.sorted().compactMap { linkTables[$0] })
     }

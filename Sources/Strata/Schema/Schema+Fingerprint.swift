@@ -8,7 +8,12 @@ enum SchemaFingerprint {
         var lines: [String] = []
         for entity in entities.sorted(by: { $0.name < $1.name }) {
             lines.append("entity \(entity.name)")
-            for attribute in entity.attributes.sorted(by: { $0.name < $1.name }) {
+            if let tree = entity.tree {
+                // Only entities of a tree have this line, so other entities'
+                // text, and the fingerprints of schemas without inheritance, stay as they were.
+                lines.append("  parent \(tree.parentName ?? "-") table \(tree.rootName)")
+            }
+            for attribute in entity.fieldAttributes.sorted(by: { $0.name < $1.name }) {
                 var flags: [String] = [attribute.isOptional ? "optional" : "required"]
                 if attribute.options.contains(.unique) { flags.append("unique") }
                 if attribute.options.contains(.indexed) { flags.append("indexed") }
@@ -18,11 +23,14 @@ enum SchemaFingerprint {
                 case .coded: kind = "coded"
                 case .foreignKey: kind = "to-one"
                 case .order: kind = "order"
+                case .discriminator: kind = "discriminator"
                 }
                 lines.append("  \(attribute.name) \(kind) \(attribute.storedType.rawValue) "
                              + flags.joined(separator: " "))
             }
-            for relationship in entity.relationships.values.sorted(by: { $0.name < $1.name }) {
+            // A subentity lists the relationships it declares, not the inherited ones.
+            for relationship in entity.relationships.values.sorted(by: { $0.name < $1.name })
+            where relationship.entity == entity.name {
                 lines.append("  \(relationship.name) -> \(relationship.target) "
                              + "\(relationship.cardinality.rawValue) inverse "
                              + (relationship.inverse ?? "-"))

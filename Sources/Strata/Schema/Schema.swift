@@ -24,6 +24,9 @@ public struct Schema: Sendable {
     /// ``restricted(to:)``); `nil` for the whole schema.
     let configuration: String?
     let problems: [StrataError]
+    /// The entities each base entity stands for in change-set questions;
+    /// `nil` without inheritance.
+    let entityFamilies: EntityFamilies?
     private let entitiesByName: [String: EntityDescription]
     private let entitiesByType: [ObjectIdentifier: EntityDescription]
 
@@ -64,6 +67,7 @@ public struct Schema: Sendable {
             built.entities.map { (ObjectIdentifier($0.type), $0) },
             uniquingKeysWith: { first, _ in first })
         self.fingerprint = SchemaFingerprint.compute(built.entities, linkTables: built.linkTables)
+        self.entityFamilies = EntityFamilies(entities: built.entities)
     }
 
     /// The `versionLock:` argument that pins this version, ready to paste.
@@ -117,6 +121,10 @@ public struct Schema: Sendable {
         return entity
     }
 
-    /// Every table the schema stores: one per entity, plus link tables.
-    var tables: [TableDefinition] { entities.map(\.table) + linkTables }
+    /// Every table the schema stores: one per entity outside an inheritance
+    /// tree and one per tree, plus link tables.
+    var tables: [TableDefinition] { entities.filter(\.ownsTable).map(\.table) + linkTables }
+
+    /// Whether any entity is in an inheritance tree.
+    var hasInheritance: Bool { entities.contains { $0.tree != nil } }
 }

@@ -85,6 +85,10 @@ public struct ChangeSet: CommitChanges, Sendable {
     /// commit's bulk writes list rows by ID only, and the main context reads
     /// the values it needs before the merge.
     var needsValues = false
+    /// What each base entity stands for in the questions below, when the
+    /// schema has inheritance trees (set by the stack that merges or returns
+    /// the change set); `nil` otherwise.
+    var families: EntityFamilies?
 
     init(
         generation: UInt64, author: String?, date: Date, isLocal: Bool, changes: [String: EntityChanges],
@@ -98,29 +102,71 @@ public struct ChangeSet: CommitChanges, Sendable {
         self.changes = changes
     }
 
+    /// The entities whose objects the commit changed: each object's concrete
+    /// entity (`"Dog"`, not its base `"Animal"`), as its ``ObjectID`` names it.
     public var entityNames: Set<String> { Set(changes.filter { !$0.value.isEmpty }.keys) }
 
+    /// The row IDs of the objects of `entity`, or of one of its subentities,
+    /// that the commit inserted.
     public func insertedRowIDs(entity: String) -> Set<Int64> {
-        guard let changes = changes[entity] else { return [] }
-        return Set(changes.inserted.map(\.rowID)).union(changes.insertedUnread)
+        family(of: entity).reduce(into: []) { rowIDs, name in
+            guard let changes = changes[name] else { return }
+            rowIDs.formUnion(changes.inserted.map(\.rowID))
+            rowIDs.formUnion(changes.insertedUnread)
+        }
     }
 
+    /// The row IDs of the objects of `entity`, or of one of its subentities,
+    /// that the commit updated.
     public func updatedRowIDs(entity: String) -> Set<Int64> {
-        guard let changes = changes[entity] else { return [] }
-        return Set(changes.updated.keys).union(changes.updatedUnread.keys)
+        family(of: entity).reduce(into: []) { rowIDs, name in
+            guard let changes = changes[name] else { return }
+            rowIDs.formUnion(changes.updated.keys)
+            rowIDs.formUnion(changes.updatedUnread.keys)
+        }
     }
 
-    /// The row IDs of the objects of `entity` the commit deleted. For an
-    /// entity the commit cleared (``clearedEntityNames``), the ones this
-    /// stack held when it merged the commit.
-    public func deletedRowIDs(entity: String) -> Set<Int64> { changes[entity]?.deleted ?? [] }
+    /// The row IDs of the objects of `entity` (or of one of its
+    /// subentities) the commit deleted. For an entity the commit cleared
+    /// (``clearedEntityNames``), the ones this stack held when it merged the commit.
+    public func deletedRowIDs(entity: String) -> Set<Int64> {
+        family(of: entity).reduce(into: []) { $0.formUnion(changes[$1]?.deleted ?? []) }
+    }
+
+    /// The IDs of the objects of `entity`, or of one of its subentities,
+    /// that the commit inserted, each named by its own entity (`"Dog/3"`
+    /// among the answers for `"Animal"`).
+    public func insertedIDs(entity: String) -> Set<AnyObjectID> {
+        ids(entity) { Set($0.inserted.map(\.rowID)).union($0.insertedUnread) }
+    }
+
+    /// The IDs of the objects of `entity`, or of one of its subentities,
+    /// that the commit updated, each named by its own entity.
+    public func updatedIDs(entity: String) -> Set<AnyObjectID> {
+        ids(entity) { Set($0.updated.keys).union($0.updatedUnread.keys) }
+    }
+
+    /// The IDs of the objects of `entity`, or of one of its subentities,
+    /// that the commit deleted, each named by its own entity.
+    public func deletedIDs(entity: String) -> Set<AnyObjectID> { ids(entity) { $0.deleted } }
+
+    private func ids(_ entity: String, _ rows: (EntityChanges) -> Set<Int64>) -> Set<AnyObjectID> {
+        family(of: entity).reduce(into: []) { ids, name in
+            guard let changes = changes[name] else { return }
+            ids.formUnion(rows(changes).map { AnyObjectID(entityName: name, rowID: $0, configuration: configuration) })
+        }
+    }
 
     /// The entities the commit cleared (``DataStack/wipeAllData(author:isolation:)``).
     public var clearedEntityNames: Set<String> { Set(changes.filter { $0.value.cleared }.keys) }
 
     public func changedFields(of id: AnyObjectID) -> Set<String> {
         guard id.configuration == configuration else { return [] }
-        return changes[id.entityName]?.changedFields(ofRow: id.rowID) ?? []
+        // An ID may name a subentity's object by a base entity.
+        for name in family(of: id.entityName) {
+            if let fields = changes[name]?.changedFields(ofRow: id.rowID) { return fields }
+        }
+        return []
     }
 
     /// The record the commit log keeps of this change set.

@@ -48,13 +48,15 @@ extension ObjectContext {
                 finishWriting(committed: true)
                 return nil
             }
+            // Indexed by table: an inheritance tree's sequence is its root's.
             for (entity, next) in zip(schema.entities, nextRowIDs) where next > 0 {
                 try connection.run(
                     "INSERT INTO _strata_sequence (entity, last) VALUES (?, ?) "
                         + "ON CONFLICT (entity) DO UPDATE SET last = excluded.last",
-                    [.text(entity.name), .integer(next - 1)])
+                    [.text(entity.tableName), .integer(next - 1)])
             }
-            let changeSet = try store.commitLogged(changes, author: author, on: connection)
+            var changeSet = try store.commitLogged(changes, author: author, on: connection)
+            changeSet.families = schema.entityFamilies
             keptGeneration = changeSet.generation
             didCommit()
             finishWriting(committed: true)
@@ -145,28 +147,24 @@ extension ObjectContext {
         for (_, entry) in byEntity { changes[entry.name] = entry.changes }
         // Objects whose to-many relationships changed without being loaded here.
         for (key, fields) in relationshipChanges where !updatedKeys.contains(key) {
-            guard let entity = schema.entities.first(where: { ObjectIdentifier($0) == key.entity }),
-                  let object = try existingObject(entity, rowID: key.rowID),
-                  !object.isInserted, !object.isDeleted
+            // The table's entity reads the row as its concrete entity, which names it in the change set.
+            guard let object = try existingObject(schema.entities[key.table], rowID: key.rowID),
+                  !object.isInserted, !object.isDeleted, let entity = object.entity
             else { continue }
             changes[entity.name, default: .init()].updated[key.rowID] =
                 ChangeSet.Update(values: object.values, changedFields: fields)
         }
-        mergeBulkChanges(into: &changes)
+        try mergeBulkChanges(into: &changes)
         return changes.filter { !$0.value.isEmpty }
     }
 
     /// Adds what bulk writes changed in rows no registered object stands
     /// for: deleted rows and changed rows by ID, changed rows without values
     /// (the main context reads the ones it needs), and cleared entities.
-    private func mergeBulkChanges(into changes: inout [String: ChangeSet.EntityChanges]) {
+    private func mergeBulkChanges(into changes: inout [String: ChangeSet.EntityChanges]) throws {
         let bulk = bulkChanges
         guard !bulk.isEmpty else { return }
-        for entity in schema.entities {
-            let deleted = bulk.deleted[entity.index] ?? []
-            let updated = bulk.updated[entity.index] ?? [:]
-            let cleared = bulk.cleared.contains(entity.index)
-            guard !deleted.isEmpty || !updated.isEmpty || cleared else { continue }
+        for (entity, deleted, updated, cleared) in try bulkChangesByEntity(bulk) {
             var entityChanges = changes[entity.name] ?? .init()
             entityChanges.cleared = cleared
             for rowID in deleted where registered(entity, rowID) == nil {
