@@ -2,7 +2,9 @@
 extension DataStack {
     /// The change sets the main context merges from now on, in generation
     /// order — this stack's commits and every other writer's, read from the
-    /// commit log — beside the monitors, which see the same ones.
+    /// commit log — beside the monitors, which see the same ones. With
+    /// several stores, each store's come in its own generation order
+    /// (``ChangeSet/configuration`` says whose).
     ///
     /// `entityNames` keeps the change sets that touch one of those entities
     /// (all when empty); `author` keeps the ones of that author. A refresh
@@ -25,13 +27,18 @@ extension DataStack {
     public func changeSets(touching entityNames: Set<String> = [], author: String? = nil) throws
         -> AsyncStream<ChangeSet>
     {
-        let main = try main()
+        _ = try main()
+        let mains = mainContexts
         let (stream, continuation) = AsyncStream.makeStream(of: ChangeSet.self)
         let feed = ChangeSetFeed(continuation: continuation, entityNames: entityNames, author: author)
-        main.observation.add(feed, stage: .streams)
-        // The stream holds the feed; the observation center holds it weakly.
-        continuation.onTermination = { [weak main] _ in
-            Task { @MainActor in main?.observation.remove(feed) }
+        // Every store's merges, each store's in its generation order.
+        for main in mains { main.observation.add(feed, stage: .streams) }
+        // The stream holds the feed; the observation centers hold it weakly.
+        continuation.onTermination = { [weak feed] _ in
+            Task { @MainActor in
+                guard let feed else { return }
+                for main in mains { main.observation.remove(feed) }
+            }
         }
         return stream
     }

@@ -40,7 +40,7 @@ extension DataStack {
     ) throws -> ObjectMonitor<Object> {
         var names: [String] = []
         for keyPath in repeat each relationships { names.append(FieldPath.name(keyPath)) }
-        return try ObjectMonitor(main: main(), id: id, relationships: names)
+        return try ObjectMonitor(main: main(holding: id), id: id, relationships: names)
     }
 
     /// A publisher of `object` (from any context): ``ObjectSnapshot``s to
@@ -72,6 +72,6 @@ extension DataStack {
     public func publishObject<Object: ManagedObject>(_ id: ObjectID<Object>) throws
         -> ObjectPublisher<Object>
     {
-        try ObjectPublisher(main: main(), id: id)
+        try ObjectPublisher(main: main(holding: id), id: id)
     }
 }

@@ -15,7 +15,7 @@ extension DataStack {
     public func monitorList<Object: ManagedObject>(_ query: some ListQuery<Object>) throws
         -> ListMonitor<Object>
     {
-        try ListMonitor(main: main(), query: query.from, sectionBy: query.sectionBy)
+        try ListMonitor(main: main(following: query.from), query: query.from, sectionBy: query.sectionBy)
     }
 
     /// CoreStore's name for a sectioned monitor; in Strata the query carries

@@ -199,6 +199,35 @@ public final class DataStack: Sendable {
         return main
     }
 
+    /// The main context of the one store a monitor of `query` follows.
+    ///
+    /// - Throws: ``StrataError/storeNotFound(entity:configuration:)`` when no
+    ///   store holds the entity, ``StrataError/invalidValue(entity:field:reason:)``
+    ///   when several do and the query names no one configuration.
+    @MainActor
+    func main<Object: ManagedObject>(following query: From<Object>) throws -> MainContext {
+        let contexts = try mains().holding(Object.self, in: query.configurations)
+        guard contexts.count == 1, let main = mainContexts.first(where: { $0.context === contexts[0] }) else {
+            throw StrataError.invalidValue(
+                entity: schema.entity(of: Object.self).name, field: "configuration",
+                reason: "a monitor follows one store, and \(contexts.count) stores hold the entity; "
+                    + "name one configuration, as From<\(Object.self)>(\"Configuration\")")
+        }
+        return main
+    }
+
+    /// The main context of the store `id` names.
+    ///
+    /// - Throws: ``StrataError/storeNotFound(entity:configuration:)`` when the stack has no such store.
+    @MainActor
+    func main<Object: ManagedObject>(holding id: ObjectID<Object>) throws -> MainContext {
+        _ = try main()
+        guard let main = mainContexts.first(where: { $0.context.schema.configuration == id.configuration }) else {
+            throw StrataError.storeNotFound(entity: id.entityName, configuration: id.configuration)
+        }
+        return main
+    }
+
     /// The main context of every store, where main-actor reads go.
     @MainActor
     func mains() throws -> StoreContexts {
