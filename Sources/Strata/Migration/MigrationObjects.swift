@@ -36,14 +36,16 @@ public struct SourceObject: Sendable {
     ///
     /// - Throws: ``StrataError/invalidValue(entity:field:reason:)`` when the
     ///   field does not exist or its value does not convert.
-    public func value<Value: FieldStorable>(_ field: String, as type: Value.Type) throws -> Value {
+    public func value<Value: FieldStorable>(
+        _ field: String, as type: Value.Type
+    ) throws(StrataError) -> Value {
         guard let value = values[field] else {
-            throw StrataError.invalidValue(entity: entity, field: field, reason: "no such field")
+            throw .invalidValue(entity: entity, field: field, reason: "no such field")
         }
         do {
             return try Value(storedValue: value)
-        } catch let error as StrataError {
-            throw error.located(entity: entity, field: field)
+        } catch {
+            throw StrataError.wrapping(error).located(entity: entity, field: field)
         }
     }
 }
@@ -92,14 +94,14 @@ public final class DestinationObject {
     ///
     /// - Throws: ``StrataError/invalidValue(entity:field:reason:)`` when the
     ///   field does not exist or the value cannot be stored.
-    public func setValue(_ value: some FieldStorable, for field: String) throws {
+    public func setValue(_ value: some FieldStorable, for field: String) throws(StrataError) {
         guard values[field] != nil else {
-            throw StrataError.invalidValue(entity: entity, field: field, reason: "no such field")
+            throw .invalidValue(entity: entity, field: field, reason: "no such field")
         }
         do {
             values[field] = try value.storedValue()
-        } catch let error as StrataError {
-            throw error.located(entity: entity, field: field)
+        } catch {
+            throw StrataError.wrapping(error).located(entity: entity, field: field)
         }
     }
 

@@ -142,6 +142,29 @@ extension StrataError {
         }
     }
 
+    /// Runs `body` and reports what it throws as a `StrataError` (``wrapping(_:)``):
+    /// the one conversion at the boundary of every public `throws(StrataError)`
+    /// API, whose internals throw SQLite's `DatabaseError` and callers' errors too.
+    @usableFromInline
+    static func catching<Result>(_ body: () throws -> Result) throws(StrataError) -> Result {
+        do {
+            return try body()
+        } catch {
+            throw wrapping(error)
+        }
+    }
+
+    /// The async form of ``catching(_:)``: `body` runs on the caller's actor.
+    static func catching<Result>(
+        isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result
+    ) async throws(StrataError) -> Result {
+        do {
+            return try await body()
+        } catch {
+            throw wrapping(error)
+        }
+    }
+
     /// The same error with the entity and field names filled in.
     func located(entity: String, field: String) -> StrataError {
         if case let .invalidValue(_, _, reason) = self {
