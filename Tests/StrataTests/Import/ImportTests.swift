@@ -483,7 +483,7 @@ extension ImportTests {
                     ])
             })
         } catch {
-            thrown = error as? StrataError
+            thrown = error
         }
         #expect(userError(thrown) == ImpError(reason: "prepare"))
         #expect(try stack.fetchCount(From<ImpBadge>()) == 0)
