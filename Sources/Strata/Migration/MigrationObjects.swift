@@ -35,7 +35,8 @@ public struct SourceObject: Sendable {
     /// The value of `field` as `type`.
     ///
     /// - Throws: ``StrataError/invalidValue(entity:field:reason:)`` when the
-    ///   field does not exist or its value does not convert.
+    ///   field does not exist or its value does not convert;
+    ///   ``StrataError/userError(_:)`` for another error a custom `Value` throws.
     public func value<Value: FieldStorable>(
         _ field: String, as type: Value.Type
     ) throws(StrataError) -> Value {
@@ -93,7 +94,8 @@ public final class DestinationObject {
     /// Stores `value` in `field`.
     ///
     /// - Throws: ``StrataError/invalidValue(entity:field:reason:)`` when the
-    ///   field does not exist or the value cannot be stored.
+    ///   field does not exist or the value cannot be stored;
+    ///   ``StrataError/userError(_:)`` for another error a custom value throws.
     public func setValue(_ value: some FieldStorable, for field: String) throws(StrataError) {
         guard values[field] != nil else {
             throw .invalidValue(entity: entity, field: field, reason: "no such field")
