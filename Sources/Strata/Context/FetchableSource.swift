@@ -59,7 +59,9 @@ extension FetchableSource {
     /// ```
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
-    public func fetchAll<Object: ManagedObject>(_ query: From<Object>) throws(StrataError) -> [Object] {
+    public func fetchAll<Object: ManagedObject>(
+        _ query: From<Object>
+    ) throws(StrataError) -> [Object] {
         try StrataError.catching { try sourceContext().contexts.fetchAll(query) }
     }
 
@@ -70,14 +72,18 @@ extension FetchableSource {
     /// ```
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
-    public func fetchOne<Object: ManagedObject>(_ query: From<Object>) throws(StrataError) -> Object? {
+    public func fetchOne<Object: ManagedObject>(
+        _ query: From<Object>
+    ) throws(StrataError) -> Object? {
         try StrataError.catching { try sourceContext().contexts.fetchOne(query) }
     }
 
     /// How many objects the query matches (limit and offset applied).
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
-    public func fetchCount<Object: ManagedObject>(_ query: From<Object>) throws(StrataError) -> Int {
+    public func fetchCount<Object: ManagedObject>(
+        _ query: From<Object>
+    ) throws(StrataError) -> Int {
         try StrataError.catching { try sourceContext().contexts.fetchCount(query) }
     }
 
@@ -85,14 +91,18 @@ extension FetchableSource {
     /// values to hand to another thread or store.
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
-    public func fetchObjectIDs<Object: ManagedObject>(_ query: From<Object>) throws(StrataError) -> [ObjectID<Object>] {
+    public func fetchObjectIDs<Object: ManagedObject>(
+        _ query: From<Object>
+    ) throws(StrataError) -> [ObjectID<Object>] {
         try StrataError.catching { try sourceContext().contexts.fetchObjectIDs(query) }
     }
 
     /// Whether any object matches the query.
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
-    public func fetchExists<Object: ManagedObject>(_ query: From<Object>) throws(StrataError) -> Bool {
+    public func fetchExists<Object: ManagedObject>(
+        _ query: From<Object>
+    ) throws(StrataError) -> Bool {
         try StrataError.catching { try sourceContext().contexts.fetchExists(query) }
     }
 
@@ -104,14 +114,18 @@ extension FetchableSource {
     /// ```
     ///
     /// - Throws: a ``StrataError`` if the read fails.
-    public func fetchExisting<Object: ManagedObject>(_ object: Object) throws(StrataError) -> Object? {
+    public func fetchExisting<Object: ManagedObject>(
+        _ object: Object
+    ) throws(StrataError) -> Object? {
         try StrataError.catching { try sourceContext().contexts.fetchExisting(object.objectID) }
     }
 
     /// The object with `id`, or `nil` if it no longer exists.
     ///
     /// - Throws: a ``StrataError`` if the read fails.
-    public func fetchExisting<Object: ManagedObject>(_ id: ObjectID<Object>) throws(StrataError) -> Object? {
+    public func fetchExisting<Object: ManagedObject>(
+        _ id: ObjectID<Object>
+    ) throws(StrataError) -> Object? {
         try StrataError.catching { try sourceContext().contexts.fetchExisting(id) }
     }
 
@@ -124,7 +138,9 @@ extension FetchableSource {
     /// ```
     ///
     /// - Throws: a ``StrataError`` if the read fails.
-    public func fetchExisting<IDs: Sequence, Object: ManagedObject>(_ ids: IDs) throws(StrataError) -> [Object]
+    public func fetchExisting<IDs: Sequence, Object: ManagedObject>(
+        _ ids: IDs
+    ) throws(StrataError) -> [Object]
     where IDs.Element == ObjectID<Object> {
         // `IDs` before `Object`, so that the call infers `Object` (see `tx.edit(ids)`).
         try StrataError.catching { try sourceContext().contexts.fetchExisting(ids) }
@@ -138,7 +154,9 @@ extension FetchableSource {
     /// ```
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
-    public func fetchUnique<Object: ManagedObject>(_ query: From<Object>) throws(StrataError) -> Object? {
+    public func fetchUnique<Object: ManagedObject>(
+        _ query: From<Object>
+    ) throws(StrataError) -> Object? {
         try StrataError.catching { try sourceContext().contexts.fetchUnique(query) }
     }
 }

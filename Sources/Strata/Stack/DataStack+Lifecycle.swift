@@ -84,7 +84,8 @@ extension DataStack {
             try reopen(settings)
             // A file that would not move is a storage problem, not the caller's error.
             throw error as? StrataError
-                ?? .storage(path: url.path, reason: "cannot replace the file: \(error.localizedDescription)")
+                ?? .storage(
+                    path: url.path, reason: "cannot replace the file: \(error.localizedDescription)")
         }
     }
 

@@ -16,7 +16,8 @@ extension DataStack {
         throws(StrataError) -> ListMonitor<Object>
     {
         try StrataError.catching {
-            try ListMonitor(main: main(following: query.from), query: query.from, sectionBy: query.sectionBy)
+            try ListMonitor(
+                main: main(following: query.from), query: query.from, sectionBy: query.sectionBy)
         }
     }
 
