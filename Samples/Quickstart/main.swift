@@ -53,7 +53,8 @@ do {
     try stack.perform(synchronous: { tx in
         tx.create(Into<Person>()).email = "ann@example.com"
     })
-} catch let error as StrataError {
+} catch {
+    // `perform` throws only StrataError: `error` is one, no cast needed.
     print("Refused as expected: \(error.debugDescription)")
 }
 print("People in the store: \(try stack.fetchCount(From<Person>()))")

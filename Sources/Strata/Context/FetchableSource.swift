@@ -23,7 +23,7 @@
 /// Write generic helpers against it to serve both:
 ///
 /// ```swift
-/// func oldest(in source: some FetchableSource) throws -> Person? {
+/// func oldest(in source: some FetchableSource) throws(StrataError) -> Person? {
 ///     try source.fetchOne(From<Person>().orderBy(.descending(\.$age)))
 /// }
 /// ```
@@ -38,7 +38,7 @@ public protocol FetchableSource {
     /// ``DataStack``, the transaction's own for a transaction.
     ///
     /// - Throws: ``StrataError/storeNotAdded`` on a stack without a store.
-    func sourceContext() throws -> SourceContext
+    func sourceContext() throws(StrataError) -> SourceContext
 }
 
 /// The object context a ``FetchableSource`` reads through. Opaque: only
@@ -59,8 +59,8 @@ extension FetchableSource {
     /// ```
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
-    public func fetchAll<Object: ManagedObject>(_ query: From<Object>) throws -> [Object] {
-        try sourceContext().contexts.fetchAll(query)
+    public func fetchAll<Object: ManagedObject>(_ query: From<Object>) throws(StrataError) -> [Object] {
+        try StrataError.catching { try sourceContext().contexts.fetchAll(query) }
     }
 
     /// The first object the query matches, or `nil`.
@@ -70,30 +70,30 @@ extension FetchableSource {
     /// ```
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
-    public func fetchOne<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
-        try sourceContext().contexts.fetchOne(query)
+    public func fetchOne<Object: ManagedObject>(_ query: From<Object>) throws(StrataError) -> Object? {
+        try StrataError.catching { try sourceContext().contexts.fetchOne(query) }
     }
 
     /// How many objects the query matches (limit and offset applied).
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
-    public func fetchCount<Object: ManagedObject>(_ query: From<Object>) throws -> Int {
-        try sourceContext().contexts.fetchCount(query)
+    public func fetchCount<Object: ManagedObject>(_ query: From<Object>) throws(StrataError) -> Int {
+        try StrataError.catching { try sourceContext().contexts.fetchCount(query) }
     }
 
     /// The IDs of the objects the query matches, in its order: `Sendable`
     /// values to hand to another thread or store.
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
-    public func fetchObjectIDs<Object: ManagedObject>(_ query: From<Object>) throws -> [ObjectID<Object>] {
-        try sourceContext().contexts.fetchObjectIDs(query)
+    public func fetchObjectIDs<Object: ManagedObject>(_ query: From<Object>) throws(StrataError) -> [ObjectID<Object>] {
+        try StrataError.catching { try sourceContext().contexts.fetchObjectIDs(query) }
     }
 
     /// Whether any object matches the query.
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
-    public func fetchExists<Object: ManagedObject>(_ query: From<Object>) throws -> Bool {
-        try sourceContext().contexts.fetchExists(query)
+    public func fetchExists<Object: ManagedObject>(_ query: From<Object>) throws(StrataError) -> Bool {
+        try StrataError.catching { try sourceContext().contexts.fetchExists(query) }
     }
 
     /// This source's instance of `object` (from any context), or `nil` if it
@@ -104,15 +104,15 @@ extension FetchableSource {
     /// ```
     ///
     /// - Throws: a ``StrataError`` if the read fails.
-    public func fetchExisting<Object: ManagedObject>(_ object: Object) throws -> Object? {
-        try sourceContext().contexts.fetchExisting(object.objectID)
+    public func fetchExisting<Object: ManagedObject>(_ object: Object) throws(StrataError) -> Object? {
+        try StrataError.catching { try sourceContext().contexts.fetchExisting(object.objectID) }
     }
 
     /// The object with `id`, or `nil` if it no longer exists.
     ///
     /// - Throws: a ``StrataError`` if the read fails.
-    public func fetchExisting<Object: ManagedObject>(_ id: ObjectID<Object>) throws -> Object? {
-        try sourceContext().contexts.fetchExisting(id)
+    public func fetchExisting<Object: ManagedObject>(_ id: ObjectID<Object>) throws(StrataError) -> Object? {
+        try StrataError.catching { try sourceContext().contexts.fetchExisting(id) }
     }
 
     /// The objects with `ids` that still exist, in the same order; those the
@@ -124,10 +124,10 @@ extension FetchableSource {
     /// ```
     ///
     /// - Throws: a ``StrataError`` if the read fails.
-    public func fetchExisting<IDs: Sequence, Object: ManagedObject>(_ ids: IDs) throws -> [Object]
+    public func fetchExisting<IDs: Sequence, Object: ManagedObject>(_ ids: IDs) throws(StrataError) -> [Object]
     where IDs.Element == ObjectID<Object> {
         // `IDs` before `Object`, so that the call infers `Object` (see `tx.edit(ids)`).
-        try sourceContext().contexts.fetchExisting(ids)
+        try StrataError.catching { try sourceContext().contexts.fetchExisting(ids) }
     }
 
     /// The one object the query matches, or `nil` when none or several do
@@ -138,7 +138,7 @@ extension FetchableSource {
     /// ```
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
-    public func fetchUnique<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
-        try sourceContext().contexts.fetchUnique(query)
+    public func fetchUnique<Object: ManagedObject>(_ query: From<Object>) throws(StrataError) -> Object? {
+        try StrataError.catching { try sourceContext().contexts.fetchUnique(query) }
     }
 }

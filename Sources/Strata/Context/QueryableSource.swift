@@ -26,8 +26,8 @@ extension QueryableSource {
     ///   SQLite error for an integer `sum` that overflows Int64.
     public func queryValue<Object: ManagedObject, Result: FieldStorable>(
         _ query: QueryChain<Object, Result>
-    ) throws -> Result? {
-        try sourceContext().contexts.queryValue(query)
+    ) throws(StrataError) -> Result? {
+        try StrataError.catching { try sourceContext().contexts.queryValue(query) }
     }
 
     /// Every row the query returns, each term's value under its name; a NULL
@@ -43,7 +43,7 @@ extension QueryableSource {
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).
     public func queryAttributes<Object: ManagedObject, Result>(
         _ query: QueryChain<Object, Result>
-    ) throws -> [[String: StoredValue]] {
-        try sourceContext().contexts.queryAttributes(query)
+    ) throws(StrataError) -> [[String: StoredValue]] {
+        try StrataError.catching { try sourceContext().contexts.queryAttributes(query) }
     }
 }

@@ -13,12 +13,17 @@ extension BaseDataTransaction {
     /// let person = try tx.importObject(Into<Person>(), source: json)
     /// ```
     ///
-    /// - Throws: the error `didInsert(from:in:)` throws, unchanged. The object
-    ///   stays created; throwing out of the transaction rolls it back.
+    /// - Throws: ``StrataError/userError(_:)`` wrapping the error
+    ///   `prepareImport(for:in:)` or `didInsert(from:in:)` throws (a
+    ///   ``StrataError`` comes out unchanged), as a transaction body's errors
+    ///   come out of `perform`. The object stays created; throwing out of the
+    ///   transaction rolls it back.
     public func importObject<Object: ImportableObject>(
         _ into: Into<Object>, source: Object.ImportSource
-    ) throws -> Object? {
-        try withImportData(Object.self, for: [source]) { try insert(into, source: source) }
+    ) throws(StrataError) -> Object? {
+        try StrataError.catching {
+            try withImportData(Object.self, for: [source]) { try insert(into, source: source) }
+        }
     }
 
     private func insert<Object: ImportableObject>(
@@ -35,34 +40,40 @@ extension BaseDataTransaction {
     /// of another context is edited through this transaction's instance; one
     /// that no longer exists is left alone.
     ///
-    /// - Throws: the error `didInsert(from:in:)` throws, unchanged.
+    /// - Throws: ``StrataError/userError(_:)`` wrapping the error a hook throws,
+    ///   as the other `importObject(_:source:)` does.
     public func importObject<Object: ImportableObject>(
         _ existing: Object, source: Object.ImportSource
-    ) throws {
-        try withImportData(Object.self, for: [source]) {
-            guard Object.shouldInsert(from: source, in: self), let object = edit(existing) else {
-                return
+    ) throws(StrataError) {
+        try StrataError.catching {
+            try withImportData(Object.self, for: [source]) {
+                guard Object.shouldInsert(from: source, in: self), let object = edit(existing) else {
+                    return
+                }
+                try object.didInsert(from: source, in: self)
             }
-            try object.didInsert(from: source, in: self)
         }
     }
 
     /// Creates an object from each source that ``ImportableObject/shouldInsert(from:in:)``
     /// accepts, and returns them in the order of `sourceArray`.
     ///
-    /// - Throws: the first error `didInsert(from:in:)` throws, unchanged; the
-    ///   objects created before it stay created.
+    /// - Throws: ``StrataError/userError(_:)`` wrapping the first error a hook
+    ///   throws (a ``StrataError`` comes out unchanged); the objects created
+    ///   before it stay created.
     public func importObjects<Object: ImportableObject, Sources: Sequence>(
         _ into: Into<Object>, sourceArray: Sources
-    ) throws -> [Object] where Sources.Element == Object.ImportSource {
+    ) throws(StrataError) -> [Object] where Sources.Element == Object.ImportSource {
         let sources = Array(sourceArray)
-        return try withImportData(Object.self, for: sources) {
-            var objects: [Object] = []
-            objects.reserveCapacity(sources.count)
-            for source in sources {
-                if let object = try insert(into, source: source) { objects.append(object) }
+        return try StrataError.catching {
+            try withImportData(Object.self, for: sources) {
+                var objects: [Object] = []
+                objects.reserveCapacity(sources.count)
+                for source in sources {
+                    if let object = try insert(into, source: source) { objects.append(object) }
+                }
+                return objects
             }
-            return objects
         }
     }
 
@@ -76,11 +87,12 @@ extension BaseDataTransaction {
     /// SELECT ... FROM "Person" AS t0 WHERE t0."remoteID" IN (?)
     /// ```
     ///
-    /// - Throws: the error `uniqueID(from:in:)`, `update(from:in:)` or
-    ///   `didInsert(from:in:)` throws, unchanged; or a ``StrataError`` of the query.
+    /// - Throws: ``StrataError/userError(_:)`` wrapping the error
+    ///   `uniqueID(from:in:)`, `update(from:in:)` or `didInsert(from:in:)`
+    ///   throws (a ``StrataError`` comes out unchanged); or a ``StrataError`` of the query.
     public func importUniqueObject<Object: ImportableUniqueObject>(
         _ into: Into<Object>, source: Object.ImportSource
-    ) throws -> Object? {
+    ) throws(StrataError) -> Object? {
         try importUniqueObjects(into, sourceArray: CollectionOfOne(source)).first
     }
 
@@ -102,14 +114,28 @@ extension BaseDataTransaction {
     /// let imported = try tx.importUniqueObjects(Into<Person>(), sourceArray: people)
     /// ```
     ///
-    /// - Throws: the error `uniqueID(from:in:)`, `preProcess`, `update(from:in:)`
-    ///   or `didInsert(from:in:)` throws, unchanged; or a ``StrataError`` of a query.
+    /// - Throws: ``StrataError/userError(_:)`` wrapping the error
+    ///   `uniqueID(from:in:)`, `preProcess`, `update(from:in:)` or
+    ///   `didInsert(from:in:)` throws (a ``StrataError`` comes out unchanged);
+    ///   or a ``StrataError`` of a query.
     @inlinable
     public func importUniqueObjects<Object: ImportableUniqueObject, Sources: Sequence>(
         _ into: Into<Object>, sourceArray: Sources,
         preProcess: (
             _ mapping: [Object.UniqueIDType: Object.ImportSource]
         ) throws -> [Object.UniqueIDType: Object.ImportSource] = { $0 }
+    ) throws(StrataError) -> [Object] where Sources.Element == Object.ImportSource {
+        try StrataError.catching { try runUniqueImport(into, sourceArray, preProcess) }
+    }
+
+    /// The work of ``importUniqueObjects(_:sourceArray:preProcess:)``; its
+    /// errors are wrapped there.
+    @inlinable
+    func runUniqueImport<Object: ImportableUniqueObject, Sources: Sequence>(
+        _ into: Into<Object>, _ sourceArray: Sources,
+        _ preProcess: (
+            [Object.UniqueIDType: Object.ImportSource]
+        ) throws -> [Object.UniqueIDType: Object.ImportSource]
     ) throws -> [Object] where Sources.Element == Object.ImportSource {
         var order: [Object.UniqueIDType] = []
         var sourcesByID: [Object.UniqueIDType: Object.ImportSource] = [:]

@@ -30,9 +30,9 @@ public final class MigrationContext {
     ///
     /// - Throws: ``StrataError/invalidSchema(entity:field:reason:)`` when the
     ///   version has no such entity.
-    public func count(_ entity: String) throws -> Int {
+    public func count(_ entity: String) throws(StrataError) -> Int {
         guard let description = schema.entities.first(where: { $0.name == entity }) else {
-            throw StrataError.invalidSchema(
+            throw .invalidSchema(
                 entity: entity, field: nil, reason: "version \(schemaVersion) has no such entity")
         }
         let ofEntity = description.discriminatorCondition(alias: nil)
@@ -50,7 +50,9 @@ public final class MigrationContext {
     ///   (`SQLITE_READONLY`) for a statement that would write, 21 (`SQLITE_MISUSE`)
     ///   for a context used after its hook returned, SQLite's own code for SQL
     ///   that does not run.
-    public func query(_ sql: String, _ arguments: [StoredValue] = []) throws -> [[StoredValue]] {
+    public func query(
+        _ sql: String, _ arguments: [StoredValue] = []
+    ) throws(StrataError) -> [[StoredValue]] {
         try run(sql, arguments, writing: false) { statement in
             var rows: [[StoredValue]] = []
             while try statement.step() {
@@ -75,7 +77,7 @@ public final class MigrationContext {
     ///   context used after its hook returned, SQLite's own code (a
     ///   constraint, say) for a statement that fails.
     @discardableResult
-    public func execute(_ sql: String, _ arguments: [StoredValue] = []) throws -> Int {
+    public func execute(_ sql: String, _ arguments: [StoredValue] = []) throws(StrataError) -> Int {
         try run(sql, arguments, writing: true) { statement in
             while try statement.step() {}
             return statement.connection.changes
@@ -84,9 +86,9 @@ public final class MigrationContext {
 
     private func run<Result>(
         _ sql: String, _ arguments: [StoredValue], writing: Bool, _ body: (Statement) throws -> Result
-    ) throws -> Result {
+    ) throws(StrataError) -> Result {
         guard let connection else {
-            throw StrataError.sqlite(
+            throw .sqlite(
                 code: SQLITE_MISUSE, message: "the migration context is used after its hook returned",
                 sql: sql)
         }
@@ -99,7 +101,7 @@ public final class MigrationContext {
             try statement.bind(arguments)
             return try body(statement)
         } catch let error as DatabaseError where error.primaryCode == SQLITE_AUTH {
-            throw StrataError.sqlite(
+            throw .sqlite(
                 code: SQLITE_AUTH,
                 message: "a migration hook reads and writes rows only: no transaction control, ATTACH, "
                     + "schema change, pragma or write to Strata's own tables",

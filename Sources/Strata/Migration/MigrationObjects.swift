@@ -35,15 +35,18 @@ public struct SourceObject: Sendable {
     /// The value of `field` as `type`.
     ///
     /// - Throws: ``StrataError/invalidValue(entity:field:reason:)`` when the
-    ///   field does not exist or its value does not convert.
-    public func value<Value: FieldStorable>(_ field: String, as type: Value.Type) throws -> Value {
+    ///   field does not exist or its value does not convert;
+    ///   ``StrataError/userError(_:)`` for another error a custom `Value` throws.
+    public func value<Value: FieldStorable>(
+        _ field: String, as type: Value.Type
+    ) throws(StrataError) -> Value {
         guard let value = values[field] else {
-            throw StrataError.invalidValue(entity: entity, field: field, reason: "no such field")
+            throw .invalidValue(entity: entity, field: field, reason: "no such field")
         }
         do {
             return try Value(storedValue: value)
-        } catch let error as StrataError {
-            throw error.located(entity: entity, field: field)
+        } catch {
+            throw StrataError.wrapping(error).located(entity: entity, field: field)
         }
     }
 }
@@ -91,15 +94,16 @@ public final class DestinationObject {
     /// Stores `value` in `field`.
     ///
     /// - Throws: ``StrataError/invalidValue(entity:field:reason:)`` when the
-    ///   field does not exist or the value cannot be stored.
-    public func setValue(_ value: some FieldStorable, for field: String) throws {
+    ///   field does not exist or the value cannot be stored;
+    ///   ``StrataError/userError(_:)`` for another error a custom value throws.
+    public func setValue(_ value: some FieldStorable, for field: String) throws(StrataError) {
         guard values[field] != nil else {
-            throw StrataError.invalidValue(entity: entity, field: field, reason: "no such field")
+            throw .invalidValue(entity: entity, field: field, reason: "no such field")
         }
         do {
             values[field] = try value.storedValue()
-        } catch let error as StrataError {
-            throw error.located(entity: entity, field: field)
+        } catch {
+            throw StrataError.wrapping(error).located(entity: entity, field: field)
         }
     }
 

@@ -113,8 +113,8 @@ public struct SchemaHistory: Sendable {
     ///
     /// - Throws: ``StrataError/invalidMigrationChain(reason:)``, or
     ///   ``StrataError/invalidSchema(entity:field:reason:)`` from the current schema.
-    public func validate() throws {
-        if let problem = problems.first { throw StrataError.invalidMigrationChain(reason: problem) }
+    public func validate() throws(StrataError) {
+        if let problem = problems.first { throw .invalidMigrationChain(reason: problem) }
         try currentSchema.validate()
         for schema in schemas { schema.checkVersionLock() }
     }

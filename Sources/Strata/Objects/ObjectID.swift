@@ -62,7 +62,7 @@ public struct ObjectID<Object: ManagedObject>: Sendable, Hashable, CustomStringC
     /// - Throws: ``StrataError/invalidValue(entity:field:reason:)`` (field
     ///   `"ObjectID"`) when the text is not `"<entity>/<row ID>"`, or names
     ///   another entity, or `Object` is not an entity of `schema`.
-    public init(parsing text: String, in schema: Schema? = nil) throws {
+    public init(parsing text: String, in schema: Schema? = nil) throws(StrataError) {
         let id = try AnyObjectID(parsing: text, in: schema)
         if let problem = Self.mismatch(id.entityName, schema: schema) {
             throw ObjectIDText.error(entity: String(describing: Object.self), problem)
@@ -116,7 +116,7 @@ public struct AnyObjectID: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``StrataError/invalidValue(entity:field:reason:)`` (field
     ///   `"ObjectID"`) when the text is not `"<entity>/<row ID>"` or names an
     ///   entity `schema` does not have.
-    public init(parsing text: String, in schema: Schema? = nil) throws {
+    public init(parsing text: String, in schema: Schema? = nil) throws(StrataError) {
         (entityName, rowID, configuration) = try ObjectIDText.parse(text, schema: schema)
     }
 
@@ -209,7 +209,9 @@ private enum ObjectIDText {
     /// be one of its, and a name it had before a rename (its
     /// `renamingIdentifier`) reads as its name now: a migration keeps row
     /// IDs, so an ID stored before the rename still names its object.
-    static func parse(_ text: String, schema: Schema?) throws -> (String, Int64, String?) {
+    static func parse(
+        _ text: String, schema: Schema?
+    ) throws(StrataError) -> (String, Int64, String?) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2 || parts.count == 3, parts.dropLast().allSatisfy(SQL.isValidIdentifier),
             let rowID = Int64(parts[parts.count - 1]), String(rowID) == parts[parts.count - 1]

@@ -111,12 +111,12 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// ```
     ///
     /// - Throws: a ``StrataError`` if the fetch fails; the old list stays.
-    public func refetch(_ query: some ListQuery<Object>) throws {
+    public func refetch(_ query: some ListQuery<Object>) throws(StrataError) {
         try refetch(from: query.from, sectionBy: query.sectionBy)
     }
 
     /// Replaces the fetch and the sectioning; see ``refetch(_:)``.
-    func refetch(from query: From<Object>, sectionBy: SectionBy<Object>?) throws {
+    func refetch(from query: From<Object>, sectionBy: SectionBy<Object>?) throws(StrataError) {
         let boxes = liveObservers
         for box in boxes { box.willRefetch(self) }
         let previous = (self.query, self.sectionBy)
@@ -126,7 +126,7 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
             try load()
         } catch {
             (self.query, self.sectionBy) = previous
-            throw error
+            throw StrataError.wrapping(error)
         }
         for box in boxes { box.didRefetch(self) }
     }

@@ -111,7 +111,7 @@ public final class ListPublisher<Object: ManagedObject> {
     /// ```
     ///
     /// - Throws: a ``StrataError`` if the fetch fails; the old list stays.
-    public func refetch(_ query: some ListQuery<Object>) throws {
+    public func refetch(_ query: some ListQuery<Object>) throws(StrataError) {
         try monitor.refetch(query)
         publishIfNeeded()
     }

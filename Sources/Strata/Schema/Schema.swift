@@ -98,7 +98,7 @@ public struct Schema: Sendable {
     /// Throws the first mistake found in the schema, if any.
     ///
     /// - Throws: ``StrataError/invalidSchema(entity:field:reason:)`` naming the entity and field.
-    public func validate() throws {
+    public func validate() throws(StrataError) {
         if let problem = problems.first { throw problem }
     }
 

@@ -30,7 +30,7 @@ extension DataStack {
     ///   when the store holds another schema, ``StrataError/storage(path:reason:)``
     ///   when the file cannot be created or opened, or when the stack already has a store.
     @MainActor
-    public func addStorageAndWait(_ storage: some StorageInterface) throws {
+    public func addStorageAndWait(_ storage: some StorageInterface) throws(StrataError) {
         try addStorageNow(storage)
     }
 
@@ -50,7 +50,7 @@ extension DataStack {
     public func addStorage(
         _ storage: some StorageInterface,
         progress: (@Sendable (MigrationProgress) -> Void)? = nil
-    ) async throws {
+    ) async throws(StrataError) {
         try await addStorageOffMain(storage, reporting: progress)
     }
 
@@ -77,11 +77,11 @@ extension DataStack {
         let progress = Progress(totalUnitCount: 100)
         let box = ProgressBox(progress)
         Task { @MainActor in
-            do {
+            do throws(StrataError) {
                 try await self.addStorageOffMain(storage) { box.record($0) }
                 completion(.success(storage))
             } catch {
-                completion(.failure(StrataError.wrapping(error)))
+                completion(.failure(error))
             }
         }
         return progress

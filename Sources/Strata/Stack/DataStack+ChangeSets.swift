@@ -24,8 +24,8 @@ extension DataStack {
     ///
     /// - Throws: ``StrataError/storeNotAdded`` before a store is added.
     @MainActor
-    public func changeSets(touching entityNames: Set<String> = [], author: String? = nil) throws
-        -> AsyncStream<ChangeSet>
+    public func changeSets(touching entityNames: Set<String> = [], author: String? = nil)
+        throws(StrataError) -> AsyncStream<ChangeSet>
     {
         _ = try main()
         let mains = mainContexts

@@ -8,7 +8,7 @@ extension DataStack: @MainActor QueryableSource {
     ///
     /// - Throws: ``StrataError/storeNotAdded`` before a store is added.
     @MainActor
-    public func sourceContext() throws -> SourceContext {
+    public func sourceContext() throws(StrataError) -> SourceContext {
         try SourceContext(mains())
     }
 

@@ -26,7 +26,9 @@ extension DataStack {
     ///
     /// - Throws: ``StrataError/storeNotAdded``, or a storage error when the
     ///   store cannot be read.
-    public func history(after generation: UInt64 = 0, author: String? = nil) throws -> [CommitRecord] {
+    public func history(after generation: UInt64 = 0, author: String? = nil) throws(StrataError)
+        -> [CommitRecord]
+    {
         let configuration = try store().settings.configuration
         return try readStore { connection in
             guard try CommitLog.exists(on: connection) else { return [] }
@@ -42,7 +44,7 @@ extension DataStack {
     /// there, one per generation up to ``currentGeneration()``.
     ///
     /// - Throws: ``StrataError/storeNotAdded``, or a storage error.
-    public func historyHorizon() throws -> UInt64 {
+    public func historyHorizon() throws(StrataError) -> UInt64 {
         try readStore { connection in
             guard try CommitLog.exists(on: connection) else { return try CommitLog.generation(on: connection) }
             return try CommitLog.horizon(on: connection)
@@ -52,7 +54,7 @@ extension DataStack {
     /// The generation of the store's last commit, by any writer.
     ///
     /// - Throws: ``StrataError/storeNotAdded``, or a storage error.
-    public func currentGeneration() throws -> UInt64 {
+    public func currentGeneration() throws(StrataError) -> UInt64 {
         try readStore { try CommitLog.generation(on: $0) }
     }
 
@@ -68,7 +70,7 @@ extension DataStack {
     /// - Throws: ``StrataError/storeNotAdded``, ``StrataError/readOnlyStore(path:)``,
     ///   ``StrataError/nestedTransaction`` inside a transaction of this stack.
     @discardableResult
-    public func purgeHistory(through generation: UInt64) throws -> Int {
+    public func purgeHistory(through generation: UInt64) throws(StrataError) -> Int {
         try writeLogged { try CommitLog.purge(through: generation, on: $0) }
     }
 
@@ -80,7 +82,7 @@ extension DataStack {
     ///
     /// - Throws: the errors of ``purgeHistory(through:)``.
     @discardableResult
-    public func purgeHistory(olderThan date: Date) throws -> Int {
+    public func purgeHistory(olderThan date: Date) throws(StrataError) -> Int {
         try writeLogged { try CommitLog.purge(through: 0, olderThan: date, on: $0) }
     }
 
@@ -98,14 +100,19 @@ extension DataStack {
     public var mergingChangeSet: ChangeSet? { mainContexts.lazy.compactMap(\.mergingChangeSet).first }
 
     /// Runs `body` in a logged write of its own, then has it merged.
-    private func writeLogged<Result>(_ body: (Connection) throws -> Result) throws -> Result {
-        let result = try store().writeLogged(author: author(nil), body)
+    private func writeLogged<Result>(
+        _ body: (Connection) throws -> Result
+    ) throws(StrataError) -> Result {
+        let store = try store()
+        let result = try StrataError.catching { try store.writeLogged(author: author(nil), body) }
         scheduleMerge()
         return result
     }
 
     /// Runs `body` on a read-only connection of its own to the store, in one snapshot.
-    private func readStore<Result>(_ body: (Connection) throws -> Result) throws -> Result {
+    private func readStore<Result>(
+        _ body: (Connection) throws -> Result
+    ) throws(StrataError) -> Result {
         let store = try store()
         do {
             let connection = try Connection(

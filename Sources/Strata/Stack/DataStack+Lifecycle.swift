@@ -34,7 +34,7 @@ extension DataStack {
     ///   ``StrataError/storage(path:reason:)`` when a transaction on the
     ///   calling thread (an unsafe one) still holds the store.
     @MainActor
-    public func removeStorage() throws {
+    public func removeStorage() throws(StrataError) {
         for store in try uninstall() { store.gate.close() }
     }
 
@@ -56,15 +56,13 @@ extension DataStack {
     ///   in memory or the copy fails; the errors of ``addStorageAndWait(_:)``
     ///   for a `source` that cannot be opened as a store of this history.
     @MainActor
-    public func replaceStore(withContentsOf source: URL) throws {
+    public func replaceStore(withContentsOf source: URL) throws(StrataError) {
         let current = try store()
         guard case .file(let url) = current.settings.location else {
-            throw StrataError.storage(path: current.path, reason: "an in-memory store has no file to replace")
+            throw .storage(path: current.path, reason: "an in-memory store has no file to replace")
         }
         // Refused before anything changes: a file that is not a store of this history.
-        _ = try StoreOpener(
-            settings: SQLiteStore(fileURL: source, isReadOnly: true).settings, history: schemaHistory
-        ).requiredMigrations()
+        _ = try requiredMigrations(for: SQLiteStore(fileURL: source, isReadOnly: true))
         let copy = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).incoming")
         let old = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).replaced")
         try? SQLiteStore(fileURL: copy).deleteFiles()
@@ -84,7 +82,9 @@ extension DataStack {
             try? FileManager.default.moveItem(at: old, to: url)
             try? SQLiteStore(fileURL: copy).deleteFiles()
             try reopen(settings)
-            throw StrataError.wrapping(error)
+            // A file that would not move is a storage problem, not the caller's error.
+            throw error as? StrataError
+                ?? .storage(path: url.path, reason: "cannot replace the file: \(error.localizedDescription)")
         }
     }
 
@@ -102,7 +102,7 @@ extension DataStack {
     /// - Throws: the errors of ``exportStore(to:)`` (nothing is reset then),
     ///   ``removeStorage()`` and ``addStorageAndWait(_:)``.
     @MainActor
-    public func resetStore(backingUpTo backup: URL? = nil) throws {
+    public func resetStore(backingUpTo backup: URL? = nil) throws(StrataError) {
         if let backup { try exportStore(to: backup) }
         let current = try store()
         let settings = current.settings
@@ -120,11 +120,13 @@ extension DataStack {
     /// }
     /// ```
     ///
-    /// - Throws: the errors of ``addStorageAndWait(_:)`` and of the seeding transaction.
+    /// - Throws: the errors of ``addStorageAndWait(_:)`` and of the seeding
+    ///   transaction (an error of your own `seed` threw comes back as
+    ///   ``StrataError/userError(_:)``, as from ``perform(synchronous:author:isolation:)``).
     @MainActor
     public static func inMemory(
         _ schema: Schema, seed: (SynchronousDataTransaction) throws -> Void = { _ in }
-    ) throws -> DataStack {
+    ) throws(StrataError) -> DataStack {
         let stack = DataStack(schema)
         try stack.addStorageAndWait(InMemoryStore())
         try stack.perform(synchronous: { tx in try seed(tx) })
@@ -133,23 +135,23 @@ extension DataStack {
 
     /// Removes one store from the stack and closes its connections.
     @MainActor
-    private func remove(_ store: StoreRuntime) throws {
+    private func remove(_ store: StoreRuntime) throws(StrataError) {
         for removed in try uninstall(store) { removed.gate.close() }
     }
 
     @MainActor
-    private func reopen(_ settings: StoreSettings) throws {
+    private func reopen(_ settings: StoreSettings) throws(StrataError) {
         try addStorageAndWait(ReopenedStore(settings: settings))
     }
 
     /// A consistent copy of the store at `source`, written to `destination`.
-    private static func snapshot(_ source: URL, to destination: URL) throws {
+    private static func snapshot(_ source: URL, to destination: URL) throws(StrataError) {
         do {
             let connection = try Connection(path: source.path, readOnly: true, create: false)
             defer { connection.close() }
             try connection.run("VACUUM INTO ?", [.text(destination.path)])
         } catch {
-            throw StrataError.storage(path: source.path, reason: "cannot copy the store: \(error)")
+            throw .storage(path: source.path, reason: "cannot copy the store: \(error)")
         }
     }
 }

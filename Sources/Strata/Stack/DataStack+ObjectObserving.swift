@@ -22,7 +22,7 @@ extension DataStack {
     public func monitorObject<Object: ManagedObject, each Related: RelationshipValue>(
         _ object: Object,
         observingRelated relationships: repeat KeyPath<Object, Field.Relationship<each Related>>
-    ) throws -> ObjectMonitor<Object> {
+    ) throws(StrataError) -> ObjectMonitor<Object> {
         try monitorObject(object.objectID, observingRelated: repeat each relationships)
     }
 
@@ -37,10 +37,12 @@ extension DataStack {
     public func monitorObject<Object: ManagedObject, each Related: RelationshipValue>(
         _ id: ObjectID<Object>,
         observingRelated relationships: repeat KeyPath<Object, Field.Relationship<each Related>>
-    ) throws -> ObjectMonitor<Object> {
+    ) throws(StrataError) -> ObjectMonitor<Object> {
         var names: [String] = []
         for keyPath in repeat each relationships { names.append(FieldPath.name(keyPath)) }
-        return try ObjectMonitor(main: main(holding: id), id: id, relationships: names)
+        return try StrataError.catching {
+            try ObjectMonitor(main: main(holding: id), id: id, relationships: names)
+        }
     }
 
     /// A publisher of `object` (from any context): ``ObjectSnapshot``s to
@@ -55,9 +57,9 @@ extension DataStack {
     ///
     /// - Throws: ``StrataError/storeNotAdded``, or an error reading the object.
     @MainActor
-    public func publishObject<Object: ManagedObject>(_ object: Object) throws -> ObjectPublisher<
-        Object
-    > {
+    public func publishObject<Object: ManagedObject>(_ object: Object) throws(StrataError)
+        -> ObjectPublisher<Object>
+    {
         try publishObject(object.objectID)
     }
 
@@ -69,9 +71,9 @@ extension DataStack {
     ///
     /// - Throws: ``StrataError/storeNotAdded``, or an error reading the object.
     @MainActor
-    public func publishObject<Object: ManagedObject>(_ id: ObjectID<Object>) throws
+    public func publishObject<Object: ManagedObject>(_ id: ObjectID<Object>) throws(StrataError)
         -> ObjectPublisher<Object>
     {
-        try ObjectPublisher(main: main(holding: id), id: id)
+        try StrataError.catching { try ObjectPublisher(main: main(holding: id), id: id) }
     }
 }

@@ -12,10 +12,12 @@ extension DataStack {
     ///
     /// - Throws: ``StrataError/storeNotAdded``, or a fetch error.
     @MainActor
-    public func monitorList<Object: ManagedObject>(_ query: some ListQuery<Object>) throws
-        -> ListMonitor<Object>
+    public func monitorList<Object: ManagedObject>(_ query: some ListQuery<Object>)
+        throws(StrataError) -> ListMonitor<Object>
     {
-        try ListMonitor(main: main(following: query.from), query: query.from, sectionBy: query.sectionBy)
+        try StrataError.catching {
+            try ListMonitor(main: main(following: query.from), query: query.from, sectionBy: query.sectionBy)
+        }
     }
 
     /// CoreStore's name for a sectioned monitor; in Strata the query carries
@@ -23,8 +25,8 @@ extension DataStack {
     @available(*, unavailable, renamed: "monitorList(_:)",
                message: "the query carries its sections: monitorList(From<T>().sectionBy(...))")
     @MainActor
-    public func monitorSectionedList<Object: ManagedObject>(_ query: SectionedQuery<Object>) throws
-        -> ListMonitor<Object>
+    public func monitorSectionedList<Object: ManagedObject>(_ query: SectionedQuery<Object>)
+        throws(StrataError) -> ListMonitor<Object>
     {
         try monitorList(query)
     }

@@ -13,10 +13,10 @@ extension DataStack {
     ///
     /// - Throws: ``StrataError/storeNotAdded``, or a fetch error.
     @MainActor
-    public func publishList<Object: ManagedObject>(_ query: some ListQuery<Object>) throws
-        -> ListPublisher<Object>
+    public func publishList<Object: ManagedObject>(_ query: some ListQuery<Object>)
+        throws(StrataError) -> ListPublisher<Object>
     {
-        try ListPublisher(monitor: monitorList(query))
+        ListPublisher(monitor: try monitorList(query))
     }
 
     /// CoreStore's name for a sectioned publisher; in Strata the query
@@ -24,8 +24,8 @@ extension DataStack {
     @available(*, unavailable, renamed: "publishList(_:)",
                message: "the query carries its sections: publishList(From<T>().sectionBy(...))")
     @MainActor
-    public func publishSectionedList<Object: ManagedObject>(_ query: SectionedQuery<Object>) throws
-        -> ListPublisher<Object>
+    public func publishSectionedList<Object: ManagedObject>(_ query: SectionedQuery<Object>)
+        throws(StrataError) -> ListPublisher<Object>
     {
         try publishList(query)
     }

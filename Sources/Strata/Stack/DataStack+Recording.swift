@@ -27,8 +27,8 @@ extension DataStack {
     ///
     /// - Throws: ``StrataError/storeNotAdded`` before a store is added.
     @MainActor
-    public func setSQLTrace(_ enabled: Bool) throws {
+    public func setSQLTrace(_ enabled: Bool) throws(StrataError) {
         let trace: @Sendable (String) -> Void = { sql in StrataLog.log(.trace, .sql, sql) }
-        try recordStatements(enabled ? trace : nil)
+        try StrataError.catching { try recordStatements(enabled ? trace : nil) }
     }
 }

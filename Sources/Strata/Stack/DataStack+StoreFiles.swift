@@ -10,10 +10,10 @@ extension DataStack {
     ///
     /// - Throws: ``StrataError/storeNotAdded``, or ``StrataError/storage(path:reason:)``
     ///   when the copy cannot be written (for example, a file already exists at `url`).
-    public func exportStore(to url: URL) throws {
+    public func exportStore(to url: URL) throws(StrataError) {
         let store = try store()
         if FileManager.default.fileExists(atPath: url.path) {
-            throw StrataError.storage(path: url.path, reason: "a file already exists there")
+            throw .storage(path: url.path, reason: "a file already exists there")
         }
         do {
             let connection = try Connection(
@@ -22,7 +22,7 @@ extension DataStack {
             defer { connection.close() }
             try connection.run("VACUUM INTO ?", [.text(url.path)])
         } catch {
-            throw StrataError.storage(path: url.path, reason: "cannot export the store: \(error)")
+            throw .storage(path: url.path, reason: "cannot export the store: \(error)")
         }
     }
 
@@ -45,12 +45,14 @@ extension DataStack {
     @discardableResult
     public func wipeAllData(
         author: String? = nil, isolation: isolated (any Actor)? = #isolation
-    ) throws -> Int {
+    ) throws(StrataError) -> Int {
         // A transaction commits in one store: one per store.
-        try stores().indices.reduce(0) { count, index in
-            count + (try perform(
+        var count = 0
+        for index in try stores().indices {
+            count += try perform(
                 synchronous: { tx in try tx.contexts.all[index].clearAllRows() }, author: author,
-                isolation: isolation))
+                isolation: isolation)
         }
+        return count
     }
 }

@@ -15,23 +15,26 @@ extension DataStack: CommitMerging {
     ///
     /// - Throws: ``StrataError/nestedTransaction`` when called from inside a
     ///   transaction of this stack; ``StrataError/userCancelled`` after `cancel()`;
-    ///   `.userError` wrapping an error `body` threw; any commit failure. On any
-    ///   error nothing is saved.
+    ///   ``StrataError/userError(_:)`` wrapping an error of your own `body` threw
+    ///   (a ``StrataError`` it throws, from a fetch say, comes out unchanged);
+    ///   any commit failure. On any error nothing is saved.
     @_disfavoredOverload  // In async code, `perform { }` means the async variant.
     public func perform<Result>(
         synchronous body: (SynchronousDataTransaction) throws -> Result, author: String? = nil,
         isolation: isolated (any Actor)? = #isolation
-    ) throws -> Result {
+    ) throws(StrataError) -> Result {
         let stores = try stores()
         let author = self.author(author)
         if stores.contains(where: \.gate.isHeldByCurrentThread)
             || DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) {
-            throw StrataError.nestedTransaction
+            throw .nestedTransaction
         }
-        let result = try withoutActuallyEscaping(body) { body in
-            try transactionQueue.sync {
-                try runTransaction(stores: stores, author: author) { contexts in
-                    try body(SynchronousDataTransaction(contexts: contexts, author: author))
+        let result = try StrataError.catching {
+            try withoutActuallyEscaping(body) { body in
+                try transactionQueue.sync {
+                    try runTransaction(stores: stores, author: author) { contexts in
+                        try body(SynchronousDataTransaction(contexts: contexts, author: author))
+                    }
                 }
             }
         }
@@ -57,10 +60,10 @@ extension DataStack: CommitMerging {
         completion: @escaping @MainActor @Sendable (Swift.Result<Result, StrataError>) -> Void
     ) {
         let stores: [StoreRuntime]
-        do {
+        do throws(StrataError) {
             stores = try self.stores()
         } catch {
-            afterMerge { completion(.failure(StrataError.wrapping(error))) }
+            afterMerge { completion(.failure(error)) }
             return
         }
         let author = self.author(author)
@@ -87,12 +90,13 @@ extension DataStack: CommitMerging {
     /// own commit, before any later commit is merged (on the caller's actor:
     /// no hop to another executor in between).
     ///
-    /// - Throws: the same errors as ``perform(synchronous:author:isolation:)``,
+    /// - Throws: the same errors as ``perform(synchronous:author:isolation:)``
+    ///   (an error of your own `body` threw comes back as ``StrataError/userError(_:)``),
     ///   ``StrataError/storeNotAdded`` at once, before anything is queued.
     public func perform<Result: Sendable>(
         author: String? = nil, isolation: isolated (any Actor)? = #isolation,
         _ body: @escaping @Sendable (AsynchronousDataTransaction) throws -> Result
-    ) async throws -> Result {
+    ) async throws(StrataError) -> Result {
         let stores = try self.stores()
         let author = self.author(author)
         // From the main actor, merging waits until this has resumed, so that
@@ -134,7 +138,7 @@ extension DataStack: CommitMerging {
     /// A transaction the caller drives and synchronises itself.
     ///
     /// - Throws: ``StrataError/storeNotAdded`` before a store is added.
-    public func beginUnsafe(author: String? = nil) throws -> UnsafeDataTransaction {
+    public func beginUnsafe(author: String? = nil) throws(StrataError) -> UnsafeDataTransaction {
         return UnsafeDataTransaction(
             contexts: transactionContexts(try stores()), author: self.author(author), stack: self)
     }

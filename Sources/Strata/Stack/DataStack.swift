@@ -94,21 +94,24 @@ public final class DataStack: Sendable {
     ///   ``StrataError/schemaMismatch(path:storeVersion:schemaVersion:)`` when the
     ///   store holds no version of the history (or none with a path to the current
     ///   one), and the errors of ``addStorageAndWait(_:)`` for a file that is not a store.
-    public func requiredMigrations(for storage: some StorageInterface) throws -> [MigrationStep] {
-        try StoreOpener(settings: storage.settings, history: schemaHistory)
-            .requiredMigrations()
+    public func requiredMigrations(
+        for storage: some StorageInterface
+    ) throws(StrataError) -> [MigrationStep] {
+        try StrataError.catching {
+            try StoreOpener(settings: storage.settings, history: schemaHistory).requiredMigrations()
+        }
     }
 
     /// The first store (the one store of a one-store stack; the default
     /// configuration's when added), or ``StrataError/storeNotAdded``.
-    func store() throws -> StoreRuntime {
+    func store() throws(StrataError) -> StoreRuntime {
         guard let store = runtimes.withLock({ $0.first }) else { throw StrataError.storeNotAdded }
         return store
     }
 
     /// Every open store, in store order; throws
     /// ``StrataError/storeNotAdded`` when there is none.
-    func stores() throws -> [StoreRuntime] {
+    func stores() throws(StrataError) -> [StoreRuntime] {
         let stores = runtimes.withLock { $0 }
         if stores.isEmpty { throw StrataError.storeNotAdded }
         return stores
@@ -117,22 +120,26 @@ public final class DataStack: Sendable {
     /// Opens `storage` on the calling thread and installs it; the work of
     /// every member of the `addStorage` family (`DataStack+AddingStorage.swift`).
     @MainActor
-    func addStorageNow(_ storage: some StorageInterface) throws {
-        try refuseASecondStore(of: storage)
-        let opened = try StoreOpener(settings: storage.settings, history: schemaHistory).open()
-        try install(opened.store, reader: opened.reader, migrationsRun: opened.migrationsRun)
+    func addStorageNow(_ storage: some StorageInterface) throws(StrataError) {
+        try StrataError.catching {
+            try refuseASecondStore(of: storage)
+            let opened = try StoreOpener(settings: storage.settings, history: schemaHistory).open()
+            try install(opened.store, reader: opened.reader, migrationsRun: opened.migrationsRun)
+        }
     }
 
     /// Opens `storage` off the main actor, telling `progress`, then installs it.
     @MainActor
     func addStorageOffMain(
         _ storage: some StorageInterface, reporting progress: MigrationProgressHandler?
-    ) async throws {
-        try refuseASecondStore(of: storage)
-        var opener = StoreOpener(settings: storage.settings, history: schemaHistory)
-        opener.progress = progress
-        let opened = try await Self.open(opener)
-        try install(opened.store, reader: opened.reader.take(), migrationsRun: opened.migrationsRun)
+    ) async throws(StrataError) {
+        try await StrataError.catching {
+            try refuseASecondStore(of: storage)
+            var opener = StoreOpener(settings: storage.settings, history: schemaHistory)
+            opener.progress = progress
+            let opened = try await Self.open(opener)
+            try install(opened.store, reader: opened.reader.take(), migrationsRun: opened.migrationsRun)
+        }
     }
 
     private struct Opened: Sendable {
@@ -185,7 +192,7 @@ public final class DataStack: Sendable {
     /// context closes (its observers are told, its reads throw), and the
     /// stores are returned, their writers still open for the caller to close.
     @MainActor
-    func uninstall(_ store: StoreRuntime? = nil) throws -> [StoreRuntime] {
+    func uninstall(_ store: StoreRuntime? = nil) throws(StrataError) -> [StoreRuntime] {
         let stores = try stores().filter { store == nil || $0 === store }
         if let held = stores.first(where: { $0.gate.isHeldByCurrentThread }) {
             throw StrataError.storage(
@@ -201,7 +208,7 @@ public final class DataStack: Sendable {
     /// The first store's main context; a read before a store is added
     /// throws ``StrataError/storeNotAdded``.
     @MainActor
-    func main() throws -> MainContext {
+    func main() throws(StrataError) -> MainContext {
         guard let main = mainContexts.first else { throw StrataError.storeNotAdded }
         return main
     }
@@ -237,7 +244,7 @@ public final class DataStack: Sendable {
 
     /// The main context of every store, where main-actor reads go.
     @MainActor
-    func mains() throws -> StoreContexts {
+    func mains() throws(StrataError) -> StoreContexts {
         guard let mainReads else { throw StrataError.storeNotAdded }
         return mainReads
     }

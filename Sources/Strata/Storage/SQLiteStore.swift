@@ -89,12 +89,12 @@ public struct SQLiteStore: StorageInterface {
     /// Deletes the store's files. Do this only while no stack has the store open.
     ///
     /// - Throws: ``StrataError/storage(path:reason:)`` when a file exists but cannot be removed.
-    public func deleteFiles() throws {
+    public func deleteFiles() throws(StrataError) {
         for url in fileURLs where FileManager.default.fileExists(atPath: url.path) {
             do {
                 try FileManager.default.removeItem(at: url)
             } catch {
-                throw StrataError.storage(path: url.path, reason: "cannot delete: \(error.localizedDescription)")
+                throw .storage(path: url.path, reason: "cannot delete: \(error.localizedDescription)")
             }
         }
     }

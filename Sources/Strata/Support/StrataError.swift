@@ -2,11 +2,22 @@ import Foundation
 
 /// Every failure Strata reports, one case per thing a caller can act on.
 ///
+/// Every public throwing API is `throws(StrataError)`, so in a `catch` the
+/// error already is one: switch over its cases, no cast needed. Closures you
+/// pass in (a transaction body, an import hook, `fetchOrCreate`'s
+/// `configure`) may throw anything; such an error comes back as
+/// ``userError(_:)``, and a `StrataError` they throw comes back as itself.
+///
 /// ```swift
 /// do {
 ///     try stack.addStorageAndWait(SQLiteStore(fileName: "zoo.sqlite"))
-/// } catch StrataError.schemaMismatch(let path, let stored, let current) {
-///     print("\(path) holds \(stored), this build expects \(current)")
+/// } catch {
+///     switch error {
+///     case .schemaMismatch(let path, let stored, let current):
+///         print("\(path) holds \(stored), this build expects \(current)")
+///     default:
+///         print(error.debugDescription)
+///     }
 /// }
 /// ```
 public enum StrataError: Error, Sendable {
@@ -64,7 +75,9 @@ public enum StrataError: Error, Sendable {
     case sqlite(code: Int32, message: String, sql: String?)
     /// The transaction called `cancel()`.
     case userCancelled
-    /// An error thrown by the caller's own code inside a transaction, unchanged.
+    /// An error thrown by the caller's own code, unchanged: a transaction's
+    /// closure, an import hook, `fetchOrCreate`'s `configure`, or a custom
+    /// ``FieldStorable`` conversion read or written through a migration object.
     case userError(any Error)
 }
 
@@ -139,6 +152,29 @@ extension StrataError {
         case let error as DatabaseError:
             return .sqlite(code: error.code, message: error.message, sql: error.sql)
         default: return .userError(error)
+        }
+    }
+
+    /// Runs `body` and reports what it throws as a `StrataError` (``wrapping(_:)``):
+    /// the one conversion at the boundary of every public `throws(StrataError)`
+    /// API, whose internals throw SQLite's `DatabaseError` and callers' errors too.
+    @usableFromInline
+    static func catching<Result>(_ body: () throws -> Result) throws(StrataError) -> Result {
+        do {
+            return try body()
+        } catch {
+            throw wrapping(error)
+        }
+    }
+
+    /// The async form of ``catching(_:)``: `body` runs on the caller's actor.
+    static func catching<Result>(
+        isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result
+    ) async throws(StrataError) -> Result {
+        do {
+            return try await body()
+        } catch {
+            throw wrapping(error)
         }
     }
 

@@ -27,14 +27,16 @@ extension BaseDataTransaction {
     ///   the transaction may go on. A `.deny` relationship that still holds
     ///   objects fails the commit with ``StrataError/deleteDenied(entity:relationship:relatedCount:)``.
     @discardableResult
-    public func deleteAll<Object: ManagedObject>(_ query: From<Object>) throws -> Int {
-        try contexts.holding(Object.self, in: query.configurations).reduce(0) { count, context in
-            let entity = context.entity(Object.self)
-            do {
-                return count + (try context.deleteRows(
-                    of: entity, target: query.compileTarget(in: entity, schema: context.schema)))
-            } catch {
-                throw StoreErrors.translate(error, path: context.store.path)
+    public func deleteAll<Object: ManagedObject>(_ query: From<Object>) throws(StrataError) -> Int {
+        try StrataError.catching {
+            try contexts.holding(Object.self, in: query.configurations).reduce(0) { count, context in
+                let entity = context.entity(Object.self)
+                do {
+                    return count + (try context.deleteRows(
+                        of: entity, target: query.compileTarget(in: entity, schema: context.schema)))
+                } catch {
+                    throw StoreErrors.translate(error, path: context.store.path)
+                }
             }
         }
     }
@@ -69,7 +71,7 @@ extension BaseDataTransaction {
     @discardableResult
     public func updateAll<Object: ManagedObject>(
         _ query: From<Object>, _ assignments: FieldAssignment<Object>...
-    ) throws -> Int {
+    ) throws(StrataError) -> Int {
         try updateAll(query, assignments)
     }
 
@@ -77,14 +79,16 @@ extension BaseDataTransaction {
     @discardableResult
     public func updateAll<Object: ManagedObject>(
         _ query: From<Object>, _ assignments: [FieldAssignment<Object>]
-    ) throws -> Int {
-        try contexts.holding(Object.self, in: query.configurations).reduce(0) { count, context in
-            do {
-                return count + (try context.updateRows(
-                    of: context.entity(Object.self), query: query,
-                    assignments: assignments.map { ($0.field, $0.change) }))
-            } catch {
-                throw StoreErrors.translate(error, path: context.store.path)
+    ) throws(StrataError) -> Int {
+        try StrataError.catching {
+            try contexts.holding(Object.self, in: query.configurations).reduce(0) { count, context in
+                do {
+                    return count + (try context.updateRows(
+                        of: context.entity(Object.self), query: query,
+                        assignments: assignments.map { ($0.field, $0.change) }))
+                } catch {
+                    throw StoreErrors.translate(error, path: context.store.path)
+                }
             }
         }
     }

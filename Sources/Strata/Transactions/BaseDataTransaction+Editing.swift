@@ -62,8 +62,8 @@ extension BaseDataTransaction {
     /// ```
     public func fetchExisting<Object: ManagedObject>(
         _ objects: some Sequence<Object>
-    ) throws -> [Object] {
-        try contexts.fetchExisting(objects)
+    ) throws(StrataError) -> [Object] {
+        try StrataError.catching { try contexts.fetchExisting(objects) }
     }
 
     /// The result of `body`, or `fallback` when it fails: `edit` cannot

@@ -18,13 +18,17 @@ extension BaseDataTransaction: QueryableSource {
     /// }
     /// ```
     ///
-    /// - Throws: an error of the fetch, or one `configure` throws (unchanged).
+    /// - Throws: an error of the fetch, or ``StrataError/userError(_:)`` wrapping
+    ///   an error `configure` throws (a ``StrataError`` it throws comes out
+    ///   unchanged), as a transaction body's errors do.
     public func fetchOrCreate<Object: ManagedObject>(
         _ query: From<Object>, configure: (Object) throws -> Void
-    ) throws -> Object {
-        if let found = try contexts.fetchOne(query) { return found }
-        let object = create(Into<Object>())
-        try configure(object)
-        return object
+    ) throws(StrataError) -> Object {
+        try StrataError.catching {
+            if let found = try contexts.fetchOne(query) { return found }
+            let object = create(Into<Object>())
+            try configure(object)
+            return object
+        }
     }
 }

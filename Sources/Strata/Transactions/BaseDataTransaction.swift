@@ -97,8 +97,10 @@ public class BaseDataTransaction {
     ///     if nothingToDo { try tx.cancel() }
     /// })
     /// ```
-    public func cancel() throws -> Never {
-        throw StrataError.userCancelled
+    ///
+    /// - Throws: ``StrataError/userCancelled``, always.
+    public func cancel() throws(StrataError) -> Never {
+        throw .userCancelled
     }
 }
 

@@ -33,8 +33,12 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     ///
     /// - Throws: a ``StrataError``; the transaction's changes are rolled back.
     @discardableResult
-    public func commitAndWait(isolation: isolated (any Actor)? = #isolation) throws -> ChangeSet? {
-        let changeSet = try contexts.commit(author: author, didCommit: stack.scheduleMerge)
+    public func commitAndWait(
+        isolation: isolated (any Actor)? = #isolation
+    ) throws(StrataError) -> ChangeSet? {
+        let changeSet = try StrataError.catching {
+            try contexts.commit(author: author, didCommit: stack.scheduleMerge)
+        }
         stack.mergeIfOnMainActor(isolation)
         return changeSet
     }
@@ -70,8 +74,10 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     /// ```
     ///
     /// - Throws: a ``StrataError`` when the store cannot be read or locked.
-    public func refreshAndMergeAllObjects() throws {
-        for context in contexts.all { _ = try context.writeConnection() }
+    public func refreshAndMergeAllObjects() throws(StrataError) {
+        try StrataError.catching {
+            for context in contexts.all { _ = try context.writeConnection() }
+        }
     }
 
     /// Discards every uncommitted change; objects return to their committed values.
@@ -82,7 +88,7 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     /// Writes pending changes into the open SQLite transaction without committing.
     ///
     /// - Throws: a ``StrataError`` (a uniqueness violation, an invalid value).
-    public func flush() throws {
+    public func flush() throws(StrataError) {
         for context in contexts.all {
             do {
                 try context.flush()

@@ -150,13 +150,16 @@ struct ImportTests {
             let records = [
                 ImpRecord(id: 1, name: "a"), ImpRecord(id: 2, name: "b", failOnInsert: true),
             ]
-            #expect(throws: ImpError(reason: "insert b")) {
+            // A hook's error comes back wrapped in .userError, as out of `perform`.
+            let insertB = #expect(throws: StrataError.self) {
                 try tx.importUniqueObjects(Into<ImpPerson>(), sourceArray: records)
             }
-            #expect(throws: ImpError(reason: "insert c")) {
+            #expect(userError(insertB) == ImpError(reason: "insert b"))
+            let insertC = #expect(throws: StrataError.self) {
                 try tx.importUniqueObject(
                     Into<ImpPerson>(), source: ImpRecord(id: 3, name: "c", failOnInsert: true))
             }
+            #expect(userError(insertC) == ImpError(reason: "insert c"))
         })
     }
 
@@ -189,9 +192,11 @@ struct ImportTests {
                 ImpRecord(id: 1, name: "Ann 2"), ImpRecord(id: 2, name: "Bob"),
                 ImpRecord(id: 3, name: "bad", failOnID: true),
             ]
-            #expect(throws: ImpError(reason: "id bad")) {
+            // A hook's error comes back wrapped in .userError, as out of `perform`.
+            let idBad = #expect(throws: StrataError.self) {
                 try tx.importUniqueObjects(Into<ImpPerson>(), sourceArray: records)
             }
+            #expect(userError(idBad) == ImpError(reason: "id bad"))
             let count = try tx.fetchCount(From<ImpPerson>())
             #expect(count == 1)
             #expect(!tx.hasChanges)
@@ -483,7 +488,7 @@ extension ImportTests {
                     ])
             })
         } catch {
-            thrown = error as? StrataError
+            thrown = error
         }
         #expect(userError(thrown) == ImpError(reason: "prepare"))
         #expect(try stack.fetchCount(From<ImpBadge>()) == 0)

@@ -86,7 +86,7 @@ struct FetchConvenienceTests {
                 _ = try tx.fetchOrCreate(From<FcItem>()) { _ in throw Refused() }
             })
         }
-        // fetchOrCreate rethrows it as is; perform wraps the caller's error in `.userError`.
+        // fetchOrCreate wraps it in `.userError`; perform passes that StrataError through.
         guard case .userError(let wrapped)? = error else {
             Issue.record("expected .userError, got \(String(describing: error))")
             return

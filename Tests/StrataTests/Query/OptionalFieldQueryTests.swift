@@ -89,6 +89,10 @@ struct OptionalFieldQueryTests {
         } catch StrataError.invalidValue(let entity, let field, _) {
             #expect(entity == "OptPlayer")
             #expect(field == "ratio")
+        } catch {
+            // Exhaustive: Swift 6.3.1 can crash (SIL ownership) compiling a typed
+            // catch that lets other errors through.
+            throw error
         }
     }
 
