@@ -1,7 +1,8 @@
 import Foundation
 
 /// The store's history: the commit log every writer appends to (see
-/// ``CommitRecord`` and `Docs/History.md`).
+/// ``CommitRecord`` and `Docs/History.md`). With several stores, these read
+/// and purge the first store's log (the default configuration's, when added).
 extension DataStack {
     /// The commit records after `generation`, oldest first; only those of
     /// `author` when one is given. Records purged by the store's
@@ -28,9 +29,14 @@ extension DataStack {
     public func history(after generation: UInt64 = 0, author: String? = nil) throws(StrataError)
         -> [CommitRecord]
     {
-        try readStore { connection in
+        let configuration = try store().settings.configuration
+        return try readStore { connection in
             guard try CommitLog.exists(on: connection) else { return [] }
-            return try CommitLog.records(after: generation, author: author, on: connection)
+            return try CommitLog.records(after: generation, author: author, on: connection).map { record in
+                var record = record
+                record.configuration = configuration
+                return record
+            }
         }
     }
 

@@ -29,7 +29,14 @@ public final class DataStack: Sendable {
     /// Settings any thread may change: the default author, the polling interval.
     let settings = Locked<(author: String?, pollingInterval: Duration)>((nil, .milliseconds(20)))
     /// The main actor's context of each store, in the order of `runtimes`.
-    @MainActor var mainContexts: [MainContext] = []
+    @MainActor var mainContexts: [MainContext] = [] {
+        didSet {
+            mainReads = mainContexts.isEmpty ? nil : StoreContexts(mainContexts.map(\.context), schema: schema)
+        }
+    }
+    /// The main contexts as reads take them, made once per change of stores
+    /// rather than on every fetch.
+    @MainActor private var mainReads: StoreContexts?
     /// The migration steps run when the store was last added, for tests and diagnostics.
     let migrationsRun = Locked<[MigrationStep]>([])
 
@@ -238,8 +245,8 @@ public final class DataStack: Sendable {
     /// The main context of every store, where main-actor reads go.
     @MainActor
     func mains() throws(StrataError) -> StoreContexts {
-        guard !mainContexts.isEmpty else { throw StrataError.storeNotAdded }
-        return StoreContexts(mainContexts.map(\.context), schema: schema)
+        guard let mainReads else { throw StrataError.storeNotAdded }
+        return mainReads
     }
 }
 
