@@ -33,11 +33,11 @@ extension DataStack {
         let feed = ChangeSetFeed(continuation: continuation, entityNames: entityNames, author: author)
         // Every store's merges, each store's in its generation order.
         for main in mains { main.observation.add(feed, stage: .streams) }
-        // The stream holds the feed; the observation centers hold it weakly.
-        continuation.onTermination = { [weak feed] _ in
+        // The stream holds the feed, through this closure; the observation
+        // centers hold it weakly, and the closure holds the stack weakly.
+        continuation.onTermination = { [weak self] _ in
             Task { @MainActor in
-                guard let feed else { return }
-                for main in mains { main.observation.remove(feed) }
+                for main in self?.mainContexts ?? [] { main.observation.remove(feed) }
             }
         }
         return stream
