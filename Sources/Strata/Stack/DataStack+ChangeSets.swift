@@ -34,10 +34,13 @@ extension DataStack {
         // Every store's merges, each store's in its generation order.
         for main in mains { main.observation.add(feed, stage: .streams) }
         // The stream holds the feed; the observation centers hold it weakly.
-        continuation.onTermination = { [weak feed] _ in
+        // The stream keeps the feed; the main contexts stay the stack's to release.
+        let removals: [@MainActor @Sendable () -> Void] = mains.map { main in
+            { [weak main] in main?.observation.remove(feed) }
+        }
+        continuation.onTermination = { _ in
             Task { @MainActor in
-                guard let feed else { return }
-                for main in mains { main.observation.remove(feed) }
+                for remove in removals { remove() }
             }
         }
         return stream

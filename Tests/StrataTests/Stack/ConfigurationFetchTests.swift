@@ -111,7 +111,11 @@ struct ConfigurationFetchTests {
         do {
             _ = try stack.queryValue(From<CfgItem>().select(Int.self, .count()))
             Issue.record("a Select over two stores answered")
-        } catch StrataError.invalidValue(let entity, let field, _) {
+        } catch {
+            guard case .invalidValue(let entity, let field, _) = error else {
+                Issue.record("unexpected error: \(error)")
+                return
+            }
             #expect(entity == "CfgItem" && field == "configuration")
         }
         #expect(throws: StrataError.self) {

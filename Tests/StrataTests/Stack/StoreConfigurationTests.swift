@@ -80,11 +80,12 @@ struct StoreConfigurationTests {
         do {
             try schema.validate()
             return nil
-        } catch StrataError.invalidSchema(let entity, let field, _) {
-            return (entity, field)
         } catch {
-            Issue.record("not invalidSchema: \(error)")
-            return nil
+            guard case .invalidSchema(let entity, let field, _) = error else {
+                Issue.record("not invalidSchema: \(error)")
+                return nil
+            }
+            return (entity, field)
         }
     }
 
@@ -142,7 +143,11 @@ struct StoreConfigurationTests {
             do {
                 try stack.addStorageAndWait(storage)
                 Issue.record("a second store of \(configuration ?? "nil") was added")
-            } catch StrataError.storage(_, let reason) {
+            } catch {
+                guard case .storage(_, let reason) = error else {
+                    Issue.record("unexpected error: \(error)")
+                    continue
+                }
                 #expect(reason.contains(configurationURL(configuration, in: directory).path), "\(reason)")
             }
         }
@@ -160,7 +165,11 @@ struct StoreConfigurationTests {
         do {
             try stack.addStorageAndWait(configurationStorage("Config9", kind, in: directory))
             Issue.record("a store of an undeclared configuration was added")
-        } catch StrataError.invalidSchema(_, _, let reason) {
+        } catch {
+            guard case .invalidSchema(_, _, let reason) = error else {
+                Issue.record("unexpected error: \(error)")
+                return
+            }
             #expect(reason.contains("Config9"), "\(reason)")
         }
         #expect(stack.storeConfigurations == [nil])
