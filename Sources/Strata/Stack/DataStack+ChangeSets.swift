@@ -33,11 +33,14 @@ extension DataStack {
         let feed = ChangeSetFeed(continuation: continuation, entityNames: entityNames, author: author)
         // Every store's merges, each store's in its generation order.
         for main in mains { main.observation.add(feed, stage: .streams) }
-        // The stream holds the feed, through this closure; the observation
-        // centers hold it weakly, and the closure holds the stack weakly.
-        continuation.onTermination = { [weak self] _ in
+        // The stream holds the feed; the observation centers hold it weakly.
+        // The stream keeps the feed; the main contexts stay the stack's to release.
+        let removals: [@MainActor @Sendable () -> Void] = mains.map { main in
+            { [weak main] in main?.observation.remove(feed) }
+        }
+        continuation.onTermination = { _ in
             Task { @MainActor in
-                for main in self?.mainContexts ?? [] { main.observation.remove(feed) }
+                for remove in removals { remove() }
             }
         }
         return stream

@@ -236,7 +236,9 @@ public final class DataStack: Sendable {
     @MainActor
     func main<Object: ManagedObject>(holding id: ObjectID<Object>) throws -> MainContext {
         _ = try main()
-        guard let main = mainContexts.first(where: { $0.context.schema.configuration == id.configuration }) else {
+        guard let main = mainContexts.first(where: {
+            $0.context.schema.configuration == id.configuration && $0.context.schema.entity(for: Object.self) != nil
+        }) else {
             throw StrataError.storeNotFound(entity: id.entityName, configuration: id.configuration)
         }
         return main

@@ -12,15 +12,6 @@ import Foundation
 /// so that a stack can keep, say, a cache beside the user's data:
 ///
 /// ```swift
-/// try stack.addStorageAndWait(SQLiteStore(fileName: "user.sqlite"))
-/// try stack.addStorageAndWait(InMemoryStore(configuration: "Cache"))
-/// ```
-///
-/// A store holds the entities of one schema configuration: every entity
-/// (`configuration: nil`, the default), or those declared in a named one,
-/// so that a stack can keep, say, a cache beside the user's data:
-///
-/// ```swift
 /// try stack.addStorageAndWait(SQLiteStore(fileName: "user.sqlite", configuration: "User"))
 /// try stack.addStorageAndWait(InMemoryStore(configuration: "Cache"))
 /// ```

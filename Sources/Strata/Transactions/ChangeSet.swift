@@ -71,9 +71,8 @@ public struct ChangeSet: CommitChanges, Sendable {
     /// commit of another writer, read from the store's commit log.
     public let isLocal: Bool
     /// The configuration of the store the commit changed (`nil`: the default
-    /// configuration's store). A transaction that wrote to two stores
-    /// commits in each: two change sets, each with its store's generation,
-    /// merged one right after the other.
+    /// configuration's store). A transaction commits in one store, and its
+    /// `generation` counts that store's commits.
     public let configuration: String?
     let changes: [String: EntityChanges]
     /// Whether the change set stands for a refresh rather than a commit:

@@ -68,12 +68,12 @@ struct ConfigurationObservationTests {
             do {
                 _ = try stack.monitorList(query)
                 Issue.record("a monitor of two stores was made")
-            } catch StrataError.invalidValue(let entity, let field, _) {
-                #expect(entity == "CfgItem" && field == "configuration")
             } catch {
-                // Exhaustive: Swift 6.3.1 can crash (SIL ownership) compiling a typed
-                // catch that lets other errors through.
-                throw error
+                guard case .invalidValue(let entity, let field, _) = error else {
+                    Issue.record("unexpected error: \(error)")
+                    continue
+                }
+                #expect(entity == "CfgItem" && field == "configuration")
             }
             #expect(throws: StrataError.self) { try stack.publishList(query) }
         }
@@ -123,9 +123,7 @@ struct ConfigurationObservationTests {
 
     /// The stream yields every store's merged change sets, each naming its
     /// store, with each store's own generations.
-    @Test(
-        .disabled("DataStack+ChangeSets.swift: the stream's feed is captured weakly and released at once, so no stream yields"),
-        arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.allCases)
     func theChangeSetStreamTakesEveryStoresMergesWithTheirConfiguration(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
         let stack = try makeConfigurationStack([nil, "Config1", "Config2"], kind, in: directory)
