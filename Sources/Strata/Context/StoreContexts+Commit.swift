@@ -19,14 +19,17 @@ extension StoreContexts {
             rollback()
             throw error
         }
-        let changed = all.filter(\.hasChanges)
+        // Each context's changes are looked at once: it walks every object it holds.
+        let (changed, unchanged) = all.reduce(into: ([ObjectContext](), [ObjectContext]())) { split, context in
+            if context.hasChanges { split.0.append(context) } else { split.1.append(context) }
+        }
         if changed.count > 1 {
             rollback()
             throw StrataError.crossStoreTransaction(configurations: changed.map(\.schema.configuration))
         }
         // The changed store first; the others only end their reads.
         var changeSet: ChangeSet?
-        for context in changed + all.filter({ !$0.hasChanges }) {
+        for context in changed + unchanged {
             changeSet = try context.commit(author: author, didCommit: didCommit) ?? changeSet
         }
         return changeSet

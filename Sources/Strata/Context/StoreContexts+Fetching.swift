@@ -98,32 +98,15 @@ extension StoreContexts {
     func queryValue<Object: ManagedObject, Result: FieldStorable>(
         _ query: QueryChain<Object, Result>
     ) throws -> Result? {
-        try onlyStore(for: query).queryValue(query)
+        try oneHolding(Object.self, in: query.from.configurations, for: "a Select query runs in one store")
+            .queryValue(query)
     }
 
     func queryAttributes<Object: ManagedObject, Result>(
         _ query: QueryChain<Object, Result>
     ) throws -> [[String: StoredValue]] {
-        try onlyStore(for: query).queryAttributes(query)
-    }
-
-    /// The one store a `Select` query reads: aggregates and grouping run in
-    /// SQL, in one store.
-    ///
-    /// - Throws: ``StrataError/storeNotFound(entity:configuration:)`` when no
-    ///   store holds the entity, and ``StrataError/invalidValue(entity:field:reason:)``
-    ///   when several do and the query names no one configuration.
-    private func onlyStore<Object: ManagedObject, Result>(
-        for query: QueryChain<Object, Result>
-    ) throws -> ObjectContext {
-        let contexts = try holding(Object.self, in: query.from.configurations)
-        guard contexts.count == 1 else {
-            throw StrataError.invalidValue(
-                entity: schema.entity(of: Object.self).name, field: "configuration",
-                reason: "a Select query runs in one store, and \(contexts.count) stores hold the entity; "
-                    + "name one configuration, as From<\(Object.self)>(\"Configuration\")")
-        }
-        return contexts[0]
+        try oneHolding(Object.self, in: query.from.configurations, for: "a Select query runs in one store")
+            .queryAttributes(query)
     }
 
     // MARK: Merging

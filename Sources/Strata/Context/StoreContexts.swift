@@ -52,6 +52,26 @@ struct StoreContexts {
         throw StrataError.storeNotFound(entity: entity.name, configuration: configurations?.first ?? nil)
     }
 
+    /// The one context a query over `Object` reads, for what must run in one
+    /// store (`purpose`, say "a monitor follows one store"): a `Select`'s aggregates
+    /// run in SQL, and a monitor follows one store's generations.
+    ///
+    /// - Throws: ``StrataError/storeNotFound(entity:configuration:)`` when no
+    ///   store holds the entity, and ``StrataError/invalidValue(entity:field:reason:)``
+    ///   when several do and `configurations` names no one of them.
+    func oneHolding<Object: ManagedObject>(
+        _ type: Object.Type, in configurations: [String?]?, for purpose: String
+    ) throws -> ObjectContext {
+        let contexts = try holding(type, in: configurations)
+        guard contexts.count == 1 else {
+            throw StrataError.invalidValue(
+                entity: schema.entity(of: type).name, field: "configuration",
+                reason: "\(purpose), and \(contexts.count) stores hold the entity; "
+                    + "name one configuration, as From<\(Object.self)>(\"Configuration\")")
+        }
+        return contexts[0]
+    }
+
     /// The context an object created with `into` goes to.
     ///
     /// - Throws: ``StrataError/storeNotFound(entity:configuration:)`` when no

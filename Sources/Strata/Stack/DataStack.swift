@@ -220,14 +220,9 @@ public final class DataStack: Sendable {
     ///   when several do and the query names no one configuration.
     @MainActor
     func main<Object: ManagedObject>(following query: From<Object>) throws -> MainContext {
-        let contexts = try mains().holding(Object.self, in: query.configurations)
-        guard contexts.count == 1, let main = mainContexts.first(where: { $0.context === contexts[0] }) else {
-            throw StrataError.invalidValue(
-                entity: schema.entity(of: Object.self).name, field: "configuration",
-                reason: "a monitor follows one store, and \(contexts.count) stores hold the entity; "
-                    + "name one configuration, as From<\(Object.self)>(\"Configuration\")")
-        }
-        return main
+        let context = try mains().oneHolding(Object.self, in: query.configurations, for: "a monitor follows one store")
+        // Every context of `mains()` is a main context's.
+        return mainContexts.first { $0.context === context }!
     }
 
     /// The main context of the store `id` names.
