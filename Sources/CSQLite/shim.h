@@ -2,6 +2,7 @@
 #define STRATA_CSQLITE_SHIM_H
 
 #include <sqlite3.h>
+#include <dlfcn.h>
 
 // SQLITE_TRANSIENT is a macro around a cast that Swift cannot import; this
 // constant gives Swift the same "copy the bytes now" destructor.
@@ -16,6 +17,18 @@ static inline int strata_disable_double_quoted_strings(sqlite3 *db) {
     int code = sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML, 0, (int *)0);
     if (code != SQLITE_OK) return code;
     return sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DDL, 0, (int *)0);
+}
+
+// A function of the SQLite library the process loaded, or NULL. The session
+// extension (sqlite3session_*, sqlite3changeset_*) is looked up this way: the
+// system SQLite of some platforms is built without it, and a program linked
+// against a missing symbol would not start at all.
+static inline void *strata_sqlite_symbol(const char *name) {
+#ifdef __APPLE__
+    return dlsym(RTLD_DEFAULT, name);
+#else
+    return dlsym((void *)0, name);  // glibc's RTLD_DEFAULT
+#endif
 }
 
 #endif

@@ -22,6 +22,11 @@ final class ObjectContext {
 
     // Transaction state.
     var writer: Connection?
+    /// The writers of a transaction over several stores, taken together.
+    var writerSet: WriterSet?
+    /// Records what the transaction changes in this store, when a commit
+    /// over several stores may have to keep it in another (see `CrossStoreCommit`).
+    var recorder: ChangeRecorder?
     /// Per entity index, the next row ID to give out (0: not read yet).
     var nextRowIDs: [Int64]
     var pendingObjects: [ManagedObject] = []
@@ -169,22 +174,43 @@ final class ObjectContext {
         }
     }
 
-    /// The writer connection, beginning the SQLite write transaction on first use.
+    /// The writer connection, beginning the SQLite write transaction on
+    /// first use (with the other stores' of a transaction over several).
     func writeConnection() throws -> Connection {
         checkUsage(isOpen, "Strata: this transaction has ended; start a new one to read or write.")
         if let writer { return writer }
-        let connection = try store.beginWriting()
-        writer = connection
-        if keepsObjectsAcrossCommits {
-            do {
-                try catchUpKeptObjects(on: connection)
-            } catch {
-                self.writer = nil
-                store.endWriting(connection, rollback: true)
-                throw error
-            }
+        if let writerSet {
+            try writerSet.beginWriting()
+            if let writer { return writer }  // else a read-only store's, refused below
         }
-        return connection
+        try takeWriter()
+        do {
+            try catchUpIfKeepingObjects()
+        } catch {
+            abandonWriter()
+            throw error
+        }
+        return writer!
+    }
+
+    /// Takes the store's writer and begins its SQLite write transaction.
+    func takeWriter() throws {
+        writer = try store.beginWriting()
+    }
+
+    /// Rolls back the SQLite transaction and gives the writer back, leaving
+    /// the objects as they are: for a failure while beginning to write.
+    func abandonWriter() {
+        guard let writer else { return }
+        self.writer = nil
+        recorder = nil
+        store.endWriting(writer, rollback: true)
+    }
+
+    /// Brings kept objects up to the store (an unsafe transaction that goes
+    /// on after a commit), right after the writer is taken.
+    func catchUpIfKeepingObjects() throws {
+        if keepsObjectsAcrossCommits, let writer { try catchUpKeptObjects(on: writer) }
     }
 
     // MARK: Identity map

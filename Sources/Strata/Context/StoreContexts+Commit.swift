@@ -1,38 +1,91 @@
+import Foundation
+
 /// Ending a transaction over several stores.
 extension StoreContexts {
-    /// Commits what the transaction changed, or throws and saves nothing.
+    /// Commits what the transaction changed in every store, all or nothing,
+    /// or throws and saves nothing.
     ///
-    /// A transaction commits in one store: SQLite does not make a commit
-    /// across several WAL files atomic, and Strata does not yet add the
-    /// protocol that would, so a transaction that changed objects in two
-    /// stores is refused whole rather than saved half.
+    /// A transaction that changed one store commits there. One that changed
+    /// several commits in each, in store order, as one commit over several
+    /// files (`CrossStoreCommit`): every store is prepared first, so that
+    /// any failure (a uniqueness violation, a deny rule, a full disk) saves
+    /// nothing anywhere; once the first file store has committed, every
+    /// other store's part is saved even if the process dies.
     ///
-    /// Returns the change set of the store that changed, if any.
+    /// Returns the change set of the first store that changed, if any (each
+    /// store's is merged, and streamed by ``DataStack/changeSets``).
     ///
-    /// - Throws: ``StrataError/crossStoreTransaction(configurations:)`` when
-    ///   two stores changed (everything is rolled back), or what the commit of
-    ///   the changed store throws.
+    /// - Throws: what preparing or committing the first store throws; or
+    ///   ``StrataError/crossStoreTransaction(configurations:)`` when two file
+    ///   stores changed and this process's SQLite lacks the session extension.
     @discardableResult
     func commit(author: String?, didCommit: () -> Void) throws -> ChangeSet? {
         if all.count == 1 { return try all[0].commit(author: author, didCommit: didCommit) }
-        if let error = all.lazy.compactMap(\.deferredError).first {
+        do {
+            return try commitSeveral(author: author, didCommit: didCommit)
+        } catch {
             rollback()
             throw error
         }
-        // Each context's changes are looked at once: it walks every object it holds.
-        let (changed, unchanged) = all.reduce(into: ([ObjectContext](), [ObjectContext]())) { split, context in
-            if context.hasChanges { split.0.append(context) } else { split.1.append(context) }
+    }
+
+    private func commitSeveral(author: String?, didCommit: () -> Void) throws -> ChangeSet? {
+        if let error = all.lazy.compactMap(\.deferredError).first { throw error }
+        // Prepared in store order; a store with nothing to commit ends its transaction here.
+        var prepared: [(context: ObjectContext, commit: ObjectContext.PreparedCommit)] = []
+        for context in all {
+            if let commit = try context.exclusively({ try context.prepareCommit(author: author) }) {
+                prepared.append((context, commit))
+            }
         }
-        if changed.count > 1 {
-            rollback()
-            throw StrataError.crossStoreTransaction(configurations: changed.map(\.schema.configuration))
+        // File stores first: the first is the coordinator. In-memory stores
+        // commit last, with no record: a crash loses them anyway.
+        let ordered = prepared.filter { !$0.context.store.isInMemory } + prepared.filter(\.context.store.isInMemory)
+        guard let coordinator = ordered.first else { return nil }
+        let participants = ordered.dropFirst().filter { !$0.context.store.isInMemory }
+        let token = participants.isEmpty ? "" : UUID().uuidString
+        var kept: [ObjectIdentifier: Data] = [:]
+        for participant in participants {
+            guard let recorder = participant.context.recorder else {
+                throw StrataError.crossStoreTransaction(
+                    configurations: [coordinator, participant].map(\.context.schema.configuration))
+            }
+            kept[ObjectIdentifier(participant.context)] = try CrossStoreCommit.prepare(
+                token: token, participant: member(participant.commit, participant.context),
+                recorder: recorder, coordinator: member(coordinator.commit, coordinator.context))
         }
-        // The changed store first; the others only end their reads.
-        var changeSet: ChangeSet?
-        for context in changed + unchanged {
-            changeSet = try context.commit(author: author, didCommit: didCommit) ?? changeSet
+        CrossStoreCommit.reach(.prepared)
+        try coordinator.context.exclusively { try coordinator.context.finishCommit(coordinator.commit, didCommit: didCommit) }
+        // Decided: from here on every store's part is saved, and nothing throws.
+        CrossStoreCommit.reach(.coordinatorCommitted)
+        for (context, commit) in ordered.dropFirst() {
+            do {
+                try context.exclusively { try context.finishCommit(commit, didCommit: didCommit) }
+            } catch {
+                guard let changes = kept[ObjectIdentifier(context)] else { continue }
+                do {
+                    try CrossStoreCommit.complete(changes, on: context.store)
+                } catch {
+                    StrataLog.log(
+                        .error, .transactions,
+                        "the part in \(context.store.path) of a commit over several stores failed twice; "
+                            + "it is completed when the stores are next written or added: \(error)")
+                }
+            }
         }
-        return changeSet
+        CrossStoreCommit.reach(.participantsCommitted)
+        if !participants.isEmpty {
+            do {
+                try CrossStoreCommit.forget(token: token, on: coordinator.context.store, author: author)
+            } catch {
+                StrataLog.log(.warning, .transactions, "a finished commit's record stays until the next one: \(error)")
+            }
+        }
+        return prepared[0].commit.changeSet
+    }
+
+    private func member(_ commit: ObjectContext.PreparedCommit, _ context: ObjectContext) -> CrossStoreCommit.Member {
+        CrossStoreCommit.Member(store: context.store, connection: commit.connection)
     }
 
     /// Discards every store's changes.

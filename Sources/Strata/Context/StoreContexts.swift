@@ -18,6 +18,10 @@ struct StoreContexts {
         precondition(!all.isEmpty, "a stack's contexts cover at least one store")
         self.all = all
         self.schema = schema
+        if all.count > 1, all[0].kind == .transaction {
+            let writers = WriterSet(all)
+            for context in all { context.writerSet = writers }
+        }
     }
 
     /// The first store's context: the one store of a one-store stack.

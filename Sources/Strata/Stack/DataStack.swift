@@ -186,6 +186,13 @@ public final class DataStack: Sendable {
             runtimes.withLock { $0.removeAll { $0 === store } }
             throw StoreErrors.translate(error, path: store.path)
         }
+        // A commit over several stores that a crash cut short is completed
+        // before anything reads it half done (each transaction checks again).
+        do {
+            try CrossStoreCommit.recover(stores: runtimes.withLock { $0 })
+        } catch {
+            StrataLog.log(.warning, .transactions, "could not check \(store.path) for unfinished commits: \(error)")
+        }
     }
 
     /// Takes `store` (every store when `nil`) out of the stack: its main

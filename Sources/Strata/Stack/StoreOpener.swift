@@ -38,6 +38,7 @@ struct StoreOpener {
             // header, and a database that is not this store must stay untouched.
             let (generation, migrationsRun) = try prepareSchema(on: writer)
             let hasLog = try CommitLog.exists(on: writer)
+            if !settings.isReadOnly { try CrossStoreCommit.install(on: writer) }
             try configure(writer)
             let reader = try Connection(
                 path: settings.openPath, readOnly: true,

@@ -13,10 +13,26 @@ extension ObjectContext {
     /// asks for a merge.
     @discardableResult
     func commit(author: String?, didCommit: () -> Void) throws -> ChangeSet? {
-        try exclusively { try commitPending(author: author, didCommit: didCommit) }
+        try exclusively {
+            guard let prepared = try prepareCommit(author: author) else { return nil }
+            try finishCommit(prepared, didCommit: didCommit)
+            return prepared.changeSet
+        }
     }
 
-    private func commitPending(author: String?, didCommit: () -> Void) throws -> ChangeSet? {
+    /// A commit written into the open SQLite transaction — changes flushed,
+    /// rules checked, generation bumped, log record written — that only
+    /// lacks its COMMIT.
+    struct PreparedCommit {
+        let connection: Connection
+        let changeSet: ChangeSet
+    }
+
+    /// Writes everything the commit needs into the open SQLite transaction,
+    /// short of COMMIT. Returns `nil`, with the transaction ended, when
+    /// nothing observable changed. On failure everything is rolled back and
+    /// the error thrown.
+    func prepareCommit(author: String?) throws -> PreparedCommit? {
         if writer == nil, !pendingObjects.isEmpty {
             // Objects kept from an earlier commit or rollback (an unsafe transaction
             // goes on) change without any read or create taking the writer first.
@@ -55,18 +71,34 @@ extension ObjectContext {
                         + "ON CONFLICT (entity) DO UPDATE SET last = excluded.last",
                     [.text(entity.tableName), .integer(next - 1)])
             }
-            var changeSet = try store.commitLogged(changes, author: author, on: connection)
+            var changeSet = try store.prepareLogged(changes, author: author, on: connection)
             changeSet.families = schema.entityFamilies
-            keptGeneration = changeSet.generation
-            didCommit()
-            finishWriting(committed: true)
-            return changeSet
+            return PreparedCommit(connection: connection, changeSet: changeSet)
         } catch {
-            rollback()
-            let error = StoreErrors.translate(error, path: store.path)
-            StrataLog.log(.error, .transactions, "a commit to \(store.path) failed and was rolled back: \(error)")
-            throw error
+            throw failCommit(error)
         }
+    }
+
+    /// COMMITs a prepared commit, delivering its change set at the same
+    /// instant, and asks for a merge. On failure everything is rolled back
+    /// and the error thrown.
+    func finishCommit(_ prepared: PreparedCommit, didCommit: () -> Void) throws {
+        do {
+            try store.commit(prepared.changeSet) { try prepared.connection.execute("COMMIT") }
+        } catch {
+            throw failCommit(error)
+        }
+        keptGeneration = prepared.changeSet.generation
+        didCommit()
+        finishWriting(committed: true)
+    }
+
+    /// Rolls back after a failed commit, and says so.
+    private func failCommit(_ error: any Error) -> StrataError {
+        rollback()
+        let error = StoreErrors.translate(error, path: store.path)
+        StrataLog.log(.error, .transactions, "a commit to \(store.path) failed and was rolled back: \(error)")
+        return error
     }
 
     /// Discards every change of the open SQLite transaction and restores the
@@ -111,6 +143,7 @@ extension ObjectContext {
         nextRowIDs = Array(repeating: 0, count: nextRowIDs.count)
         hasLinkChanges = false
         deferredError = nil
+        recorder = nil
         if let writer {
             self.writer = nil
             store.endWriting(writer, rollback: false)

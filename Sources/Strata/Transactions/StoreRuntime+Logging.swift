@@ -10,6 +10,17 @@ extension StoreRuntime {
     func commitLogged(
         _ changes: [String: ChangeSet.EntityChanges], author: String?, on connection: Connection
     ) throws -> ChangeSet {
+        let changeSet = try prepareLogged(changes, author: author, on: connection)
+        try commit(changeSet) { try connection.execute("COMMIT") }
+        return changeSet
+    }
+
+    /// Everything ``commitLogged(_:author:on:)`` does short of the COMMIT:
+    /// the generation bumped and the log record written into the transaction
+    /// open on `connection`. Returns the change set the COMMIT will deliver.
+    func prepareLogged(
+        _ changes: [String: ChangeSet.EntityChanges], author: String?, on connection: Connection
+    ) throws -> ChangeSet {
         let generation = try CommitLog.generation(on: connection) + 1
         try connection.run(
             "UPDATE _strata_meta SET value = ? WHERE key = 'generation'", [.integer(Int64(generation))])
@@ -23,7 +34,6 @@ extension StoreRuntime {
             entities: changeSet.loggedChanges, on: connection)
         try CommitLog.apply(
             settings.historyRetention, afterCommitting: generation, at: changeSet.date, on: connection)
-        try commit(changeSet) { try connection.execute("COMMIT") }
         return changeSet
     }
 

@@ -40,6 +40,13 @@ final class StoreRuntime: Sendable {
     /// first, then by configuration name.
     var order: String { settings.configuration.map { "1" + $0 } ?? "0" }
 
+    /// Whether the store lives in memory (an ``InMemoryStore``), so that a
+    /// crash loses it anyway.
+    var isInMemory: Bool {
+        if case .memory = settings.location { return true }
+        return false
+    }
+
     /// Takes the writer and begins an immediate (write-locking) SQLite transaction.
     func beginWriting() throws -> Connection {
         if settings.isReadOnly { throw StrataError.readOnlyStore(path: path) }

@@ -176,37 +176,45 @@ struct ConfigurationTransactionTests {
         var testDescription: String { rawValue }
     }
 
+    /// A transaction that changes two stores commits in both, as the same
+    /// changes committed one store at a time would; each store's generation moves.
     @Test(arguments: [StoreKind.inMemory, .file], Change.allCases)
-    func aTransactionThatChangesTwoStoresIsRefusedWhole(_ kind: StoreKind, _ second: Change) throws {
-        let directory = TemporaryDirectory()
-        let stack = try makeConfigurationStack([nil, "Config1"], kind, in: directory)
-        for configuration in [nil, "Config1"] as [String?] {
-            try stack.perform(synchronous: { tx in
-                for key in 1...3 { tx.create(Into<CfgItem>(configuration)).key = key + (configuration == nil ? 0 : 10) }
-            })
-        }
-        let held = try stack.fetchAll(From<CfgItem>())
-        let before = held.map { [$0.key, $0.rank] }
-        let generations = try storeGenerations(stack)
-        for first in Change.allCases {
-            do {
+    func aTransactionThatChangesTwoStoresCommitsInBoth(_ kind: StoreKind, _ second: Change) throws {
+        let directories = [TemporaryDirectory(), TemporaryDirectory()]
+        func seeded(_ directory: TemporaryDirectory) throws -> DataStack {
+            let stack = try makeConfigurationStack([nil, "Config1"], kind, in: directory)
+            for configuration in [nil, "Config1"] as [String?] {
                 try stack.perform(synchronous: { tx in
-                    try apply(first, in: nil, tx)
-                    try apply(second, in: "Config1", tx)
+                    for key in 1...3 { tx.create(Into<CfgItem>(configuration)).key = key + (configuration == nil ? 0 : 10) }
                 })
-                Issue.record("\(first) in the default store and \(second) in Config1 committed")
-            } catch {
-                #expect(crossStoreConfigurations(error) == [nil, "Config1"], "\(first), \(second): \(error)")
             }
-            // Nothing was saved in either store, and the objects held did not move.
-            #expect(try stack.fetchAll(From<CfgItem>()).map { [$0.key, $0.rank] } == before, "\(first), \(second)")
-            #expect(held.map { [$0.key, $0.rank] } == before, "\(first), \(second)")
-            #expect(try storeGenerations(stack) == generations)
+            return stack
         }
-        // Each change alone commits.
-        try stack.perform(synchronous: { tx in try apply(second, in: "Config1", tx) })
-        #expect(try stack.fetchAll(From<CfgItem>("Config1")).map { [$0.key, $0.rank] } != Array(before[3...]))
-        #expect(try stack.fetchAll(From<CfgItem>(nil)).map { [$0.key, $0.rank] } == Array(before[..<3]))
+        let together = try seeded(directories[0]), apart = try seeded(directories[1])
+        func rows(_ stack: DataStack) throws -> [[Int]] {
+            try stack.fetchAll(From<CfgItem>()).map { [$0.key, $0.rank, $0.objectID.configuration == nil ? 0 : 1] }
+        }
+        let held = try together.fetchAll(From<CfgItem>())
+        for first in Change.allCases {
+            let generations = try storeGenerations(together), apartGenerations = try storeGenerations(apart)
+            try together.perform(synchronous: { tx in
+                try apply(first, in: nil, tx)
+                try apply(second, in: "Config1", tx)
+            })
+            try apart.perform(synchronous: { tx in try apply(first, in: nil, tx) })
+            try apart.perform(synchronous: { tx in try apply(second, in: "Config1", tx) })
+            #expect(try rows(together) == rows(apart), "\(first), \(second)")
+            // A store commits when its changes are not nothing, as in separate transactions.
+            let moved = zip(try storeGenerations(together), generations).map { $0 > $1 }
+            #expect(moved == zip(try storeGenerations(apart), apartGenerations).map { $0 > $1 }, "\(first), \(second)")
+            // The objects the main context holds follow both stores.
+            let current = try together.fetchAll(From<CfgItem>())
+            for object in held {
+                let row = current.first { $0.objectID == object.objectID }
+                #expect(object.isDeletedObject == (row == nil), "\(first), \(second): \(object.key)")
+                #expect(row.map { $0.rank == object.rank } ?? true, "\(first), \(second): \(object.key)")
+            }
+        }
     }
 
     private func apply(_ change: Change, in configuration: String?, _ tx: BaseDataTransaction) throws {
@@ -240,37 +248,22 @@ struct ConfigurationTransactionTests {
     }
 
     @Test(arguments: StoreKind.allCases)
-    func bulkWritesOverEveryStoreAreRefusedWhenTheyChangeTwoStores(_ kind: StoreKind) throws {
+    func bulkWritesOverEveryStoreCommitInEveryStoreAtOnce(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
         let stack = try makeConfigurationStack([nil, "Config1"], kind, in: directory)
         for configuration in [nil, "Config1"] as [String?] {
             try stack.perform(synchronous: { tx in
-                for key in 1...2 { tx.create(Into<CfgItem>(configuration)).key = key + (configuration == nil ? 0 : 10) }
+                for key in 1...3 { tx.create(Into<CfgItem>(configuration)).key = key + (configuration == nil ? 0 : 10) }
             })
         }
-        var counts: [Int] = []
-        for write in [
-            { (tx: BaseDataTransaction) in try tx.deleteAll(From<CfgItem>()) },
-            { (tx: BaseDataTransaction) in try tx.updateAll(From<CfgItem>(), .set(\.$rank, to: 3)) },
-        ] {
-            do {
-                try stack.perform(synchronous: { tx in counts.append(try write(tx)) })
-                Issue.record("a bulk write over two stores committed")
-            } catch {
-                #expect(crossStoreConfigurations(error) == [nil, "Config1"], "\(error)")
-            }
-        }
-        // Each acted on every store holding the entity before the commit refused it.
-        #expect(counts == [4, 4])
-        #expect(keys(try stack.fetchAll(From<CfgItem>())) == [1, 2, 11, 12])
-        #expect(try stack.fetchCount(From<CfgItem>().where(\.$rank == 3)) == 0)
-        // Named to one store, they commit there; so does one over every store that changes one.
         #expect(try stack.perform(synchronous: { tx in
-            try tx.updateAll(From<CfgItem>("Config1"), .set(\.$rank, to: 3))
-        }) == 2)
-        #expect(try stack.perform(synchronous: { tx in try tx.deleteAll(From<CfgItem>(nil).where(\.$key == 1)) }) == 1)
-        #expect(try stack.perform(synchronous: { tx in try tx.deleteAll(From<CfgItem>().where(\.$key == 12)) }) == 1)
-        #expect(try stack.fetchAll(From<CfgItem>()).map { [$0.key, $0.rank] } == [[2, 0], [11, 3]])
+            try tx.updateAll(From<CfgItem>().where(\.$key != 2 && \.$key != 12), .set(\.$rank, to: 3))
+        }) == 4)
+        #expect(try stack.fetchAll(From<CfgItem>()).map { [$0.key, $0.rank] }
+            == [[1, 3], [2, 0], [3, 3], [11, 3], [12, 0], [13, 3]])
+        #expect(try stack.perform(synchronous: { tx in try tx.deleteAll(From<CfgItem>().where(\.$rank == 3)) }) == 4)
+        #expect(keys(try stack.fetchAll(From<CfgItem>())) == [2, 12])
+        #expect(keys(try stack.fetchAll(From<CfgItem>("Config1"))) == [12])
     }
 
     @Test(arguments: StoreKind.allCases)
