@@ -34,9 +34,11 @@ public enum StrataError: Error, Sendable {
     /// default configuration), or in any of the configurations a query names
     /// (the first of them is given). Add a store of that configuration.
     case storeNotFound(entity: String, configuration: String?)
-    /// A transaction changed objects in the stores of several
-    /// configurations; it was rolled back whole. Commit each store's changes
-    /// in a transaction of its own.
+    /// A transaction changed objects in several file stores, and the system
+    /// SQLite lacks the session extension that a commit over several stores
+    /// needs to be atomic; it was rolled back whole. Commit each store's
+    /// changes in a transaction of its own, or use an SQLite built with
+    /// `SQLITE_ENABLE_SESSION` (Debian's and Ubuntu's are).
     case crossStoreTransaction(configurations: [String?])
     /// The store holds a schema other than the stack's and no migration is possible.
     case schemaMismatch(path: String, storeVersion: String, schemaVersion: String)
@@ -95,7 +97,8 @@ extension StrataError: CustomDebugStringConvertible, LocalizedError {
         case let .crossStoreTransaction(configurations):
             return "A transaction changed objects in several stores ("
                 + configurations.map { $0 ?? "(default)" }.joined(separator: ", ")
-                + ") and was rolled back: commit each store's changes in a transaction of its own."
+                + ") and was rolled back: this SQLite lacks the session extension that makes such a commit "
+                + "atomic; commit each store's changes in a transaction of its own."
         case let .storeNotFound(entity, configuration):
             return "No store of the DataStack holds \(entity) in configuration "
                 + "\(configuration ?? "(default)"); add a store of that configuration."
