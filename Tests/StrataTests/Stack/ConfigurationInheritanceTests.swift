@@ -59,7 +59,7 @@ struct ConfigurationInheritanceTests {
                 let circle = tx.create(Into<CfgCircle>(nil))
                 (circle.name, circle.size, circle.radius) = ("circle " + name, index * 10 + 2, 2)
             }
-            return try (0..<3).map { index in
+            return (0..<3).map { index in
                 let circle = tx.create(Into<CfgCircle>("Drawings"))
                 (circle.name, circle.size, circle.radius) = ("drawn \(index)", index * 10 + 5, Double(index))
                 return circle.objectID
