@@ -11,6 +11,7 @@ import Foundation
 /// swift run -c release StrataBenchmarks 1000000 migration  # migrations of 250,000 and 1,000,000 rows
 /// swift run -c release StrataBenchmarks 100000 follow # another process's commits reaching a monitor
 /// swift run -c release StrataBenchmarks 100000 idle   # CPU of a live monitor while nothing changes
+/// swift run -c release StrataBenchmarks 100000 crossStore  # 1,000 commits over two store files
 /// swift run -c release StrataBenchmarks 200000 bulk   # every bulk write below, on 200,000 rows:
 ///   bulkDelete 200000     # delete half the rows by an indexed range (bulkDeleteScan: unindexed)
 ///   bulkUpdate 200000     # set one field of half the rows by an indexed range (bulkUpdateScan:
@@ -32,6 +33,7 @@ struct BenchmarkMain {
         ("import", Scenario.uniqueImport),
         ("wideIn", Scenario.wideIn),
         ("editMany", Scenario.editMany),
+        ("crossStore", Scenario.crossStore),
     ]
 
     /// The bulk-write scenarios, by key: their variants run round by round (``BulkRunner``).
