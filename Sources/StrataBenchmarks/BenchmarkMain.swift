@@ -4,6 +4,8 @@ import Foundation
 ///
 /// ```
 /// swift run -c release StrataBenchmarks              # 100,000 objects
+/// swift run -c release StrataBenchmarks sizes        # insert … crossStore and monitor at 10k, 100k and 1M
+/// swift run -c release StrataBenchmarks sizes fetch  # the same, only scenarios whose key contains "fetch"
 /// swift run -c release StrataBenchmarks 10000        # another size
 /// swift run -c release StrataBenchmarks 10000 fetch  # scenarios whose key contains "fetch"
 /// swift run -c release StrataBenchmarks 100000 import # unique import of 100,000 records, half new
@@ -21,7 +23,9 @@ import Foundation
 /// ```
 ///
 /// Each scenario runs in a child process of its own (`--only <key>`), so one
-/// scenario's leftover heap cannot slow the next one down.
+/// scenario's leftover heap cannot slow the next one down. Inside it, Strata
+/// and raw SQLite take turns round by round, the side that goes first
+/// alternating (``Runner``), and each side's peak memory is recorded.
 @main
 struct BenchmarkMain {
     /// The scenarios, by key, in the order they run.
@@ -79,13 +83,26 @@ struct BenchmarkMain {
             return
         }
         arguments.removeAll { Int($0) != nil }
+        if arguments.first == "sizes" {
+            // Every scenario that takes a size, at each of three sizes.
+            arguments.removeFirst()
+            let filter = arguments.first
+            for size in [10_000, 100_000, 1_000_000] {
+                print("Strata benchmarks: \(size) objects, \(settings.description), one process per scenario")
+                for key in scenarios.map(\.key) + ["monitor"] where filter.map(key.contains) ?? true {
+                    try runInChildProcess(key, count: size)
+                }
+            }
+            return
+        }
         let filter = arguments.first
         if filter == "migration" {
             print("Strata migration benchmark: one run per size, one process per size")
         } else {
             print("Strata benchmarks: \(count) objects, \(settings.description), one process per scenario")
         }
-        for key in scenarios.map(\.key) + bulkScenarios.map(\.key) + ["monitor", "follow", "idle"] where filter.map(key.contains) ?? true {
+        for key in scenarios.map(\.key) + bulkScenarios.map(\.key) + ["monitor", "follow", "idle"]
+        where filter.map(key.contains) ?? true {
             try runInChildProcess(key, count: count)
         }
         // Only on request: a quarter of the count, then the count, a process each,

@@ -24,7 +24,7 @@ extension Scenario {
                 throw BenchmarkError(description: "stores hold \(counts), expected \(transactions) each")
             }
         }
-        var scenario = Scenario(
+        return Scenario(
             name: "\(countLabel(transactions)) commits over 2 stores",
             strata: Side {
                 let stack = DataStack(crossStoreSchema)
@@ -74,7 +74,5 @@ extension Scenario {
                     },
                     finish: { try verify(databases.map(Fixtures.rawCount)) })
             })
-        scenario.interleaved = true
-        return scenario
     }
 }

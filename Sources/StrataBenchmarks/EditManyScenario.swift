@@ -99,8 +99,7 @@ extension Scenario {
                 Run(
                     body: { try raw.edit(plan) },
                     finish: { try raw.restore(plan.map(\.rowID), from: rows) })
-            },
-            interleaved: true)
+            })
     }
 }
 

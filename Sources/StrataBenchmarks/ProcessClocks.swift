@@ -57,3 +57,33 @@ struct LatencySummary {
             + "p99 \(format(percentile(0.99), 1))   max \(format(max, 1)) ms"
     }
 }
+
+/// The process's resident memory, and its high-water mark since the last
+/// ``reset()``, from `/proc/self` (Linux; 0 elsewhere).
+enum ResidentMemory {
+    /// Restarts the high-water mark at the current resident size (writing
+    /// `5` to `/proc/self/clear_refs`, Linux 4.0 and later).
+    static func reset() {
+        #if os(Linux)
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+        #endif
+    }
+
+    /// The resident size now, in bytes (`VmRSS`).
+    static var current: Int { statusField("VmRSS:") }
+
+    /// The largest resident size since ``reset()``, in bytes (`VmHWM`).
+    static var peak: Int { statusField("VmHWM:") }
+
+    private static func statusField(_ name: String) -> Int {
+        #if os(Linux)
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) }),
+              let kilobytes = line.split(separator: " ").compactMap({ Int($0) }).first
+        else { return 0 }
+        return kilobytes * 1_024
+        #else
+        return 0
+        #endif
+    }
+}

@@ -7,10 +7,18 @@ struct RunnerSettings {
     /// Timed runs; the best is reported.
     var runs: Int
 
-    var description: String { "best of \(runs) runs after \(warmUps) warm-up" }
+    var description: String {
+        "best and median of \(runs) rounds after \(warmUps) warm-up, sides taking turns"
+    }
 }
 
-/// Times scenarios with a monotonic clock.
+/// Times scenarios with a monotonic clock, Strata and raw SQLite in turns.
+///
+/// Every round runs both sides once, the side that goes first alternating
+/// from round to round, so that a change in the machine's load — or in the
+/// allocator's state, which one side's run leaves to the other's — meets
+/// both alike. Each run's peak resident memory above what the process held
+/// when it started is recorded too.
 @MainActor
 struct Runner {
     let settings: RunnerSettings
@@ -20,70 +28,77 @@ struct Runner {
     func run(_ scenario: Scenario) async throws -> ScenarioResult {
         var strata = Timings()
         var raw = Timings()
-        let rounds = settings.warmUps + settings.runs
-        if scenario.interleaved {
-            for index in 0..<rounds {
-                try await strata.add(measure(scenario.strata), timed: index >= settings.warmUps)
-                try await raw.add(measure(scenario.raw), timed: index >= settings.warmUps)
-            }
-        } else {
-            for index in 0..<rounds {
-                try await strata.add(measure(scenario.strata), timed: index >= settings.warmUps)
-            }
-            for index in 0..<rounds {
-                try await raw.add(measure(scenario.raw), timed: index >= settings.warmUps)
+        for round in 0..<(settings.warmUps + settings.runs) {
+            let timed = round >= settings.warmUps
+            if round % 2 == 0 {
+                try await strata.add(measure(scenario.strata), timed: timed)
+                try await raw.add(measure(scenario.raw), timed: timed)
+            } else {
+                try await raw.add(measure(scenario.raw), timed: timed)
+                try await strata.add(measure(scenario.strata), timed: timed)
             }
         }
         guard strata.checksum == raw.checksum else {
             throw BenchmarkError(description:
                 "\(scenario.name): Strata checksum \(strata.checksum ?? 0) != raw \(raw.checksum ?? 0)")
         }
-        guard scenario.interleaved else {
-            return ScenarioResult(name: scenario.name, strata: strata.best, raw: raw.best)
-        }
         // Round by round, the two sides met the same load: the medians of
         // their ratios, in elapsed time and in the process's CPU time (which
         // other programs on a shared machine change less).
         func medianRatio(_ strata: [Duration], _ raw: [Duration]) -> Double {
-            let ratios = zip(strata, raw).map { $0.milliseconds / $1.milliseconds }.sorted()
-            return ratios[ratios.count / 2]
+            median(zip(strata, raw).map { $0.milliseconds / $1.milliseconds })
         }
         return ScenarioResult(
-            name: scenario.name, strata: strata.best, raw: raw.best,
+            name: scenario.name, strata: strata, raw: raw,
             medianRatios: (medianRatio(strata.times, raw.times), medianRatio(strata.cpuTimes, raw.cpuTimes)))
     }
 
-    /// One run of `side`: its time, the process's CPU time, and its checksum.
+    /// One run of `side`: its time, the process's CPU time, its peak memory, and its checksum.
     private func measure(_ side: Side) async throws -> Measurement {
         let run = try side.prepare()
         var result = 0
+        ResidentMemory.reset()
+        let residentBefore = ResidentMemory.current
         let cpuStart = processCPUTime()
         let elapsed = try clock.measure { result = try run.body() }
         let cpu = processCPUTime() - cpuStart
+        let peakGrowth = max(0, ResidentMemory.peak - residentBefore)
         try run.finish()
         // Let main-actor work queued by the run (e.g. Strata's merge task)
         // finish, so the next run starts from a quiet state.
         await Task.yield()
-        return Measurement(elapsed: elapsed, cpu: cpu, checksum: result)
+        return Measurement(elapsed: elapsed, cpu: cpu, peakGrowth: peakGrowth, checksum: result)
     }
+}
+
+/// The middle value of `values` (the upper one of an even count).
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
 }
 
 /// One timed run.
 private struct Measurement {
     let elapsed: Duration
     let cpu: Duration
+    /// How far the resident memory rose above its size at the start of the run, in bytes.
+    let peakGrowth: Int
     let checksum: Int
 }
 
 /// The timed runs of one side, and the checksum they agreed on.
-private struct Timings {
+struct Timings {
     var times: [Duration] = []
     var cpuTimes: [Duration] = []
+    var peakGrowths: [Int] = []
     var checksum: Int?
 
     var best: Duration { times.min() ?? .zero }
+    var medianMilliseconds: Double { median(times.map(\.milliseconds)) }
+    /// The largest rise of resident memory over the timed runs, in bytes.
+    var peakGrowth: Int { peakGrowths.max() ?? 0 }
 
-    mutating func add(_ run: Measurement, timed: Bool) throws {
+    fileprivate mutating func add(_ run: Measurement, timed: Bool) throws {
         if let checksum, checksum != run.checksum {
             throw BenchmarkError(description: "checksum changed between runs: \(checksum) -> \(run.checksum)")
         }
@@ -91,29 +106,31 @@ private struct Timings {
         guard timed else { return }
         times.append(run.elapsed)
         cpuTimes.append(run.cpu)
+        peakGrowths.append(run.peakGrowth)
     }
 }
 
 /// The outcome of one scenario.
 struct ScenarioResult {
     let name: String
-    let strata: Duration
-    let raw: Duration
-    /// For sides run in turns: the medians of the runs' ratios, in elapsed
-    /// time and in CPU time.
-    var medianRatios: (elapsed: Double, cpu: Double)? = nil
+    let strata: Timings
+    let raw: Timings
+    /// The medians of the rounds' ratios, in elapsed time and in CPU time.
+    let medianRatios: (elapsed: Double, cpu: Double)
 
-    /// How many times slower Strata is than raw SQLite.
-    var ratio: Double { strata.milliseconds / raw.milliseconds }
+    /// How many times slower Strata's best run is than raw SQLite's.
+    var ratio: Double { strata.best.milliseconds / raw.best.milliseconds }
 
-    /// `insert 100k (one transaction)   strata 123.4 ms   raw sqlite 56.7 ms   2.18x`
+    /// `insert 100k (one transaction)   strata 123.4 ms (med 130.0)   raw 56.7 ms (med 60.1)   best 2.18x   median 2.16x (cpu 2.20x)   peak +40.1 MB / +12.0 MB`
     var line: String {
         let name = self.name.padding(toLength: 32, withPad: " ", startingAt: 0)
-        return "\(name)strata \(format(strata.milliseconds, 1)) ms   "
-            + "raw sqlite \(format(raw.milliseconds, 1)) ms   \(format(ratio, 2))x"
-            + (medianRatios.map {
-                "   (median of runs \(format($0.elapsed, 2))x, of their CPU time \(format($0.cpu, 2))x)"
-            } ?? "")
+        func side(_ timings: Timings) -> String {
+            "\(format(timings.best.milliseconds, 1)) ms (med \(format(timings.medianMilliseconds, 1)))"
+        }
+        func megabytes(_ bytes: Int) -> String { "+\(format(Double(bytes) / 1_048_576, 1)) MB" }
+        return "\(name)strata \(side(strata))   raw \(side(raw))   best \(format(ratio, 2))x   "
+            + "median \(format(medianRatios.elapsed, 2))x (cpu \(format(medianRatios.cpu, 2))x)   "
+            + "peak \(megabytes(strata.peakGrowth)) / \(megabytes(raw.peakGrowth))"
     }
 }
 

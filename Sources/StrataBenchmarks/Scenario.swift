@@ -11,10 +11,6 @@ struct Scenario {
     let strata: Side
     /// The raw SQLite side: the same work through the C API.
     let raw: Side
-    /// Whether the sides take turns run by run (Strata, raw, Strata, ...)
-    /// rather than one side's runs after the other's, so that a change in the
-    /// machine's load meets both alike.
-    var interleaved = false
 }
 
 /// One side of a scenario. `prepare` runs untimed before every run and
