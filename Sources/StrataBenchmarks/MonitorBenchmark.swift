@@ -77,7 +77,10 @@ enum MonitorBenchmark {
                 let elapsed = changed - start
 
                 let refetchStart = clock.now
-                let fresh = try stack.fetchAll(query.orderBy(.ascending(\.$group), .ascending(\.$rank)))
+                // The monitor's order: by section, then by the query's order (orderBy
+                // appends, so the sectioned order is written out whole).
+                let fresh = try stack.fetchAll(
+                    From<MonitorBench>().where(\.$active == true).orderBy(.ascending(\.$group), .ascending(\.$rank)))
                 let after = sectioned(fresh)
                 let diff = ListDiff.changes(from: before, to: after, updated: Set(chosen.map(\.rowID)))
                 let refetchElapsed = clock.now - refetchStart
