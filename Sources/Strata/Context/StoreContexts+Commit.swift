@@ -73,14 +73,9 @@ extension StoreContexts {
                 }
             }
         }
+        // The coordinator's pending rows stay until the next transaction over
+        // these stores finds them done and deletes them with its own commit.
         CrossStoreCommit.reach(.participantsCommitted)
-        if !participants.isEmpty {
-            do {
-                try CrossStoreCommit.forget(token: token, on: coordinator.context.store, author: author)
-            } catch {
-                StrataLog.log(.warning, .transactions, "a finished commit's record stays until the next one: \(error)")
-            }
-        }
         return prepared[0].commit.changeSet
     }
 

@@ -13,15 +13,16 @@ import Synchronization
 /// changeset in `_strata_pending`. Then:
 ///
 /// 1. the coordinator COMMITs: this is the decision, the commit has happened;
-/// 2. each participant COMMITs (then in-memory stores, which a crash loses anyway);
-/// 3. the coordinator deletes its pending rows, in a logged commit of its own.
+/// 2. each participant COMMITs (then in-memory stores, which a crash loses anyway).
 ///
-/// A crash before 1 leaves nothing anywhere. A crash between 1 and 2 leaves a
-/// pending row without its marker: the next transaction over both stores,
-/// or adding them to a stack, applies the changeset to the participant
-/// first, under the participant's write lock, so nothing writes it before.
-/// A crash after 2 leaves pending rows whose markers say they are done,
-/// deleted then. Markers are deleted once their pending row is gone.
+/// The next transaction over these stores (or adding them to a stack) finds
+/// the pending rows under its write locks. A row whose participant has the
+/// marker is done, and is deleted with that transaction's own commit (no
+/// commit of its own: a commit over several stores costs the stores' commits
+/// only). A row without its marker — a crash between 1 and 2 — has its
+/// changeset applied to the participant first, under the participant's write
+/// lock, so nothing writes the participant before. A crash before 1 leaves
+/// nothing anywhere. Markers are deleted once their pending row is gone.
 ///
 /// Across a power cut the stores need `synchronous` `.full`: under `.normal`
 /// a participant's last commit may reach the disk while the coordinator's
@@ -79,13 +80,6 @@ enum CrossStoreCommit {
         }
     }
 
-    /// Deletes the coordinator's pending rows of `token`, in a logged commit.
-    static func forget(token: String, on coordinator: StoreRuntime, author: String?) throws {
-        try coordinator.writeLogged(author: author) { connection in
-            try connection.run("DELETE FROM _strata_pending WHERE token = ?", [.text(token)])
-        }
-    }
-
     // MARK: Recovering
 
     /// Completes what crashed commits over several stores left half done
@@ -114,14 +108,19 @@ enum CrossStoreCommit {
             }
         }
         for coordinator in members {
-            let pending = try coordinator.connection.query("SELECT token, store, changes FROM _strata_pending") {
-                ($0.value(at: 0), $0.value(at: 1), $0.value(at: 2))
+            // Without the changesets: usually every row found is done.
+            let pending = try coordinator.connection.query("SELECT token, store FROM _strata_pending") {
+                ($0.value(at: 0), $0.value(at: 1))
             }
-            for case let (.text(token), .text(order), .blob(changes)) in pending {
+            for case let (.text(token), .text(order)) in pending {
                 guard let participant = byOrder[order] else { continue }  // not in this stack: not now
                 let isDone = try participant.connection.scalar(
                     "SELECT 1 FROM _strata_completed WHERE token = ?", [.text(token)]) != nil
-                if !isDone { try replay(changes, token: token, on: participant) }
+                if !isDone,
+                   case .blob(let changes)? = try coordinator.connection.scalar(
+                    "SELECT changes FROM _strata_pending WHERE token = ? AND store = ?", [.text(token), .text(order)]) {
+                    try replay(changes, token: token, on: participant)
+                }
                 try coordinator.connection.run(
                     "DELETE FROM _strata_pending WHERE token = ? AND store = ?", [.text(token), .text(order)])
                 cleaned.insert(coordinator.store.order)
