@@ -71,8 +71,14 @@ extension ListMonitor {
                 owners.append(-1)
             }
         }
-        for (rowID, update) in changes.updated {
-            let object = main.object(entity, rowID: rowID, values: update.values, generation: generation)
+        // The rows as the main context's merge met them, with the objects it
+        // holds: looked up once per merge, not once more per monitor. A
+        // family's changes are several entities' together: looked up here.
+        let merged = main.updatedRows[entity.name].flatMap { rows in
+            rows.count == changes.updated.count && entity.familyNames.count == 1 ? rows : nil
+        } ?? changes.updated.keys.map { (rowID: $0, object: nil) }
+        for (rowID, held) in merged {
+            let object = held ?? main.object(entity, rowID: rowID, values: changes.updated[rowID]!.values, generation: generation)
             if matches(object) {
                 let member = member(object)
                 if let old = keysByRowID.updateValue(member.key, forKey: rowID) {
