@@ -11,6 +11,10 @@ final class MainContext {
     var isMerging = false
     /// The change set whose merge is notifying observers now.
     var mergingChangeSet: ChangeSet?
+    /// While a merge notifies observers: per entity, every row the change
+    /// set updated, with the object this context holds for it (`nil` for
+    /// none), so that a monitor does not look each up again.
+    var updatedRows: [String: [(rowID: Int64, object: ManagedObject?)]] = [:]
     /// The monitors and publishers that follow merged change sets.
     let observation = ObservationCenter()
     /// Change sets read ahead of the merge, by generation: this stack's, taken
@@ -64,13 +68,16 @@ final class MainContext {
         changeSet.families = context.schema.entityFamilies
         for (entityName, changes) in changeSet.changes {
             guard let entity = context.schema.entity(named: entityName) else { continue }
+            var rows: [(rowID: Int64, object: ManagedObject?)] = []
+            rows.reserveCapacity(changes.updated.count)
             for (rowID, update) in changes.updated {
-                guard let object = context.registered(entity, rowID),
-                      object.generation < changeSet.generation
-                else { continue }
+                let object = context.registered(entity, rowID)
+                rows.append((rowID, object))
+                guard let object, object.generation < changeSet.generation else { continue }
                 object.values = update.values
                 object.generation = changeSet.generation
             }
+            updatedRows[entityName] = rows
             // Inserted objects need nothing: any instance here was read after
             // the commit, from the store, and already has these values.
             for rowID in changes.deleted {
@@ -81,7 +88,10 @@ final class MainContext {
             }
         }
         mergingChangeSet = changeSet
-        defer { mergingChangeSet = nil }
+        defer {
+            mergingChangeSet = nil
+            updatedRows = [:]
+        }
         observation.didMerge(changeSet)
     }
 

@@ -11,7 +11,9 @@ import AppKit
 extension IndexPath {
     /// An index path of `item` in `section`.
     public init(item: Int, section: Int) {
-        self.init(indexes: [section, item])
+        // Two appends, not an array literal: no array is allocated per path.
+        self.init(index: section)
+        append(item)
     }
 
     /// The section index (the first index).

@@ -82,6 +82,63 @@ struct ListMembers: Sequence {
         return starts[chunk] + offset
     }
 
+    /// The positions of the entries with `keys` (ascending, distinct), each
+    /// `nil` when absent, in one forward walk: each search gallops from where
+    /// the last one ended, so a batch of k keys costs O(k log(n/k)) and reads
+    /// the list in order instead of jumping across it k times.
+    func positions(ofAscending keys: [ListKey]) -> [Int?] {
+        var cursor = (chunk: 0, offset: 0)
+        return keys.map { key in
+            cursor = location(of: key, from: cursor)
+            guard cursor.chunk < chunks.count, chunks[cursor.chunk][cursor.offset].rowID == key.rowID else { return nil }
+            return starts[cursor.chunk] + cursor.offset
+        }
+    }
+
+    /// ``insertionPoint(of:)`` of each of `keys` (ascending), in one forward
+    /// walk as in ``positions(ofAscending:)``.
+    func insertionPoints(ofAscending keys: [ListKey]) -> [Int] {
+        var cursor = (chunk: 0, offset: 0)
+        return keys.map { key in
+            cursor = location(of: key, from: cursor)
+            return cursor.chunk < chunks.count ? starts[cursor.chunk] + cursor.offset : count
+        }
+    }
+
+    /// ``location(of:)`` when every entry before `cursor` sorts before `key`.
+    private func location(of key: ListKey, from cursor: (chunk: Int, offset: Int)) -> (chunk: Int, offset: Int) {
+        let chunk = lastKeys.withUnsafeBufferPointer { lastKeys in
+            Self.lowerBound(from: cursor.chunk, count: lastKeys.count) { lastKeys[$0] < key }
+        }
+        guard chunk < chunks.count else { return (chunk, 0) }
+        let offset = chunks[chunk].withUnsafeBufferPointer { entries in
+            Self.lowerBound(from: chunk == cursor.chunk ? cursor.offset : 0, count: entries.count) {
+                entries[$0].key < key
+            }
+        }
+        return (chunk, offset)
+    }
+
+    /// The first index in `start..<count` that `isBelow` rejects (or
+    /// `count`), when it accepts every index before `start` and then none:
+    /// steps of 1, 2, 4, ... from `start`, then a binary search in the last
+    /// step, so a nearby answer costs a few looks.
+    @inline(__always)
+    private static func lowerBound(from start: Int, count: Int, isBelow: (Int) -> Bool) -> Int {
+        var low = start, high = start, step = 1
+        while high < count, isBelow(high) {
+            low = high + 1
+            high = low + step
+            step *= 2
+        }
+        high = Swift.min(high, count)
+        while low < high {
+            let middle = (low + high) / 2
+            if isBelow(middle) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
     /// The chunk and offset of the first entry that does not sort before
     /// `key`; the chunk is `chunks.count` when every entry does.
     private func location(of key: ListKey) -> (chunk: Int, offset: Int) {
@@ -144,17 +201,25 @@ struct ListMembers: Sequence {
         }
         // Each entry's position among the entries already here is its final
         // position less the number of placed entries before it; the chunk
-        // indices only grow along `placed`.
-        var groups: [(chunk: Int, added: [(offset: Int, entry: ListEntry)])] = []
-        for (index, (position, entry)) in placed.enumerated() {
-            let existing = position - index
-            let chunk = existing >= count ? chunks.count - 1 : chunkIndex(containing: existing)
-            if groups.last?.chunk != chunk { groups.append((chunk, [])) }
-            groups[groups.count - 1].added.append((existing - starts[chunk], entry))
+        // indices only grow along `placed`, so each chunk takes one run of it.
+        var groups: [(chunk: Int, range: Range<Int>)] = []
+        var chunk = 0
+        for index in placed.indices {
+            let existing = placed[index].position - index
+            if existing >= count {
+                chunk = chunks.count - 1
+            } else if existing >= starts[chunk] + chunks[chunk].count {
+                chunk = chunkIndex(containing: existing)
+            }
+            if groups.last?.chunk == chunk {
+                groups[groups.count - 1].range = groups[groups.count - 1].range.lowerBound..<(index + 1)
+            } else {
+                groups.append((chunk, index..<(index + 1)))
+            }
         }
         // From the last chunk back, so that a split does not move the chunks still to do.
-        for (chunk, added) in groups.reversed() {
-            Self.insert(added, into: &chunks[chunk])
+        for (chunk, range) in groups.reversed() {
+            Self.insert(placed[range], before: starts[chunk], into: &chunks[chunk])
             if chunks[chunk].count > chunkCapacity {
                 chunks.replaceSubrange(chunk...chunk, with: Self.split(chunks[chunk][...], capacity: chunkCapacity))
             }
@@ -221,26 +286,33 @@ struct ListMembers: Sequence {
         chunk.removeLast(chunk.count - kept)
     }
 
-    /// Inserts entries into one chunk; `added` holds offsets among the
-    /// chunk's present entries, ascending, and entries at the same offset
-    /// keep their order. Present entries move bitwise, from the end.
-    private static func insert(_ added: [(offset: Int, entry: ListEntry)], into chunk: inout ContiguousArray<ListEntry>) {
+    /// Inserts entries into one chunk that starts at `start` in the list;
+    /// `added` is a run of `placed` (final positions, ascending), so that
+    /// entry i of `placed` goes `i` places after its position among the
+    /// chunk's present entries. Entries at the same offset keep their order;
+    /// present entries move bitwise, from the end.
+    private static func insert(
+        _ added: ArraySlice<(position: Int, entry: ListEntry)>, before start: Int,
+        into chunk: inout ContiguousArray<ListEntry>
+    ) {
+        func offset(_ index: Int) -> Int { added[index].position - index - start }
         if added.count == 1 {
-            chunk.insert(added[0].entry, at: added[0].offset)
+            chunk.insert(added[added.startIndex].entry, at: offset(added.startIndex))
             return
         }
         let oldCount = chunk.count
-        chunk.append(contentsOf: repeatElement(added[0].entry, count: added.count))
+        chunk.append(contentsOf: repeatElement(added[added.startIndex].entry, count: added.count))
         chunk.withUnsafeMutableBufferPointer { entries in
             var read = oldCount - 1
             var write = entries.count - 1
-            for (offset, entry) in added.reversed() {
+            for index in added.indices.reversed() {
+                let offset = offset(index)
                 while read >= offset {
                     entries.swapAt(write, read)
                     read -= 1
                     write -= 1
                 }
-                entries[write] = entry
+                entries[write] = added[index].entry
                 write -= 1
             }
         }

@@ -29,7 +29,7 @@ extension ListMonitor {
         }
         let loaded = objects.map(member)
         members = ListMembers(loaded.map { ListEntry(object: $0.object, key: $0.key) }, chunkCapacity: members.chunkCapacity)
-        keysByRowID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.object.rowID, $0.key) })
+        keysByRowID = ListKeyMap(loaded.map(\.key))
         rebuildSections(names: loaded.map(\.section))
     }
 

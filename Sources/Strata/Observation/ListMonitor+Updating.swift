@@ -55,68 +55,96 @@ extension ListMonitor {
             return evaluator.evaluate(predicate.predicate, on: object) ?? false
         }
 
-        // Every changed object that matches, as a member, with its key before
-        // the change (nil when it enters); the lists below hold indices into it.
+        // Every changed object that matches, as a member; the lists below
+        // hold indices into it. Each row's old key is read and its new one
+        // written in one step of the key map.
         var fresh: [ListMember] = []
-        var oldKeys: [ListKey?] = []
-        var leaving: [ListKey] = []                   // deleted or no longer matching
+        var incoming: [Int] = []                  // entering, or moving to a new position
+        // Keys before the change, to find in the list: of what leaves
+        // (deleted or no longer matching, owner -1) and of what stays
+        // (owner: its index in `fresh`).
+        var oldKeys: [ListKey] = []
+        var owners: [Int] = []
         for rowID in changes.deleted {
-            if let key = keysByRowID[rowID] { leaving.append(key) }
-        }
-        for (rowID, update) in changes.updated {
-            let object = main.object(entity, rowID: rowID, values: update.values, generation: generation)
-            let old = keysByRowID[rowID]
-            if matches(object) {
-                fresh.append(member(object))
+            if let old = keysByRowID.removeValue(forKey: rowID) {
                 oldKeys.append(old)
-            } else if let old {
-                leaving.append(old)
+                owners.append(-1)
+            }
+        }
+        // The rows as the main context's merge met them, with the objects it
+        // holds: looked up once per merge, not once more per monitor. A
+        // family's changes are several entities' together: looked up here.
+        let merged = main.updatedRows[entity.name].flatMap { rows in
+            rows.count == changes.updated.count && entity.familyNames.count == 1 ? rows : nil
+        } ?? changes.updated.keys.map { (rowID: $0, object: nil) }
+        for (rowID, held) in merged {
+            let object = held ?? main.object(entity, rowID: rowID, values: changes.updated[rowID]!.values, generation: generation)
+            if matches(object) {
+                let member = member(object)
+                if let old = keysByRowID.updateValue(member.key, forKey: rowID) {
+                    oldKeys.append(old)
+                    owners.append(fresh.count)
+                } else {
+                    incoming.append(fresh.count)
+                }
+                fresh.append(member)
+            } else if let old = keysByRowID.removeValue(forKey: rowID) {
+                oldKeys.append(old)
+                owners.append(-1)
             }
         }
         for (rowID, values) in changes.inserted where keysByRowID[rowID] == nil {
             let object = main.object(entity, rowID: rowID, values: values, generation: generation)
             if matches(object) {
-                fresh.append(member(object))
-                oldKeys.append(nil)
+                let member = member(object)
+                keysByRowID[rowID] = member.key
+                incoming.append(fresh.count)
+                fresh.append(member)
             }
         }
-        guard !leaving.isEmpty || !fresh.isEmpty else { return }
+        guard !oldKeys.isEmpty || !fresh.isEmpty else { return }
 
-        // Old positions (one binary search each) and index paths, against the list as it was.
+        // Only observers of objects or sections need index paths and section
+        // contents; the counts and the list itself are kept either way.
+        let boxes = liveObservers
+        let wantsObjects = boxes.contains { $0.didInsertObject != nil }
+        let wantsSections = boxes.contains { $0.didDeleteSection != nil }
+
+        // Old positions, found in list order in one walk, and index paths
+        // against the list as it was.
         let oldSections = sectionRuns
-        let oldEnds = sectionEnds(oldSections)
-        // With their positions, by which they are put in the order observers get them.
-        var deletedObjects: [((ManagedObject, IndexPath), position: Int)] = []
-        // What leaves or moves comes out of its section now (the index
-        // paths above read the old ends and the copy of the sections).
-        var removals: [Int] = []
-        for key in leaving {
-            guard let position = members.position(of: key) else { continue }
-            let path = IndexPath(position: position, sectionEnds: oldEnds)
-            deletedObjects.append(((members[position].object, path), position))
-            removals.append(position)
-            sectionRuns[path.section].count -= 1
-            keysByRowID[key.rowID] = nil
-        }
-        var incoming: [Int] = []                           // entering, or moving to a new position
-        var movedFrom = [IndexPath?](repeating: nil, count: fresh.count)
-        var updatedObjects: [((ManagedObject, IndexPath), position: Int)] = []
-        for index in fresh.indices {
-            guard let old = oldKeys[index] else {
-                incoming.append(index)
+        let byOldKey = ListOrdering.ascending(oldKeys)
+        let oldPositions = members.positions(ofAscending: byOldKey.map { oldKeys[$0] })
+        var oldCursor = SectionCursor(oldSections)
+        // Each list comes out in ascending order of old position.
+        var deletedObjects: [(ManagedObject, IndexPath)] = []
+        var updatedObjects: [(ManagedObject, IndexPath)] = []
+        var removals: [Int] = []                   // of what leaves or moves
+        var movedFrom = [IndexPath?](repeating: nil, count: wantsObjects ? fresh.count : 0)
+        for (rank, keyIndex) in byOldKey.enumerated() {
+            let owner = owners[keyIndex]
+            guard let position = oldPositions[rank] else {
+                // Not in the list, against the key map: the member stays as it was.
+                if owner >= 0 { keysByRowID[oldKeys[keyIndex].rowID] = oldKeys[keyIndex] }
                 continue
             }
-            guard let position = members.position(of: old) else { continue }
-            let path = IndexPath(position: position, sectionEnds: oldEnds)
+            let (section, item) = oldCursor.locate(position)
             // The section key leads the keys, so equal keys mean the same
             // section value; its name may still differ (say for 0.0 and -0.0).
-            if old.sortsWith(fresh[index].key), oldSections[path.section].name == fresh[index].section {
-                updatedObjects.append(((fresh[index].object, path), position))
-            } else {
-                movedFrom[index] = path
-                removals.append(position)
-                sectionRuns[path.section].count -= 1
-                incoming.append(index)
+            if owner >= 0, oldKeys[keyIndex].sortsWith(fresh[owner].key),
+               oldSections[section].name == fresh[owner].section {
+                if wantsObjects { updatedObjects.append((fresh[owner].object, IndexPath(item: item, section: section))) }
+                continue
+            }
+            // What leaves or moves comes out of its section now (the index
+            // paths read the copy of the sections).
+            removals.append(position)
+            sectionRuns[section].count -= 1
+            if owner >= 0 {
+                incoming.append(owner)
+                if wantsObjects { movedFrom[owner] = IndexPath(item: item, section: section) }
+            } else if wantsObjects {
+                deletedObjects.append((members[position].object, IndexPath(item: item, section: section)))
             }
         }
 
@@ -127,9 +155,9 @@ extension ListMonitor {
             deletedSections.append(index)
         }
         // What each deleted section held, read before the members change.
-        let deletedSectionInfos = deletedSections.reversed().map {
-            (Self.sectionInfo(at: $0, of: oldSections, in: members), $0)
-        }
+        let deletedSectionInfos = wantsSections
+            ? deletedSections.reversed().map { (Self.sectionInfo(at: $0, of: oldSections, in: members), $0) }
+            : []
         for index in deletedSections.reversed() { sectionRuns.remove(at: index) }
         // With names not monotone in the section key, an emptied section can
         // leave two of the same name side by side, which a fetch makes one.
@@ -137,63 +165,58 @@ extension ListMonitor {
         // Remove what leaves or moves, then insert what enters or moves, each
         // as one batch: a chunk of the list is rewritten once however many
         // of its members change.
-        members.remove(ascending: removals.sorted())
+        members.remove(ascending: removals)
 
-        // Final positions: where each would go among the remaining members,
-        // plus the incoming members that sort before it.
-        var placed: [(position: Int, member: ListMember)] = []
-        var placedFrom: [IndexPath?] = []
-        placed.reserveCapacity(incoming.count)
-        placedFrom.reserveCapacity(incoming.count)
-        for index in ListOrdering.byKey(incoming, of: fresh) {
-            let member = fresh[index]
-            let position = members.insertionPoint(of: member.key) + placed.count
-            placed.append((position, member))
-            placedFrom.append(movedFrom[index])
-            keysByRowID[member.key.rowID] = member.key
-        }
-        let (insertedSections, splitsASection) = placeInSections(placed)
-        members.insert(placed.map { ($0.position, ListEntry(object: $0.member.object, key: $0.member.key)) })
+        // Final positions: where each would go among the remaining members
+        // (found in one walk, in list order), plus the incoming members
+        // that sort before it.
+        let placed = ListOrdering.byKey(incoming, of: fresh)
+        var positions = members.insertionPoints(ofAscending: placed.map { fresh[$0].key })
+        for index in positions.indices { positions[index] += index }
+        let (insertedSections, splitsASection) = placeInSections(positions, names: placed.map { fresh[$0].section })
+        members.insert(zip(positions, placed).map { ($0, ListEntry(object: fresh[$1].object, key: fresh[$1].key)) })
         if splitsASection || joinsSections {
             // A SectionBy whose names are not monotone in its key split or
             // joined sections: they are rebuilt and observers told so as a refetch.
-            let boxes = liveObservers
             for box in boxes { box.willRefetch(self) }
             rebuildSections(names: members.map { sectionName(of: $0.object) })
             for box in boxes { box.didRefetch(self) }
             return
         }
 
-        // New index paths, against the list as it is now: `placed` is in
-        // ascending order of position, as observers get inserts.
-        let newEnds = sectionEnds(sectionRuns)
+        // New index paths, against the list as it is now: `positions` is
+        // ascending, as observers get inserts.
         var insertedObjects: [(ManagedObject, IndexPath)] = []
         var movedObjects: [(ManagedObject, IndexPath, IndexPath)] = []
-        for ((position, member), from) in zip(placed, placedFrom) {
-            let path = IndexPath(position: position, sectionEnds: newEnds)
-            if let from {
-                movedObjects.append((member.object, from, path))
-            } else {
-                insertedObjects.append((member.object, path))
+        if wantsObjects {
+            var newCursor = SectionCursor(sectionRuns)
+            for (position, index) in zip(positions, placed) {
+                let (section, item) = newCursor.locate(position)
+                let path = IndexPath(item: item, section: section)
+                if let from = movedFrom[index] {
+                    movedObjects.append((fresh[index].object, from, path))
+                } else {
+                    insertedObjects.append((fresh[index].object, path))
+                }
             }
         }
         notify(
-            deleted: ListOrdering.descending(deletedObjects), inserted: insertedObjects,
-            moved: movedObjects, updated: ListOrdering.ascending(updatedObjects),
+            boxes, deleted: deletedObjects.reversed(), inserted: insertedObjects,
+            moved: movedObjects, updated: updatedObjects,
             deletedSections: deletedSectionInfos, insertedSections: insertedSections.sorted())
     }
 
     /// Counts each placed member into the section it joins (the one before
     /// or after it when the name matches), or a new section between them.
     ///
-    /// `placed` is ascending by final position, so one cursor walks the
+    /// `positions` (final, of members named `names`) ascend, so one cursor walks the
     /// sections once, and a new section's index is final when it is made
     /// (later ones come after it). Returns the new sections' indices, and whether a
     /// member would split a section (a SectionBy whose names are not
     /// monotone in its key), which needs the sections rebuilt.
-    private func placeInSections(_ placed: [(position: Int, member: ListMember)]) -> (inserted: [Int], split: Bool) {
+    private func placeInSections(_ positions: [Int], names: [String]) -> (inserted: [Int], split: Bool) {
         guard sectionBy != nil else {
-            sectionRuns[0].count += placed.count
+            sectionRuns[0].count += positions.count
             return ([], false)
         }
         var inserted: [Int] = []
@@ -208,20 +231,20 @@ extension ListMonitor {
             }
             return cursor
         }
-        for (position, incoming) in placed {
+        for (position, name) in zip(positions, names) {
             let before = position > 0 ? section(containing: position - 1) : nil
             let after = position < total ? section(containing: position) : nil
-            if let before, sectionRuns[before.section].name == incoming.section {
+            if let before, sectionRuns[before.section].name == name {
                 sectionRuns[before.section].count += 1
                 cursor = before
-            } else if let after, sectionRuns[after.section].name == incoming.section {
+            } else if let after, sectionRuns[after.section].name == name {
                 sectionRuns[after.section].count += 1
                 cursor = after
             } else if let before, let after, before.section == after.section {
                 return (inserted, true)
             } else {
                 let index = after?.section ?? sectionRuns.count
-                sectionRuns.insert(ListSection(name: incoming.section, count: 1), at: index)
+                sectionRuns.insert(ListSection(name: name, count: 1), at: index)
                 inserted.append(index)
                 cursor = (index, position)
             }
@@ -243,11 +266,10 @@ extension ListMonitor {
     /// pass each list in that order, sorting by position where they know it
     /// (cheaper than comparing index paths).
     private func notify(
-        deleted: [(ManagedObject, IndexPath)], inserted: [(ManagedObject, IndexPath)],
+        _ boxes: [ListObserverBox<Object>], deleted: [(ManagedObject, IndexPath)], inserted: [(ManagedObject, IndexPath)],
         moved: [(ManagedObject, IndexPath, IndexPath)], updated: [(ManagedObject, IndexPath)],
         deletedSections: [(ListSectionInfo<Object>, Int)], insertedSections: [Int]
     ) {
-        let boxes = liveObservers
         guard !boxes.isEmpty else { return }
         #if DEBUG || STRATA_CHECKED
         checkInvariant(
@@ -308,7 +330,7 @@ extension ListMonitor {
         }
         // The changes' lists are ascending.
         notify(
-            deleted: changes.deletes.reversed().map { (oldObject(at: $0), $0) },
+            liveObservers, deleted: changes.deletes.reversed().map { (oldObject(at: $0), $0) },
             inserted: changes.inserts.map { (self[$0] as ManagedObject, $0) },
             moved: changes.moves.map { (self[$0.to] as ManagedObject, $0.from, $0.to) },
             updated: changes.updates.map { (oldObject(at: $0), $0) },
@@ -330,13 +352,31 @@ enum ListOrdering {
         return indices.sorted { keys[$0] < keys[$1] }
     }
 
-    /// Items in ascending order of their position in the list, without it.
-    static func ascending<Item>(_ items: [(Item, position: Int)]) -> [Item] {
-        items.sorted { $0.position < $1.position }.map(\.0)
+    /// The indices of `keys` in ascending order of the keys.
+    static func ascending(_ keys: [ListKey]) -> [Int] {
+        keys.indices.sorted { keys[$0] < keys[$1] }
+    }
+}
+
+/// Walks a list's sections forward: the section and item of each of a
+/// series of ascending positions, a step per section passed instead of a
+/// binary search each.
+struct SectionCursor {
+    private let sections: [ListSection]
+    private var section = 0
+    private var start = 0
+
+    init(_ sections: [ListSection]) {
+        self.sections = sections
     }
 
-    /// Items in descending order of their position in the list, without it.
-    static func descending<Item>(_ items: [(Item, position: Int)]) -> [Item] {
-        items.sorted { $0.position > $1.position }.map(\.0)
+    /// The section holding `position` and its item there; `position` must
+    /// not be below the one asked before.
+    mutating func locate(_ position: Int) -> (section: Int, item: Int) {
+        while section < sections.count - 1, start + sections[section].count <= position {
+            start += sections[section].count
+            section += 1
+        }
+        return (section, position - start)
     }
 }

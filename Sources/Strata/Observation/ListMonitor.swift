@@ -34,7 +34,7 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     var specs: [ListSortKey] = []
     /// The list, in order: each member with its key.
     var members = ListMembers()
-    var keysByRowID: [Int64: ListKey] = [:]
+    var keysByRowID = ListKeyMap()
     /// The entities the predicate, the sort keys and the sections read
     /// through relationships (including the monitored one, for a path back to it).
     var entitiesRead: Set<String> = []

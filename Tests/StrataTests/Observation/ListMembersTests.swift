@@ -114,6 +114,13 @@ struct ListMembersTests {
                 #expect(members.insertionPoint(of: item.entry.key) == item.position - index,
                         "\(context): insertionPoint of new row \(item.entry.rowID)")
             }
+            // The same in one forward walk; and the positions of a random
+            // ascending share of the present keys, with absent keys among them.
+            #expect(members.insertionPoints(ofAscending: fresh.map(\.key)) == placed.enumerated().map { $1.position - $0 },
+                    "\(context): insertionPoints of the new rows")
+            let sought = (model.map(\.key).filter { _ in maker.random.next() % 3 == 0 } + fresh.map(\.key)).sorted { $0 < $1 }
+            #expect(members.positions(ofAscending: sought) == sought.map { members.position(of: $0) },
+                    "\(context): positions of \(sought.count) keys")
             members.insert(placed)
             for (position, entry) in placed { model.insert(entry, at: position) }
             #expect(zip(model, model.dropFirst()).allSatisfy { $0.key < $1.key }, "\(context): the model itself is out of order")
