@@ -18,7 +18,7 @@ struct ListKeyMap {
     init(_ keys: [ListKey]) {
         // Sized once for the largest row ID when the array would be dense enough.
         if let largest = keys.lazy.map(\.rowID).max(), largest >= 0,
-           largest < Int64(max(1 << 12, 4 * (keys.count + 1))) {
+           largest < Int64(max(64, 4 * (keys.count + 1))) {
             direct = ContiguousArray(repeating: Self.empty, count: Int(largest) + 1)
         }
         for key in keys { updateValue(key, forKey: key.rowID) }
@@ -53,7 +53,7 @@ struct ListKeyMap {
             return nil
         }
         // The array grows while it stays at most ~4 slots per member.
-        let limit = Int64(max(1 << 12, 4 * (count + 1)))
+        let limit = Int64(max(64, 4 * (count + 1)))
         if rowID >= 0, rowID < limit {
             grow(to: min(Int(limit), max(Int(rowID) + 1, direct.count * 2)))
             direct[Int(rowID)] = key
