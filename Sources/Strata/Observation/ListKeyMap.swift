@@ -5,8 +5,9 @@
 /// keys, values), which for a list of 100,000 members are mostly cache
 /// misses. Row IDs are mostly dense (SQLite hands them out in order), so
 /// keys sit in an array indexed by row ID: one place per entry. Row IDs past
-/// what that array would justify (about four slots per member) go to a
-/// dictionary, as in the identity map.
+/// what that array would justify (about four slots per member, at least
+/// 64, so that a small list costs little) go to a dictionary, as in the
+/// identity map.
 struct ListKeyMap {
     /// By row ID; an entry whose row ID differs from its index is empty.
     private var direct: ContiguousArray<ListKey> = []
