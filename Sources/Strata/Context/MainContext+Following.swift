@@ -23,6 +23,18 @@ extension MainContext: SnapshotFollower {
     nonisolated func readDidEnd() {
         MainActor.assumeIsolated { catchUp() }
     }
+
+    nonisolated func keptSnapshotDidBegin() {
+        // Enqueued behind every job waiting now: it runs once the current
+        // job (and those) are done, and the next job's reads see the latest commit.
+        Task { @MainActor [weak self] in self?.endKeptSnapshot() }
+    }
+
+    /// Ends the snapshot the main context's reads keep, if one is open: what
+    /// is read next reads the latest commit.
+    func endKeptSnapshot() {
+        (try? context.readConnection())?.endKeptRead()
+    }
 }
 
 extension MainContext {
@@ -51,6 +63,9 @@ extension MainContext {
     /// later one; `yielding` passes (the ones the main actor was asked for)
     /// wait meanwhile. Passes a read or a synchronous commit needs now do not.
     func catchUp(yielding: Bool = false) {
+        // What this pass merges, and what is read after it, must not come
+        // from a snapshot older than the change sets merged.
+        endKeptSnapshot()
         guard !isMerging, !(yielding && isHeldForResumption) else { return }
         isMerging = true
         defer { isMerging = false }
@@ -61,6 +76,7 @@ extension MainContext {
             if let refresh = waitingRefresh {
                 waitingRefresh = nil
                 waiting = waiting.filter { $0.key > refresh.generation }
+                endKeptSnapshot()  // an observer told of the last merge may have opened one
                 apply(refresh)
                 continue
             }
@@ -72,6 +88,7 @@ extension MainContext {
                         StrataLog.warning(.history, "Strata could not read the values of a bulk write: \(error)")
                     }
                 }
+                endKeptSnapshot()
                 merge(next)
                 continue
             }
@@ -93,6 +110,7 @@ extension MainContext {
     /// The watcher's whole cost when nothing changed is this one point read.
     func poll() {
         guard !isMerging else { return }
+        endKeptSnapshot()  // a look at the store now, not at a snapshot kept from earlier
         do {
             let reader = try context.readConnection()
             let changed = try reader.scalar(CommitLog.generationQuery).map { _ in
@@ -110,6 +128,7 @@ extension MainContext {
     /// Runs `body` on the reader inside one read transaction.
     private func inPinnedSnapshot<Result>(_ body: (Connection) throws -> Result) throws -> Result {
         let reader = try context.readConnection()
+        reader.endKeptRead()
         try reader.run("BEGIN")
         defer { try? reader.run("COMMIT") }
         // The snapshot starts with the first read.

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// One SQLite connection with a cache of prepared statements.
 ///
@@ -40,6 +41,13 @@ final class Connection {
         try registerFunctions()
         try registerDecimalAggregates()
         try registerArithmetic()
+        if !readOnly {
+            // Counts this process's commits: a kept read ends at the next one.
+            sqlite3_commit_hook(db, { _ in
+                Connection.commitCount.add(1, ordering: .relaxed)
+                return 0
+            }, nil)
+        }
     }
 
     deinit { close() }
@@ -101,6 +109,52 @@ final class Connection {
         try statement.bind(arguments)
         defer { statement.reset() }
         return try statement.step() ? statement.value(at: 0) : nil
+    }
+
+    // MARK: Kept reads
+
+    /// How many write transactions connections of this process have begun to
+    /// commit (counted in SQLite's commit hook, just before the commit).
+    static let commitCount = Atomic<UInt64>(0)
+
+    /// A read transaction kept open across statements, so that they read one
+    /// snapshot and skip the file locks a transaction of their own would take
+    /// and release (the main context keeps one for a main-actor job).
+    struct KeptRead {
+        /// When it began, to bound how long it is kept.
+        let began: ContinuousClock.Instant
+        /// ``commitCount`` when it began: a commit made since ends it.
+        let commits: UInt64
+    }
+
+    /// The read transaction this connection keeps open, if any.
+    private(set) var keptRead: KeptRead?
+
+    /// Whether the kept read may serve one more statement: it is younger than
+    /// `maximumAge` and no connection of this process committed since it began.
+    func keptReadIsCurrent(maximumAge: Duration) -> Bool {
+        guard let keptRead else { return false }
+        return keptRead.commits == Connection.commitCount.load(ordering: .relaxed)
+            && keptRead.began.duration(to: .now) < maximumAge
+    }
+
+    /// Begins a read transaction to keep (its snapshot opens with the next
+    /// statement's first step), ending the one kept before.
+    func beginKeptRead() throws {
+        endKeptRead()
+        let commits = Connection.commitCount.load(ordering: .relaxed)
+        try run("BEGIN")
+        keptRead = KeptRead(began: .now, commits: commits)
+    }
+
+    /// Ends the kept read transaction, if any: the next statement reads the
+    /// latest commit.
+    func endKeptRead() {
+        guard keptRead != nil else { return }
+        keptRead = nil
+        // A read transaction's COMMIT only releases its locks; if it fails
+        // (no transaction left after an error), there is nothing to end.
+        try? run("COMMIT")
     }
 
     var lastErrorMessage: String {
