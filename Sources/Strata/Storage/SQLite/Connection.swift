@@ -11,6 +11,10 @@ final class Connection {
     let path: String
     let isReadOnly: Bool
     private var statements: [String: Statement] = [:]
+    /// The statement used last: a read repeated with new values finds it
+    /// without hashing its SQL (equal strings compare their bytes, or only
+    /// their storage when they share it).
+    private var lastStatement: Statement?
     /// For an in-memory store: keeps its files until this connection is closed.
     var lease: MemoryStoreFiles.Lease?
 
@@ -54,6 +58,7 @@ final class Connection {
 
     /// Finalizes every statement, closes the connection and drops its lease.
     func close() {
+        lastStatement = nil
         statements.removeAll()
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
@@ -62,14 +67,20 @@ final class Connection {
 
     /// The cached prepared statement for `sql`, reset and with no bindings.
     func statement(_ sql: String) throws -> Statement {
+        if let lastStatement, lastStatement.sql == sql {
+            lastStatement.reset()
+            return lastStatement
+        }
         if let cached = statements[sql] {
             cached.reset()
+            lastStatement = cached
             return cached
         }
         let statement = try Statement(connection: self, sql: sql)
         // Bounded: queries with IN lists of every length would otherwise grow it forever.
         if statements.count >= 512 { statements.removeAll() }
         statements[sql] = statement
+        lastStatement = statement
         return statement
     }
 
