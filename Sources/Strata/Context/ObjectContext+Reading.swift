@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Every read of a context goes through `read`, so that a main-context read
 /// knows the generation of the snapshot it read and merges the commit log up
 /// to it before it returns (Docs/Architecture.md, "Threads"; Docs/History.md).
@@ -43,7 +45,8 @@ extension ObjectContext {
             defer { statement.reset() }
             return try body(statement, try statement.step(), .max)
         }
-        guard connection.keptReadIsCurrent(maximumAge: Self.keptSnapshotMaximumAge) else {
+        let maximumAge = Duration.nanoseconds(Self.keptSnapshotMaximumAge.load(ordering: .relaxed))
+        guard connection.keptReadIsCurrent(maximumAge: maximumAge) else {
             return try readInNewSnapshot(sql, arguments, on: connection, body)
         }
         // The kept snapshot was checked against the log when it opened, and
@@ -88,8 +91,8 @@ extension ObjectContext {
     /// sooner, when the main actor has run the jobs waiting when it opened;
     /// this bounds it for a main thread that never returns to its run loop
     /// (a command-line tool), so that other processes' commits still show and
-    /// WAL checkpoints are not held back.
-    static let keptSnapshotMaximumAge: Duration = .milliseconds(100)
+    /// WAL checkpoints are not held back. In nanoseconds: 100 ms (tests change it).
+    static let keptSnapshotMaximumAge = Atomic<Int64>(100_000_000)
 
     /// The rows of a read, each mapped by `row`.
     func readRows<Row>(
