@@ -63,9 +63,6 @@ extension MainContext {
     /// later one; `yielding` passes (the ones the main actor was asked for)
     /// wait meanwhile. Passes a read or a synchronous commit needs now do not.
     func catchUp(yielding: Bool = false) {
-        // What this pass merges, and what is read after it, must not come
-        // from a snapshot older than the change sets merged.
-        endKeptSnapshot()
         guard !isMerging, !(yielding && isHeldForResumption) else { return }
         isMerging = true
         defer { isMerging = false }
@@ -76,7 +73,8 @@ extension MainContext {
             if let refresh = waitingRefresh {
                 waitingRefresh = nil
                 waiting = waiting.filter { $0.key > refresh.generation }
-                endKeptSnapshot()  // an observer told of the last merge may have opened one
+                // Read in the kept snapshot, or in an older one, or in a
+                // newer one that ended it: the kept snapshot shows no less.
                 apply(refresh)
                 continue
             }
@@ -88,7 +86,12 @@ extension MainContext {
                         StrataLog.warning(.history, "Strata could not read the values of a bulk write: \(error)")
                     }
                 }
-                endKeptSnapshot()
+                if next.generation > context.knownSnapshot.generation {
+                    // A snapshot kept open shows only up to the known generation
+                    // (whatever looks at a newer one ends it first): what is
+                    // read after this merge must show it.
+                    endKeptSnapshot()
+                }
                 merge(next)
                 continue
             }

@@ -45,7 +45,7 @@ extension ObjectContext {
             defer { statement.reset() }
             return try body(statement, try statement.step(), .max)
         }
-        let maximumAge = Duration.nanoseconds(Self.keptSnapshotMaximumAge.load(ordering: .relaxed))
+        let maximumAge = UInt64(max(0, Self.keptSnapshotMaximumAge.load(ordering: .relaxed)))
         guard connection.keptReadIsCurrent(maximumAge: maximumAge) else {
             return try readInNewSnapshot(sql, arguments, on: connection, body)
         }

@@ -20,9 +20,8 @@ struct MainContextSnapshotTests {
 
     /// Runs `body` with the kept snapshot's maximum age set to `nanoseconds`.
     func withMaximumAge<Result>(_ nanoseconds: Int64, _ body: () throws -> Result) rethrows -> Result {
-        let age = ObjectContext.keptSnapshotMaximumAge
-        let saved = age.exchange(nanoseconds, ordering: .relaxed)
-        defer { age.store(saved, ordering: .relaxed) }
+        let saved = ObjectContext.keptSnapshotMaximumAge.exchange(nanoseconds, ordering: .relaxed)
+        defer { ObjectContext.keptSnapshotMaximumAge.store(saved, ordering: .relaxed) }
         return try body()
     }
 

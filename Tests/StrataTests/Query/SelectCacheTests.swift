@@ -9,7 +9,7 @@ import Testing
 struct SelectCacheTests {
     typealias Comparison = WherePredicate.Comparison
 
-    static let comparisons: [Comparison] = [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual]
+    nonisolated static let comparisons: [Comparison] = [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual]
 
     /// `field <op> value` as a query.
     func query(_ field: String, _ op: Comparison, _ value: StoredValue) -> From<MonItem> {

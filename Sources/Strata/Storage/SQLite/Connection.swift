@@ -132,8 +132,8 @@ final class Connection {
     /// snapshot and skip the file locks a transaction of their own would take
     /// and release (the main context keeps one for a main-actor job).
     struct KeptRead {
-        /// When it began, to bound how long it is kept.
-        let began: ContinuousClock.Instant
+        /// When it began (``monotonicNanoseconds``), to bound how long it is kept.
+        let began: UInt64
         /// ``commitCount`` when it began: a commit made since ends it.
         let commits: UInt64
     }
@@ -142,11 +142,25 @@ final class Connection {
     private(set) var keptRead: KeptRead?
 
     /// Whether the kept read may serve one more statement: it is younger than
-    /// `maximumAge` and no connection of this process committed since it began.
-    func keptReadIsCurrent(maximumAge: Duration) -> Bool {
+    /// `maximumAge` nanoseconds and no connection of this process committed
+    /// since it began.
+    func keptReadIsCurrent(maximumAge: UInt64) -> Bool {
         guard let keptRead else { return false }
         return keptRead.commits == Connection.commitCount.load(ordering: .relaxed)
-            && keptRead.began.duration(to: .now) < maximumAge
+            && Connection.monotonicNanoseconds() &- keptRead.began < maximumAge
+    }
+
+    /// A monotonic clock, read on every main-context read: the coarse one
+    /// where there is one (no `ContinuousClock`, whose instants go through
+    /// value witnesses here; a few milliseconds of resolution are plenty).
+    static func monotonicNanoseconds() -> UInt64 {
+        var time = timespec()
+        #if os(Linux)
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        #else
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        #endif
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
     /// Begins a read transaction to keep (its snapshot opens with the next
@@ -155,7 +169,7 @@ final class Connection {
         endKeptRead()
         let commits = Connection.commitCount.load(ordering: .relaxed)
         try run("BEGIN")
-        keptRead = KeptRead(began: .now, commits: commits)
+        keptRead = KeptRead(began: Connection.monotonicNanoseconds(), commits: commits)
     }
 
     /// Ends the kept read transaction, if any: the next statement reads the
