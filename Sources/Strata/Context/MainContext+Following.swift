@@ -23,6 +23,18 @@ extension MainContext: SnapshotFollower {
     nonisolated func readDidEnd() {
         MainActor.assumeIsolated { catchUp() }
     }
+
+    nonisolated func keptSnapshotDidBegin() {
+        // Enqueued behind every job waiting now: it runs once the current
+        // job (and those) are done, and the next job's reads see the latest commit.
+        Task { @MainActor [weak self] in self?.endKeptSnapshot() }
+    }
+
+    /// Ends the snapshot the main context's reads keep, if one is open: what
+    /// is read next reads the latest commit.
+    func endKeptSnapshot() {
+        (try? context.readConnection())?.endKeptRead()
+    }
 }
 
 extension MainContext {
@@ -61,6 +73,8 @@ extension MainContext {
             if let refresh = waitingRefresh {
                 waitingRefresh = nil
                 waiting = waiting.filter { $0.key > refresh.generation }
+                // Read in the kept snapshot, or in an older one, or in a
+                // newer one that ended it: the kept snapshot shows no less.
                 apply(refresh)
                 continue
             }
@@ -71,6 +85,12 @@ extension MainContext {
                     } catch {
                         StrataLog.warning(.history, "Strata could not read the values of a bulk write: \(error)")
                     }
+                }
+                if next.generation > context.knownSnapshot.generation {
+                    // A snapshot kept open shows only up to the known generation
+                    // (whatever looks at a newer one ends it first): what is
+                    // read after this merge must show it.
+                    endKeptSnapshot()
                 }
                 merge(next)
                 continue
@@ -93,6 +113,7 @@ extension MainContext {
     /// The watcher's whole cost when nothing changed is this one point read.
     func poll() {
         guard !isMerging else { return }
+        endKeptSnapshot()  // a look at the store now, not at a snapshot kept from earlier
         do {
             let reader = try context.readConnection()
             let changed = try reader.scalar(CommitLog.generationQuery).map { _ in
@@ -110,6 +131,7 @@ extension MainContext {
     /// Runs `body` on the reader inside one read transaction.
     private func inPinnedSnapshot<Result>(_ body: (Connection) throws -> Result) throws -> Result {
         let reader = try context.readConnection()
+        reader.endKeptRead()
         try reader.run("BEGIN")
         defer { try? reader.run("COMMIT") }
         // The snapshot starts with the first read.

@@ -6,18 +6,15 @@ extension ObjectContext {
 
     func fetchAll<Object: ManagedObject>(_ query: From<Object>) throws -> [Object] {
         let entity = entity(Object.self)
-        let compiled = try query.compile(in: entity, schema: schema)
-        return try fetchObjects(
-            entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable) AS t0\(compiled.clauses)",
-            arguments: compiled.arguments, as: Object.self)
+        let select = try query.selectSQL(in: entity, schema: schema)
+        return try fetchObjects(entity, sql: select.sql, arguments: select.arguments, as: Object.self)
     }
 
     func fetchOne<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
         let entity = entity(Object.self)
-        let compiled = try query.compile(in: entity, schema: schema, limit: 1)
+        let select = try query.selectSQL(in: entity, schema: schema, limit: 1)
         return try fetchObjects(
-            entity, sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable) AS t0\(compiled.clauses)",
-            arguments: compiled.arguments, as: Object.self, maxRows: 1
+            entity, sql: select.sql, arguments: select.arguments, as: Object.self, maxRows: 1
         ).first
     }
 

@@ -38,11 +38,8 @@ extension ObjectContext {
     func fetchUnique<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
         let entity = entity(Object.self)
         // Two rows are enough to tell one match from several.
-        let compiled = try query.compile(in: entity, schema: schema, limit: 2)
-        let objects = try fetchObjects(
-            entity,
-            sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable) AS t0\(compiled.clauses)",
-            arguments: compiled.arguments, as: Object.self)
+        let select = try query.selectSQL(in: entity, schema: schema, limit: 2)
+        let objects = try fetchObjects(entity, sql: select.sql, arguments: select.arguments, as: Object.self)
         return objects.count == 1 ? objects[0] : nil
     }
 }

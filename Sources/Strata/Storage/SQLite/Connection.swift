@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// One SQLite connection with a cache of prepared statements.
 ///
@@ -10,6 +11,10 @@ final class Connection {
     let path: String
     let isReadOnly: Bool
     private var statements: [String: Statement] = [:]
+    /// The statement used last: a read repeated with new values finds it
+    /// without hashing its SQL (equal strings compare their bytes, or only
+    /// their storage when they share it).
+    private var lastStatement: Statement?
     /// For an in-memory store: keeps its files until this connection is closed.
     var lease: MemoryStoreFiles.Lease?
 
@@ -40,12 +45,20 @@ final class Connection {
         try registerFunctions()
         try registerDecimalAggregates()
         try registerArithmetic()
+        if !readOnly {
+            // Counts this process's commits: a kept read ends at the next one.
+            sqlite3_commit_hook(db, { _ in
+                Connection.commitCount.add(1, ordering: .relaxed)
+                return 0
+            }, nil)
+        }
     }
 
     deinit { close() }
 
     /// Finalizes every statement, closes the connection and drops its lease.
     func close() {
+        lastStatement = nil
         statements.removeAll()
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
@@ -54,14 +67,20 @@ final class Connection {
 
     /// The cached prepared statement for `sql`, reset and with no bindings.
     func statement(_ sql: String) throws -> Statement {
+        if let lastStatement, lastStatement.sql == sql {
+            lastStatement.reset()
+            return lastStatement
+        }
         if let cached = statements[sql] {
             cached.reset()
+            lastStatement = cached
             return cached
         }
         let statement = try Statement(connection: self, sql: sql)
         // Bounded: queries with IN lists of every length would otherwise grow it forever.
         if statements.count >= 512 { statements.removeAll() }
         statements[sql] = statement
+        lastStatement = statement
         return statement
     }
 
@@ -101,6 +120,66 @@ final class Connection {
         try statement.bind(arguments)
         defer { statement.reset() }
         return try statement.step() ? statement.value(at: 0) : nil
+    }
+
+    // MARK: Kept reads
+
+    /// How many write transactions connections of this process have begun to
+    /// commit (counted in SQLite's commit hook, just before the commit).
+    static let commitCount = Atomic<UInt64>(0)
+
+    /// A read transaction kept open across statements, so that they read one
+    /// snapshot and skip the file locks a transaction of their own would take
+    /// and release (the main context keeps one for a main-actor job).
+    struct KeptRead {
+        /// When it began (``monotonicNanoseconds``), to bound how long it is kept.
+        let began: UInt64
+        /// ``commitCount`` when it began: a commit made since ends it.
+        let commits: UInt64
+    }
+
+    /// The read transaction this connection keeps open, if any.
+    private(set) var keptRead: KeptRead?
+
+    /// Whether the kept read may serve one more statement: it is younger than
+    /// `maximumAge` nanoseconds and no connection of this process committed
+    /// since it began.
+    func keptReadIsCurrent(maximumAge: UInt64) -> Bool {
+        guard let keptRead else { return false }
+        return keptRead.commits == Connection.commitCount.load(ordering: .relaxed)
+            && Connection.monotonicNanoseconds() &- keptRead.began < maximumAge
+    }
+
+    /// A monotonic clock, read on every main-context read: the coarse one
+    /// where there is one (no `ContinuousClock`, whose instants go through
+    /// value witnesses here; a few milliseconds of resolution are plenty).
+    static func monotonicNanoseconds() -> UInt64 {
+        var time = timespec()
+        #if os(Linux)
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        #else
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        #endif
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
+    /// Begins a read transaction to keep (its snapshot opens with the next
+    /// statement's first step), ending the one kept before.
+    func beginKeptRead() throws {
+        endKeptRead()
+        let commits = Connection.commitCount.load(ordering: .relaxed)
+        try run("BEGIN")
+        keptRead = KeptRead(began: Connection.monotonicNanoseconds(), commits: commits)
+    }
+
+    /// Ends the kept read transaction, if any: the next statement reads the
+    /// latest commit.
+    func endKeptRead() {
+        guard keptRead != nil else { return }
+        keptRead = nil
+        // A read transaction's COMMIT only releases its locks; if it fails
+        // (no transaction left after an error), there is nothing to end.
+        try? run("COMMIT")
     }
 
     var lastErrorMessage: String {
