@@ -57,7 +57,10 @@ struct ListKeyMap {
         let limit = Int64(max(64, 4 * (count + 1)))
         if rowID >= 0, rowID < limit {
             grow(to: min(Int(limit), max(Int(rowID) + 1, direct.count * 2)))
+            // Growing may have moved this row's key in from the overflow.
+            let old = direct[Int(rowID)]
             direct[Int(rowID)] = key
+            if old.rowID == rowID { return old }
             count += 1
             return nil
         }
