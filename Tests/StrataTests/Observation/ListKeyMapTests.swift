@@ -57,3 +57,23 @@ struct ListKeyMapTests {
         }
     }
 }
+
+extension ListKeyMapTests {
+    /// A row kept in the dictionary while the list was small moves into the
+    /// array when the list has grown enough; updating it then replaces its
+    /// key rather than counting it twice.
+    @Test
+    func updatingARowTheArrayGrowsOverReturnsItsOldKey() {
+        var map = ListKeyMap()
+        #expect(map.updateValue(Self.key(100, 1), forKey: 100) == nil)  // past 64 slots: the dictionary
+        for rowID in Int64(0)..<30 { map.updateValue(Self.key(rowID, 2), forKey: rowID) }
+        #expect(map.count == 31)
+        let old = map.updateValue(Self.key(100, 3), forKey: 100)  // now within ~4 slots a member
+        #expect(old?.rowID == 100)
+        #expect(old?.sortsWith(Self.key(100, 1)) == true)
+        #expect(map.count == 31)
+        #expect(map[100]?.sortsWith(Self.key(100, 3)) == true)
+        #expect(map.removeValue(forKey: 100) != nil)
+        #expect(map.count == 30)
+    }
+}
