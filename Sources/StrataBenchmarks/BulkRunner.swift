@@ -84,10 +84,10 @@ struct BulkRunner {
               + "of the process), after \(settings.warmUps) warm-up")
         let best = times.map { $0.min()!.milliseconds }
         for (index, side) in sides.enumerated() {
-            let median = times[index].map(\.milliseconds).sorted()[times[index].count / 2]
-            let cpu = cpuTimes[index].map(\.milliseconds).sorted()[cpuTimes[index].count / 2]
+            let middle = median(times[index].map(\.milliseconds))
+            let cpu = median(cpuTimes[index].map(\.milliseconds))
             var line = "  " + side.label.padding(toLength: 48, withPad: " ", startingAt: 0)
-                + "\(format(best[index], 1)) ms (\(format(median, 1)); cpu \(format(cpu, 1)))"
+                + "\(format(best[index], 1)) ms (\(format(middle, 1)); cpu \(format(cpu, 1)))"
             if index < scenario.strata.count {
                 for (rawIndex, raw) in scenario.raw.enumerated() {
                     line += "   \(format(best[index] / best[scenario.strata.count + rawIndex], 2))x \(raw.column)"

@@ -111,11 +111,7 @@ struct StoreOpener {
             }
         }
         // An in-memory store's data goes with the process anyway: never sync it.
-        let synchronous: String
-        switch settings.location {
-        case .file: synchronous = settings.synchronous.rawValue
-        case .memory: synchronous = "OFF"
-        }
+        let synchronous = settings.isInMemory ? "OFF" : settings.synchronous.rawValue
         try connection.execute("PRAGMA synchronous = \(synchronous)")
     }
 

@@ -36,6 +36,12 @@ public struct StoreSettings: Sendable {
     /// unless set); applied by the commits of the stacks that open it so.
     public var historyRetention: HistoryRetention = .default
 
+    /// Whether the store is an ``InMemoryStore``: never synced, lost with the process.
+    var isInMemory: Bool {
+        if case .memory = location { return true }
+        return false
+    }
+
     /// A path for messages, or `:memory:`.
     var displayPath: String {
         switch location {

@@ -69,14 +69,9 @@ enum CrossStoreCommit {
     /// coordinator's: its transaction is rolled back, and `changes` applied
     /// and committed in a new one.
     static func complete(_ changes: Data, on participant: StoreRuntime) throws {
-        let connection = try participant.beginWriting()
-        do {
-            try ChangeRecorder.apply(changes, on: connection)
-            try connection.execute("COMMIT")
-            participant.endWriting(connection, rollback: false)
-        } catch {
-            participant.endWriting(connection, rollback: true)
-            throw error
+        // The changeset carries the part's own generation and log record.
+        try participant.write { connection in try ChangeRecorder.apply(changes, on: connection) } commit: {
+            try $0.execute("COMMIT")
         }
     }
 

@@ -42,10 +42,19 @@ extension StoreRuntime {
     /// go this way, so that other stacks see a commit, not an unexplained
     /// change of the file).
     func writeLogged<Result>(author: String?, _ body: (Connection) throws -> Result) throws -> Result {
+        try write(body) { connection in _ = try commitLogged([:], author: author, on: connection) }
+    }
+
+    /// Runs `body` on the writer in a write transaction of its own, then
+    /// `commit` (which COMMITs); on any failure everything is rolled back.
+    /// The writer is given back either way.
+    func write<Result>(
+        _ body: (Connection) throws -> Result, commit: (Connection) throws -> Void
+    ) throws -> Result {
         let connection = try beginWriting()
         do {
             let result = try body(connection)
-            _ = try commitLogged([:], author: author, on: connection)
+            try commit(connection)
             endWriting(connection, rollback: false)
             return result
         } catch {

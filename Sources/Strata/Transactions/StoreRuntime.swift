@@ -42,10 +42,7 @@ final class StoreRuntime: Sendable {
 
     /// Whether the store lives in memory (an ``InMemoryStore``), so that a
     /// crash loses it anyway.
-    var isInMemory: Bool {
-        if case .memory = settings.location { return true }
-        return false
-    }
+    var isInMemory: Bool { settings.isInMemory }
 
     /// Takes the writer and begins an immediate (write-locking) SQLite transaction.
     func beginWriting() throws -> Connection {
