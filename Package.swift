@@ -9,6 +9,9 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Strata", targets: ["Strata"]),
+        // PostgreSQLStore: a separate product, so that a program using SQLite
+        // stores only neither builds nor loads libpq.
+        .library(name: "StrataPostgreSQL", targets: ["StrataPostgreSQL"]),
     ],
     targets: [
         .systemLibrary(
@@ -16,7 +19,13 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
         .target(name: "Strata", dependencies: ["CSQLite"]),
+        .target(name: "StrataPostgreSQL", dependencies: ["Strata", "CSQLite", "CLibPQ"]),
         .executableTarget(
             name: "StrataBenchmarks",
             dependencies: ["Strata", "CSQLite"]
@@ -54,7 +63,8 @@ let package = Package(
             dependencies: ["Strata"],
             path: "Tests/TrapProbe"
         ),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "CSQLite"]),
+        .testTarget(
+            name: "StrataTests", dependencies: ["Strata", "StrataPostgreSQL", "CSQLite", "CLibPQ"]),
     ],
     swiftLanguageModes: [.v6]
 )

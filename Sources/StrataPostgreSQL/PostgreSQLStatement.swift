@@ -1,0 +1,270 @@
+import CLibPQ
+import CSQLite
+import Foundation
+import Strata
+
+/// A statement prepared on the server, read like SQLite's: bind, step row by
+/// row, read columns by storage class.
+///
+/// The SQL is written once for both engines, with SQLite's `?` placeholders;
+/// they become `$1…$n` here. Values travel in binary, converted to the type the
+/// server inferred for each parameter (an `.integer` compared with a
+/// `DOUBLE PRECISION` column is sent as a float8), and rows come back in
+/// binary: no number is printed and parsed on the way.
+final class PostgreSQLStatement {
+    let sql: String
+    let name: String
+    unowned let session: PostgreSQLSession
+    /// The type the server inferred for each parameter.
+    private let parameterTypes: [Oid]
+    private var parameters = ParameterBuffer()
+    private var result: OpaquePointer?
+    private var row: Int32 = -1
+    private var rowCount: Int32 = 0
+
+    init(session: PostgreSQLSession, name: String, sql: String) throws {
+        self.session = session
+        self.name = name
+        self.sql = sql
+        let text = Self.numberingPlaceholders(sql)
+        let prepared = PQprepare(session.handle, name, text, 0, nil)
+        defer { PQclear(prepared) }
+        try session.check(prepared, sql: sql)
+        let description = PQdescribePrepared(session.handle, name)
+        defer { PQclear(description) }
+        try session.check(description, sql: sql)
+        parameterTypes = (0..<PQnparams(description)).map { PQparamtype(description, $0) }
+    }
+
+    deinit { if let result { PQclear(result) } }
+
+    /// Frees the statement on the server (the session's cache is full).
+    func deallocate() {
+        guard session.isConnected, !session.isInTransaction else { return }
+        PQclear(PQexec(session.handle, "DEALLOCATE \(name)"))
+    }
+
+    /// Forgets the last result and the bound values.
+    func reset() {
+        if let result { PQclear(result) }
+        result = nil
+        row = -1
+        rowCount = 0
+        parameters.removeAll()
+    }
+
+    /// Binds `values` to the parameters, converted to the types the server
+    /// inferred; throws `SQLITE_RANGE` for a wrong count and `SQLITE_MISMATCH`
+    /// for a value the type cannot hold.
+    func bind(_ values: [StoredValue]) throws {
+        guard values.count == parameterTypes.count else {
+            throw DatabaseError(
+                code: SQLITE_RANGE,
+                message: "the statement has \(parameterTypes.count) parameter(s), "
+                    + "\(values.count) argument(s) were given",
+                sql: sql)
+        }
+        parameters.removeAll()
+        for (value, type) in zip(values, parameterTypes) {
+            guard parameters.append(value, as: type) else {
+                throw DatabaseError(
+                    code: SQLITE_MISMATCH,
+                    message: "a \(value.kindName) value cannot be sent as PostgreSQL type \(type)",
+                    sql: sql)
+            }
+        }
+    }
+
+    /// Runs the statement on the first call, then moves row by row: `true`
+    /// while a row is available.
+    func step() throws -> Bool {
+        if result == nil {
+            try execute()
+            row = 0
+        } else {
+            row += 1
+        }
+        return row < rowCount
+    }
+
+    /// How many rows the last run changed (`INSERT`, `UPDATE`, `DELETE`).
+    var changes: Int {
+        guard let result, let text = PQcmdTuples(result) else { return 0 }
+        return Int(String(cString: text)) ?? 0
+    }
+
+    private func execute() throws {
+        let count = Int32(parameters.count)
+        let run = parameters.withParameterArrays { values, lengths, formats in
+            PQexecPrepared(session.handle, name, count, values, lengths, formats, 1)
+        }
+        do {
+            try session.check(run, sql: sql)
+        } catch {
+            PQclear(run)
+            throw error
+        }
+        result = run
+        rowCount = PQntuples(run)
+    }
+
+    // MARK: Columns of the current row
+
+    var columnCount: Int32 { result.map { PQnfields($0) } ?? 0 }
+
+    /// The storage class of column `index`, as SQLite names them
+    /// (`SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`, `SQLITE_BLOB`, `SQLITE_NULL`).
+    func columnType(at index: Int32) -> Int32 {
+        guard let result, PQgetisnull(result, row, index) == 0 else { return SQLITE_NULL }
+        switch PQftype(result, index) {
+        case PostgreSQLType.int8, PostgreSQLType.int4, PostgreSQLType.int2, PostgreSQLType.bool,
+            PostgreSQLType.oid:
+            return SQLITE_INTEGER
+        case PostgreSQLType.float8, PostgreSQLType.float4:
+            return SQLITE_FLOAT
+        case PostgreSQLType.numeric:
+            if case .integer = numeric(at: index) { return SQLITE_INTEGER }
+            return SQLITE_FLOAT
+        case PostgreSQLType.bytea:
+            return SQLITE_BLOB
+        case PostgreSQLType.void:
+            return SQLITE_NULL
+        default:
+            return SQLITE_TEXT
+        }
+    }
+
+    func int64(at index: Int32) -> Int64 {
+        guard let result, PQgetisnull(result, row, index) == 0 else { return 0 }
+        let bytes = raw(at: index)
+        switch PQftype(result, index) {
+        case PostgreSQLType.int8: return Int64(bigEndian: bytes.loadUnaligned(as: Int64.self))
+        case PostgreSQLType.int4: return Int64(Int32(bigEndian: bytes.loadUnaligned(as: Int32.self)))
+        case PostgreSQLType.int2: return Int64(Int16(bigEndian: bytes.loadUnaligned(as: Int16.self)))
+        case PostgreSQLType.oid: return Int64(UInt32(bigEndian: bytes.loadUnaligned(as: UInt32.self)))
+        case PostgreSQLType.bool: return bytes.first == 0 ? 0 : 1
+        case PostgreSQLType.float8, PostgreSQLType.float4: return Int64(exactly: double(at: index).rounded(.towardZero)) ?? 0
+        case PostgreSQLType.numeric:
+            switch numeric(at: index) {
+            case .integer(let value): return value
+            case .real(let value): return Int64(exactly: value.rounded(.towardZero)) ?? 0
+            default: return 0
+            }
+        default: return Int64(String(decoding: bytes, as: UTF8.self)) ?? 0
+        }
+    }
+
+    func double(at index: Int32) -> Double {
+        guard let result, PQgetisnull(result, row, index) == 0 else { return 0 }
+        let bytes = raw(at: index)
+        switch PQftype(result, index) {
+        case PostgreSQLType.float8:
+            return Double(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
+        case PostgreSQLType.float4:
+            return Double(Float(bitPattern: UInt32(bigEndian: bytes.loadUnaligned(as: UInt32.self))))
+        case PostgreSQLType.numeric:
+            switch numeric(at: index) {
+            case .integer(let value): return Double(value)
+            case .real(let value): return value
+            default: return 0
+            }
+        default:
+            return Double(int64(at: index))
+        }
+    }
+
+    /// The bytes of column `index` (UTF-8 for text), valid until the statement
+    /// steps past the row or resets; empty for NULL.
+    func textBytes(at index: Int32) -> UnsafeRawBufferPointer {
+        guard let result, PQgetisnull(result, row, index) == 0 else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        return raw(at: index)
+    }
+
+    func blobBytes(at index: Int32) -> UnsafeRawBufferPointer { textBytes(at: index) }
+
+    /// The value of column `index` of the current row, in its storage class.
+    func value(at index: Int32) -> StoredValue {
+        switch columnType(at: index) {
+        case SQLITE_INTEGER: return .integer(int64(at: index))
+        case SQLITE_FLOAT: return .real(double(at: index))
+        case SQLITE_TEXT: return .text(String(decoding: raw(at: index), as: UTF8.self))
+        case SQLITE_BLOB: return .blob(Data(raw(at: index)))
+        default: return .null
+        }
+    }
+
+    private func raw(at index: Int32) -> UnsafeRawBufferPointer {
+        guard let result, let start = PQgetvalue(result, row, index) else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        return UnsafeRawBufferPointer(start: start, count: Int(PQgetlength(result, row, index)))
+    }
+
+    /// A `NUMERIC` value (what `SUM` of integers returns): an integer when it
+    /// has no fraction and fits, else the nearest double.
+    private func numeric(at index: Int32) -> StoredValue {
+        PostgreSQLNumeric.decode(raw(at: index))
+    }
+
+    /// `sql` with each `?` outside quotes and comments replaced by `$1`, `$2`, …
+    static func numberingPlaceholders(_ sql: String) -> String {
+        var output = ""
+        output.reserveCapacity(sql.utf8.count + 16)
+        var number = 0
+        var quote: Character?
+        var iterator = sql.makeIterator()
+        var lineComment = false
+        var previous: Character = " "
+        while let character = iterator.next() {
+            defer { previous = character }
+            if lineComment {
+                if character == "\n" { lineComment = false }
+            } else if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "'" || character == "\"" {
+                quote = character
+            } else if character == "-" && previous == "-" {
+                lineComment = true
+            } else if character == "?" {
+                number += 1
+                output += "$\(number)"
+                continue
+            }
+            output.append(character)
+        }
+        return output
+    }
+}
+
+/// The type identifiers (OIDs) of PostgreSQL's built-in types Strata reads and writes.
+enum PostgreSQLType {
+    static let bool: Oid = 16
+    static let bytea: Oid = 17
+    static let name: Oid = 19
+    static let int8: Oid = 20
+    static let int2: Oid = 21
+    static let int4: Oid = 23
+    static let text: Oid = 25
+    static let oid: Oid = 26
+    static let float4: Oid = 700
+    static let float8: Oid = 701
+    static let unknown: Oid = 705
+    static let varchar: Oid = 1043
+    static let numeric: Oid = 1700
+    static let void: Oid = 2278
+}
+
+extension StoredValue {
+    /// The storage class's name, for messages.
+    var kindName: String {
+        switch self {
+        case .null: return "NULL"
+        case .integer: return "integer"
+        case .real: return "real"
+        case .text: return "text"
+        case .blob: return "blob"
+        }
+    }
+}

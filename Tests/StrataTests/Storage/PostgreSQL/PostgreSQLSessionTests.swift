@@ -1,0 +1,150 @@
+import CSQLite
+import Foundation
+@testable import Strata
+@testable import StrataPostgreSQL
+import Testing
+
+/// libpq underneath the PostgreSQL store: statements written with SQLite's
+/// `?` placeholders, values in binary both ways, errors mapped to SQLite's codes.
+@Suite(.enabled(if: PostgreSQLServer.isEnabled, "STRATA_POSTGRESQL=off"))
+struct PostgreSQLSessionTests {
+    /// A session in a schema of its own, dropped with the test's values.
+    private func session() throws -> PostgreSQLSession {
+        let schema = "strata_test_\(UUID().uuidString.prefix(8).lowercased())"
+        let session = try PostgreSQLSession(connectionString: try PostgreSQLServer.shared().connectionString)
+        try session.execute("CREATE SCHEMA \(schema); SET search_path TO \(schema)")
+        return session
+    }
+
+    @Test func placeholdersOutsideQuotesAndCommentsAreNumbered() {
+        let sql = #"SELECT '?', "a?b", ? -- what?"# + "\n, ? FROM t WHERE x = '''?' AND y = ?"
+        #expect(PostgreSQLStatement.numberingPlaceholders(sql)
+            == #"SELECT '?', "a?b", $1 -- what?"# + "\n, $2 FROM t WHERE x = '''?' AND y = $3")
+    }
+
+    @Test func valuesOfEveryStorageClassRoundTrip() throws {
+        let session = try session()
+        try session.execute("""
+            CREATE TABLE t (i BIGINT, r DOUBLE PRECISION, s TEXT COLLATE "C", b BYTEA)
+            """)
+        var generator = SplitMix64(seed: 15)
+        var rows: [[StoredValue]] = []
+        for _ in 0..<200 {
+            let text = String((0..<Int.random(in: 0...12, using: &generator)).map { _ in
+                ["a", "ß", "é", "e\u{301}", "ı", "😀", "'", "?", "\u{1}"].randomElement(using: &generator)!
+            })
+            let row: [StoredValue] = [
+                Bool.random(using: &generator) ? .integer(Int64.random(in: .min ... .max, using: &generator)) : .null,
+                .real([0.0, -0.0, .infinity, -.infinity, 1e-300, Double.random(in: -1e9...1e9, using: &generator)]
+                    .randomElement(using: &generator)!),
+                .text(text),
+                .blob(Data((0..<Int.random(in: 0...9, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) })),
+            ]
+            let insert = try session.statement("INSERT INTO t VALUES (?, ?, ?, ?)")
+            try insert.bind(row)
+            #expect(try insert.step() == false)
+            #expect(insert.changes == 1)
+            rows.append(row)
+        }
+        let select = try session.statement("SELECT i, r, s, b FROM t")
+        var read: [[StoredValue]] = []
+        while try select.step() { read.append((0..<4).map { select.value(at: $0) }) }
+        #expect(read.count == rows.count)
+        for (written, back) in zip(rows, read) {
+            #expect(written.count == back.count)
+            for (a, b) in zip(written, back) { #expect(a.isIdentical(to: b), "\(a) read back as \(b)") }
+        }
+    }
+
+    @Test func parametersTakeTheTypeTheServerInferred() throws {
+        let session = try session()
+        try session.execute("CREATE TABLE t (r DOUBLE PRECISION, n NUMERIC, flag BOOLEAN)")
+        let insert = try session.statement("INSERT INTO t VALUES (?, ?, ?)")
+        try insert.bind([.integer(3), .text("12.50"), .integer(1)])
+        _ = try insert.step()
+        let select = try session.statement("SELECT r, n, flag, n * 2, SUM(r) OVER () FROM t WHERE r = ?")
+        try select.bind([.integer(3)])
+        #expect(try select.step())
+        #expect(select.value(at: 0) == .real(3))
+        #expect(select.value(at: 1) == .real(12.5))
+        #expect(select.value(at: 2) == .integer(1))
+        #expect(select.value(at: 3) == .integer(25))
+        #expect(select.value(at: 4) == .real(3))
+        #expect(try select.step() == false)
+        // A fraction cannot be an integer parameter: a typed error, no rounding.
+        let count = try session.statement("SELECT count(*) FROM t WHERE n > ? LIMIT ?")
+        #expect(throws: DatabaseError.self) { try count.bind([.integer(1), .real(1.5)]) }
+    }
+
+    @Test func numericValuesDecodeExactly() throws {
+        let session = try session()
+        let cases: [(String, StoredValue)] = [
+            ("0", .integer(0)), ("10000", .integer(10_000)), ("-123456789012", .integer(-123_456_789_012)),
+            ("9223372036854775807", .integer(.max)), ("-9223372036854775808", .integer(.min)),
+            ("9223372036854775808", .real(9_223_372_036_854_775_808)), ("0.5", .real(0.5)),
+            ("-1234.0625", .real(-1234.0625)), ("1e-20", .real(1e-20)), ("'NaN'", .real(.nan)),
+        ]
+        for (literal, expected) in cases {
+            let select = try session.statement("SELECT \(literal)::numeric")
+            #expect(try select.step())
+            #expect(select.value(at: 0).isIdentical(to: expected), "\(literal)")
+        }
+    }
+
+    @Test func errorsCarryTheSQLStateAndSQLitesCode() throws {
+        let session = try session()
+        try session.execute("CREATE TABLE t (k BIGINT UNIQUE NOT NULL)")
+        let insert = try session.statement("INSERT INTO t VALUES (?)")
+        try insert.bind([.integer(1)])
+        _ = try insert.step()
+        for (value, state, code) in [(StoredValue.integer(1), "23505", Int32(2067)), (.null, "23502", 1299)] {
+            let again = try session.statement("INSERT INTO t VALUES (?)")
+            try again.bind([value])
+            do {
+                _ = try again.step()
+                Issue.record("inserting \(value) should fail")
+            } catch let error as DatabaseError {
+                #expect(error.sqlState == state)
+                #expect(error.code == code)
+                #expect(error.sql == "INSERT INTO t VALUES (?)")
+            }
+        }
+        #expect(throws: DatabaseError.self) { try session.statement("SELECT nothing FROM t") }
+        // PostgreSQL's text cannot hold NUL, which SQLite's can: a typed error.
+        let text = try session.statement("SELECT length(?::text)")
+        try text.bind([.text("a\0b")])
+        #expect(performing: { _ = try text.step() }, throws: { error in
+            (error as? DatabaseError)?.code == SQLITE_MISMATCH
+        })
+    }
+
+    @Test func notificationsArriveOnTheListeningSession() throws {
+        let listener = try session()
+        let sender = try session()
+        try listener.execute("LISTEN strata_test")
+        #expect(try listener.takeNotifications().isEmpty)
+        try sender.execute("BEGIN; NOTIFY strata_test, 'one'; COMMIT; NOTIFY strata_test, 'two'")
+        var received: [String] = []
+        for _ in 0..<200 where received.count < 2 {
+            received += try listener.takeNotifications().map(\.payload)
+            if received.count < 2 { usleep(5_000) }
+        }
+        #expect(received == ["one", "two"])
+    }
+
+    @Test func aSessionReconnectsAfterTheServerClosedIt() throws {
+        let session = try session()
+        let other = try self.session()
+        let pid = try session.statement("SELECT pg_backend_pid()")
+        #expect(try pid.step())
+        let backend = pid.value(at: 0)
+        let kill = try other.statement("SELECT pg_terminate_backend(?::int)")
+        try kill.bind([backend])
+        _ = try kill.step()
+        usleep(50_000)
+        #expect(throws: DatabaseError.self) { try session.execute("SELECT 1") }
+        // The next use reconnects (a fresh connection: search_path is back to public).
+        try session.execute("SELECT 1")
+        #expect(session.isConnected)
+    }
+}
