@@ -3,18 +3,22 @@ import CSQLite
 import Foundation
 import Strata
 
-/// One libpq connection with a cache of prepared statements.
+/// One libpq connection: the ``ServerConnection`` a PostgreSQL store's
+/// `Connection` runs on (which caches the statements prepared here).
 ///
-/// Like SQLite's `Connection`, a session is not thread-safe: its owner (the
+/// Like SQLite's connection, a session is not thread-safe: its owner (the
 /// writer gate or the main context) lets one thread use it at a time.
-final class PostgreSQLSession {
+final class PostgreSQLSession: ServerConnection {
     private(set) var handle: OpaquePointer?
     /// The libpq connection string, kept to reconnect after the server went away.
     let connectionString: String
     /// Set on every new connection (`search_path`, time zone, …).
     let setUp: String
-    private var statements: [String: PostgreSQLStatement] = [:]
     private var nextStatementNumber = 0
+    /// Counts connections made: statements prepared on an earlier one are gone.
+    private(set) var generation = 0
+    /// Counts notifications received on the channels this session listens to.
+    private var notificationCount: UInt32 = 0
 
     /// Connects with `connectionString` (`"host=/run/pg dbname=app"` or a
     /// `postgresql://` URL) and runs `setUp`.
@@ -27,7 +31,6 @@ final class PostgreSQLSession {
     deinit { close() }
 
     func close() {
-        statements.removeAll()
         if let handle { PQfinish(handle) }
         handle = nil
     }
@@ -41,6 +44,7 @@ final class PostgreSQLSession {
             throw DatabaseError(code: SQLITE_CANTOPEN, message: message, sql: nil, sqlState: "08001")
         }
         handle = connection
+        generation += 1
         // Notices (a table that already exists, …) are not errors; libpq would
         // print them to standard error.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
@@ -50,12 +54,6 @@ final class PostgreSQLSession {
     /// Whether the connection to the server is up.
     var isConnected: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
 
-    /// Reconnects when the server closed the connection (a restart, a failover)
-    /// and no transaction was open on it; prepared statements are prepared again.
-    func reconnectIfNeeded() throws {
-        if !isConnected { try connect() }
-    }
-
     /// Runs one or more statements that take no arguments (DDL, `BEGIN`, `LISTEN`).
     func execute(_ sql: String) throws {
         try reconnectIfNeededOutsideTransaction()
@@ -64,23 +62,16 @@ final class PostgreSQLSession {
         try check(result, sql: sql)
     }
 
-    /// The cached prepared statement for `sql`, in SQLite's syntax (`?`
-    /// placeholders), with no result.
-    func statement(_ sql: String) throws -> PostgreSQLStatement {
+    /// Prepares `sql`, written in SQLite's syntax (`?` placeholders), on the server.
+    func statement(_ sql: String) throws -> any ServerStatement {
+        try prepare(sql)
+    }
+
+    /// Prepares `sql`, written in SQLite's syntax (`?` placeholders), on the server.
+    func prepare(_ sql: String) throws -> PostgreSQLStatement {
         try reconnectIfNeededOutsideTransaction()
-        if let cached = statements[sql] {
-            cached.reset()
-            return cached
-        }
         nextStatementNumber += 1
-        let statement = try PostgreSQLStatement(
-            session: self, name: "strata_\(nextStatementNumber)", sql: sql)
-        if statements.count >= 512 {
-            for old in statements.values { old.deallocate() }
-            statements.removeAll()
-        }
-        statements[sql] = statement
-        return statement
+        return try PostgreSQLStatement(session: self, name: "strata_\(nextStatementNumber)", sql: sql)
     }
 
     /// Whether a transaction is open (or failed and not yet rolled back).
@@ -88,6 +79,23 @@ final class PostgreSQLSession {
         guard let handle else { return false }
         let status = PQtransactionStatus(handle)
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
+    }
+
+    /// Whether the open transaction failed: every statement but `ROLLBACK` fails until it ends.
+    var isInFailedTransaction: Bool {
+        handle.map { PQtransactionStatus($0) == PQTRANS_INERROR } ?? false
+    }
+
+    /// Moves with every notification received (see ``takeNotifications()``):
+    /// the store's commits notify, so this plays SQLite's data version. A lost
+    /// connection moves it too, since commits may have been missed meanwhile.
+    var dataVersion: UInt32 {
+        if let received = try? takeNotifications() {
+            notificationCount &+= UInt32(truncatingIfNeeded: received.count)
+        } else {
+            notificationCount &+= 1
+        }
+        return notificationCount
     }
 
     /// The notifications received since the last call, reading what the
@@ -110,6 +118,9 @@ final class PostgreSQLSession {
 
     // MARK: Errors
 
+    /// Reconnects when the server closed the connection (a restart, a
+    /// failover). A transaction open on the old connection is lost: the
+    /// statement that finds it gone fails, and so does its commit.
     private func reconnectIfNeededOutsideTransaction() throws {
         guard !isConnected else { return }
         try connect()

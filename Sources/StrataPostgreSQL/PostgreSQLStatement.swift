@@ -11,10 +11,10 @@ import Strata
 /// server inferred for each parameter (an `.integer` compared with a
 /// `DOUBLE PRECISION` column is sent as a float8), and rows come back in
 /// binary: no number is printed and parsed on the way.
-final class PostgreSQLStatement {
+final class PostgreSQLStatement: ServerStatement {
     let sql: String
     let name: String
-    unowned let session: PostgreSQLSession
+    let session: PostgreSQLSession
     /// The type the server inferred for each parameter.
     private let parameterTypes: [Oid]
     private var parameters = ParameterBuffer()
@@ -22,8 +22,12 @@ final class PostgreSQLStatement {
     private var row: Int32 = -1
     private var rowCount: Int32 = 0
 
+    /// The session's connection it was prepared on: after a reconnect it no longer exists.
+    private let generation: Int
+
     init(session: PostgreSQLSession, name: String, sql: String) throws {
         self.session = session
+        self.generation = session.generation
         self.name = name
         self.sql = sql
         let text = Self.numberingPlaceholders(sql)
@@ -36,12 +40,13 @@ final class PostgreSQLStatement {
         parameterTypes = (0..<PQnparams(description)).map { PQparamtype(description, $0) }
     }
 
-    deinit { if let result { PQclear(result) } }
-
-    /// Frees the statement on the server (the session's cache is full).
-    func deallocate() {
-        guard session.isConnected, !session.isInTransaction else { return }
-        PQclear(PQexec(session.handle, "DEALLOCATE \(name)"))
+    /// Frees the statement on the server too, unless the connection is gone
+    /// or its transaction failed (then it goes with the connection).
+    deinit {
+        if let result { PQclear(result) }
+        if session.isConnected, session.generation == generation, !session.isInFailedTransaction {
+            PQclear(PQexec(session.handle, "DEALLOCATE \(name)"))
+        }
     }
 
     /// Forgets the last result and the bound values.
@@ -65,13 +70,26 @@ final class PostgreSQLStatement {
                 sql: sql)
         }
         parameters.removeAll()
-        for (value, type) in zip(values, parameterTypes) {
-            guard parameters.append(value, as: type) else {
-                throw DatabaseError(
-                    code: SQLITE_MISMATCH,
-                    message: "a \(value.kindName) value cannot be sent as PostgreSQL type \(type)",
-                    sql: sql)
-            }
+        for (index, value) in values.enumerated() { try bind(value, at: Int32(index + 1)) }
+    }
+
+    /// Binds `value` to parameter `index`, which must be the next one: 1 after
+    /// a reset, then 2, 3, … (the values go into one buffer in order).
+    func bind(_ value: StoredValue, at index: Int32) throws {
+        if index == 1 { parameters.removeAll() }
+        guard Int(index) == parameters.count + 1, Int(index) <= parameterTypes.count else {
+            throw DatabaseError(
+                code: SQLITE_RANGE,
+                message: "parameter \(index) bound out of order or out of range "
+                    + "(\(parameterTypes.count) parameters)",
+                sql: sql)
+        }
+        let type = parameterTypes[Int(index) - 1]
+        guard parameters.append(value, as: type) else {
+            throw DatabaseError(
+                code: SQLITE_MISMATCH,
+                message: "a \(value.kindName) value cannot be sent as PostgreSQL type \(type)",
+                sql: sql)
         }
     }
 
@@ -94,6 +112,13 @@ final class PostgreSQLStatement {
     }
 
     private func execute() throws {
+        guard parameters.count == parameterTypes.count else {
+            throw DatabaseError(
+                code: SQLITE_RANGE,
+                message: "the statement has \(parameterTypes.count) parameter(s), "
+                    + "\(parameters.count) were bound",
+                sql: sql)
+        }
         let count = Int32(parameters.count)
         let run = parameters.withParameterArrays { values, lengths, formats in
             PQexecPrepared(session.handle, name, count, values, lengths, formats, 1)

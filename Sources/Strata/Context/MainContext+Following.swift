@@ -116,7 +116,7 @@ extension MainContext {
         endKeptSnapshot()  // a look at the store now, not at a snapshot kept from earlier
         do {
             let reader = try context.readConnection()
-            let changed = try reader.scalar(CommitLog.generationQuery).map { _ in
+            let changed = try reader.scalar(CommitLog.generationQuery(in: reader.dialect)).map { _ in
                 reader.dataVersion != context.knownSnapshot.dataVersion
             } ?? false
             guard changed else { return }
@@ -132,8 +132,8 @@ extension MainContext {
     private func inPinnedSnapshot<Result>(_ body: (Connection) throws -> Result) throws -> Result {
         let reader = try context.readConnection()
         reader.endKeptRead()
-        try reader.run("BEGIN")
-        defer { try? reader.run("COMMIT") }
+        try reader.execute(reader.dialect.beginRead)
+        defer { try? reader.execute("COMMIT") }
         // The snapshot starts with the first read.
         return try body(reader)
     }

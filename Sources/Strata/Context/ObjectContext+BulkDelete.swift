@@ -48,7 +48,8 @@ extension ObjectContext {
                     if case .integer(let last) = try connection.scalar("SELECT max(_pk) FROM \(entity.quotedTable)") {
                         try connection.run(
                             "INSERT INTO _strata_sequence (entity, last) VALUES (?, ?) "
-                                + "ON CONFLICT (entity) DO UPDATE SET last = max(last, excluded.last)",
+                                + "ON CONFLICT (entity) DO UPDATE SET last = "
+                                + connection.dialect.greatest("_strata_sequence.last", "excluded.last"),
                             [.text(entity.name), .integer(last)])
                     }
                     try connection.run("DELETE FROM \(entity.quotedTable)")
@@ -90,7 +91,7 @@ extension ObjectContext {
             let candidates = rows.keys.filter { !gone.contains($0) }
             guard !candidates.isEmpty else { continue }
             let existing = try connection.query(
-                "SELECT _pk FROM \(entity.quotedTable) WHERE _pk \(SQL.inRowIDList)", [SQL.rowIDList(candidates)]
+                "SELECT _pk FROM \(entity.quotedTable) WHERE _pk \(connection.dialect.inRowIDList)", [SQL.rowIDList(candidates)]
             ) { $0.int64(at: 0) }
             for rowID in existing { changes.noteUpdated(entity, rowID, rows[rowID]!) }
         }
@@ -105,7 +106,7 @@ extension ObjectContext {
         let column = SQL.quote(entity.attributes[slot].name)
         return try connection.query(
             "UPDATE \(entity.quotedTable) SET \(column) = NULL "
-                + "WHERE _pk \(SQL.inRowIDList) AND \(column) IS NOT NULL RETURNING _pk",
+                + "WHERE _pk \(connection.dialect.inRowIDList) AND \(column) IS NOT NULL RETURNING _pk",
             [SQL.rowIDList(rowIDs)]
         ) { $0.int64(at: 0) }
     }
@@ -214,7 +215,7 @@ private struct BulkDeletion {
         case .deny:
             denyChecks.append(DenyCheck(relationship: relationship, rowIDs: related))
         case .cascade:
-            pending.append((target, "\(target.quotedTable) WHERE _pk \(SQL.inRowIDList)", [SQL.rowIDList(related)]))
+            pending.append((target, "\(target.quotedTable) WHERE _pk \(connection.dialect.inRowIDList)", [SQL.rowIDList(related)]))
         case .nullify:
             guard let inverse = context.inverse(of: relationship) else { return }
             if case .foreignKey(let inverseSlot) = inverse.storage {
@@ -241,13 +242,13 @@ private struct BulkDeletion {
             denyChecks.append(DenyCheck(relationship: relationship, rowIDs: deleted))
         case (.inverseForeignKey(let targetSlot, _), .cascade):
             let column = SQL.quote(target.attributes[targetSlot].name)
-            pending.append((target, "\(target.quotedTable) WHERE \(column) \(SQL.inRowIDList)", [list]))
+            pending.append((target, "\(target.quotedTable) WHERE \(column) \(connection.dialect.inRowIDList)", [list]))
         case let (.inverseForeignKey(targetSlot, orderSlot), .nullify):
             let slots = [targetSlot] + (orderSlot.map { [$0] } ?? [])
             let assignments = slots.map { "\(SQL.quote(target.attributes[$0].name)) = NULL" }
             let changed = try connection.query(
                 "UPDATE \(target.quotedTable) SET \(assignments.joined(separator: ", ")) "
-                    + "WHERE \(SQL.quote(target.attributes[targetSlot].name)) \(SQL.inRowIDList) RETURNING _pk",
+                    + "WHERE \(SQL.quote(target.attributes[targetSlot].name)) \(connection.dialect.inRowIDList) RETURNING _pk",
                 [list]
             ) { $0.int64(at: 0) }
             if case .foreignKey(let inverseName) = target.attributes[targetSlot].kind {
@@ -256,7 +257,7 @@ private struct BulkDeletion {
             nulled.append((target, changed, slots))
         case let (.linkTable(table, ownerColumn, targetColumn, _), rule):
             let linked = try connection.query(
-                "DELETE FROM \(SQL.quote(table)) WHERE \(SQL.quote(ownerColumn)) \(SQL.inRowIDList) "
+                "DELETE FROM \(SQL.quote(table)) WHERE \(SQL.quote(ownerColumn)) \(connection.dialect.inRowIDList) "
                     + "RETURNING \(SQL.quote(targetColumn))",
                 [list]
             ) { $0.int64(at: 0) }
@@ -264,7 +265,7 @@ private struct BulkDeletion {
             context.hasLinkChanges = true
             let related = Array(Set(linked).subtracting(changes.deleted[target.tableIndex] ?? []))
             if rule == .cascade {
-                pending.append((target, "\(target.quotedTable) WHERE _pk \(SQL.inRowIDList)", [SQL.rowIDList(related)]))
+                pending.append((target, "\(target.quotedTable) WHERE _pk \(connection.dialect.inRowIDList)", [SQL.rowIDList(related)]))
             } else if let inverse = context.inverse(of: relationship) {
                 for rowID in related { noted[target.tableIndex, default: [:]][rowID, default: []].insert(inverse.name) }
             }
@@ -285,7 +286,7 @@ private struct BulkDeletion {
                 case .foreignKey(let slot):
                     let column = SQL.quote(source.attributes[slot].name)
                     let changed = try connection.query(
-                        "UPDATE \(source.quotedTable) SET \(column) = NULL WHERE \(column) \(SQL.inRowIDList) "
+                        "UPDATE \(source.quotedTable) SET \(column) = NULL WHERE \(column) \(connection.dialect.inRowIDList) "
                             + "RETURNING _pk",
                         [list]
                     ) { $0.int64(at: 0) }
@@ -293,7 +294,7 @@ private struct BulkDeletion {
                     nulled.append((source, changed, [slot]))
                 case let .linkTable(table, ownerColumn, targetColumn, _):
                     let owners = try connection.query(
-                        "DELETE FROM \(SQL.quote(table)) WHERE \(SQL.quote(targetColumn)) \(SQL.inRowIDList) "
+                        "DELETE FROM \(SQL.quote(table)) WHERE \(SQL.quote(targetColumn)) \(connection.dialect.inRowIDList) "
                             + "RETURNING \(SQL.quote(ownerColumn))",
                         [list]
                     ) { $0.int64(at: 0) }

@@ -197,7 +197,7 @@ private struct BulkUpdate {
                 let column = SQL.quote(entity.attributes[assignment.slot].name)
                 let value = assignment.expression(column)
                 try updateReturning(
-                    "UPDATE \(entity.quotedTable) SET \(column) = \(value.sql) WHERE _pk \(SQL.inRowIDList) "
+                    "UPDATE \(entity.quotedTable) SET \(column) = \(value.sql) WHERE _pk \(connection.dialect.inRowIDList) "
                         + "RETURNING _pk, \(column)",
                     value.arguments + [SQL.rowIDList(rowsChanging[index])], assignment)
             }
@@ -218,7 +218,7 @@ private struct BulkUpdate {
         case .foreignKey(let inverseSlot):
             // One-to-one, set to nil (anything else was refused).
             try connection.run(
-                "UPDATE \(entity.quotedTable) SET \(column) = NULL WHERE _pk \(SQL.inRowIDList)", [SQL.rowIDList(rows)])
+                "UPDATE \(entity.quotedTable) SET \(column) = NULL WHERE _pk \(connection.dialect.inRowIDList)", [SQL.rowIDList(rows)])
             for rowID in rows { wrote(entity, rowID, assignment.slot, .null, field: assignment.name) }
             let partners = try context.clearKey(inverseSlot, of: target, inRows: oldKeys, on: connection)
             for partner in partners { wrote(target, partner, inverseSlot, .null, field: inverse.name) }
@@ -230,7 +230,7 @@ private struct BulkUpdate {
             guard let orderSlot, case .integer = newKey else {
                 let clearOrder = orderSlot.map { ", \(SQL.quote(entity.attributes[$0].name)) = NULL" } ?? ""
                 try connection.run(
-                    "UPDATE \(entity.quotedTable) SET \(column) = ?\(clearOrder) WHERE _pk \(SQL.inRowIDList)",
+                    "UPDATE \(entity.quotedTable) SET \(column) = ?\(clearOrder) WHERE _pk \(connection.dialect.inRowIDList)",
                     [newKey, SQL.rowIDList(rows)])
                 for rowID in rows {
                     wrote(entity, rowID, assignment.slot, newKey, field: assignment.name)

@@ -40,9 +40,11 @@ extension ObjectContext {
             return next
         }
         let connection = try writeConnection()
+        let larger = connection.dialect.greatest(
+            "coalesce((SELECT last FROM _strata_sequence WHERE entity = ?), 0)",
+            "coalesce((SELECT max(_pk) FROM \(entity.quotedTable)), 0)")
         let last = try connection.scalar(
-            "SELECT max(coalesce((SELECT last FROM _strata_sequence WHERE entity = ?), 0), "
-                + "coalesce((SELECT max(_pk) FROM \(entity.quotedTable)), 0))",
+            "SELECT \(larger)",
             [.text(entity.tableName)])
         guard case .integer(let lastRowID) = last ?? .integer(0) else { return 1 }
         guard lastRowID < .max - 1 else { throw rowIDsUsedUp(entity, last: lastRowID) }

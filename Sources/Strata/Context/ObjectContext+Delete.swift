@@ -124,13 +124,13 @@ extension ObjectContext {
             let sql: String
             switch relationship.storage {
             case .foreignKey:
-                sql = "SELECT count(*) FROM \(target.quotedTable) WHERE _pk \(SQL.inRowIDList)"
+                sql = "SELECT count(*) FROM \(target.quotedTable) WHERE _pk \(connection.dialect.inRowIDList)"
             case .inverseForeignKey(let targetSlot, _):
                 sql = "SELECT count(*) FROM \(target.quotedTable) "
-                    + "WHERE \(SQL.quote(target.attributes[targetSlot].name)) \(SQL.inRowIDList)"
+                    + "WHERE \(SQL.quote(target.attributes[targetSlot].name)) \(connection.dialect.inRowIDList)"
             case let .linkTable(table, ownerColumn, targetColumn, _):
                 sql = "SELECT count(*) FROM \(SQL.quote(table)) JOIN \(target.quotedTable) "
-                    + "ON _pk = \(SQL.quote(targetColumn)) WHERE \(SQL.quote(ownerColumn)) \(SQL.inRowIDList)"
+                    + "ON _pk = \(SQL.quote(targetColumn)) WHERE \(SQL.quote(ownerColumn)) \(connection.dialect.inRowIDList)"
             }
             if case .integer(let remaining) = try connection.scalar(sql, [list]), remaining > 0 {
                 throw StrataError.deleteDenied(
@@ -140,7 +140,7 @@ extension ObjectContext {
         for check in checks.values {
             guard case let .linkTable(table, ownerColumn, _, _) = check.relationship.storage else { continue }
             try connection.run(
-                "DELETE FROM \(SQL.quote(table)) WHERE \(SQL.quote(ownerColumn)) \(SQL.inRowIDList)",
+                "DELETE FROM \(SQL.quote(table)) WHERE \(SQL.quote(ownerColumn)) \(connection.dialect.inRowIDList)",
                 [SQL.rowIDList(check.rowIDs)])
         }
     }

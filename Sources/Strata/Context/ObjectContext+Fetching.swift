@@ -38,7 +38,7 @@ extension ObjectContext {
         let entity = entity(Object.self)
         let compiled = try query.compile(in: entity, schema: schema)
         let count = try readScalar(
-            "SELECT count(*) FROM (SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses))",
+            "SELECT count(*) FROM (SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses)) AS counted",
             compiled.arguments)
         guard case .integer(let value) = count else { return 0 }
         return Int(value)

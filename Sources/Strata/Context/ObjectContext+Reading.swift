@@ -134,7 +134,7 @@ extension ObjectContext {
         let count = Int32(entity.attributes.count)
         var values: [Int64: ContiguousArray<StoredValue>] = [:]
         let rows = try connection.query(
-            "SELECT \(entity.selectList) FROM \(entity.quotedTable) WHERE _pk \(SQL.inRowIDList)",
+            "SELECT \(entity.selectList) FROM \(entity.quotedTable) WHERE _pk \(connection.dialect.inRowIDList)",
             [SQL.rowIDList(rowIDs)]
         ) { statement in
             (statement.int64(at: 0), ContiguousArray((0..<count).map { statement.value(at: $0 + 1) }))

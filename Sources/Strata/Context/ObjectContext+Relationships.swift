@@ -31,7 +31,7 @@ extension ObjectContext {
                 target,
                 sql: "SELECT \(target.selectList) FROM \(target.quotedTable) JOIN "
                     + "(SELECT \(SQL.quote(targetColumn)) AS _link_target, \(order) AS _link_order "
-                    + "FROM \(SQL.quote(table)) WHERE \(SQL.quote(ownerColumn)) = ?) "
+                    + "FROM \(SQL.quote(table)) WHERE \(SQL.quote(ownerColumn)) = ?) AS _links "
                     + "ON _pk = _link_target ORDER BY _link_order, _pk",
                 arguments: [.integer(object.rowID)]
             ).filter { !$0.isDeleted }

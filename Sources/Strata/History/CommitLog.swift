@@ -17,16 +17,20 @@ import Foundation
 enum CommitLog {
     static let table = "_strata_log"
 
-    static let createStatement =
-        "CREATE TABLE IF NOT EXISTS _strata_log (generation INTEGER PRIMARY KEY, author TEXT, "
-        + "time REAL NOT NULL, changes BLOB NOT NULL)"
+    static func createStatement(in dialect: SQLDialect) -> String {
+        "CREATE TABLE IF NOT EXISTS _strata_log (generation \(dialect.columnType("INTEGER")) "
+            + "PRIMARY KEY, author \(dialect.columnType("TEXT")), time \(dialect.columnType("REAL")) "
+            + "NOT NULL, changes \(dialect.columnType("BLOB")) NOT NULL)"
+    }
 
-    static let generationQuery = "SELECT value FROM _strata_meta WHERE key = 'generation'"
+    static func generationQuery(in dialect: SQLDialect) -> String {
+        "SELECT \(dialect.metaInteger("value")) FROM _strata_meta WHERE key = 'generation'"
+    }
 
     /// Creates the log in a store that has none (a store made before the log
     /// existed): its history starts at the store's current generation.
     static func install(on connection: Connection) throws {
-        try connection.execute(createStatement)
+        try connection.execute(createStatement(in: connection.dialect))
         try connection.run(
             "INSERT INTO _strata_meta (key, value) SELECT 'log_horizon', value FROM _strata_meta "
                 + "WHERE key = 'generation' AND NOT EXISTS "
@@ -35,12 +39,12 @@ enum CommitLog {
 
     /// Whether the store the connection is open on has a log.
     static func exists(on connection: Connection) throws -> Bool {
-        try connection.scalar("SELECT count(*) FROM sqlite_master WHERE name = '_strata_log'") == .integer(1)
+        try connection.hasTable(table)
     }
 
     /// The generation of the last commit, as the connection's snapshot sees it.
     static func generation(on connection: Connection) throws -> UInt64 {
-        guard case .integer(let value) = try connection.scalar(generationQuery) ?? .integer(0) else {
+        guard case .integer(let value) = try connection.scalar(generationQuery(in: connection.dialect)) ?? .integer(0) else {
             throw StrataError.storage(path: connection.path, reason: "the commit generation is unreadable")
         }
         return UInt64(max(0, value))
@@ -49,7 +53,8 @@ enum CommitLog {
     /// The last generation purged from the log: history is complete after it.
     static func horizon(on connection: Connection) throws -> UInt64 {
         guard case .integer(let value) = try connection.scalar(
-            "SELECT value FROM _strata_meta WHERE key = 'log_horizon'") ?? .integer(0)
+            "SELECT \(connection.dialect.metaInteger("value")) FROM _strata_meta WHERE key = 'log_horizon'"
+        ) ?? .integer(0)
         else { return 0 }
         return UInt64(max(0, value))
     }
@@ -128,9 +133,12 @@ enum CommitLog {
         guard last > 0 else { return 0 }
         try connection.run("DELETE FROM _strata_log WHERE generation <= ?", [.integer(Int64(clamping: last))])
         let removed = connection.changes
+        let dialect = connection.dialect
+        let larger = dialect.greatest(
+            dialect.metaInteger("_strata_meta.value"), dialect.metaInteger("excluded.value"))
         try connection.run(
             "INSERT INTO _strata_meta (key, value) VALUES ('log_horizon', ?) "
-                + "ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)",
+                + "ON CONFLICT (key) DO UPDATE SET value = \(dialect.metaValue(larger))",
             [.integer(Int64(clamping: last))])
         return removed
     }

@@ -52,7 +52,7 @@ struct InferredMigration {
             var table = entity.table
             table.name = Self.temporaryPrefix + entity.name
             table.indexes = []
-            for statement in table.createStatements { try connection.execute(statement) }
+            for statement in table.createStatements(in: connection.dialect) { try connection.execute(statement) }
         }
         for (index, (entity, old)) in pairs.enumerated() {
             if let old, let transformer = transformers[entity.name] {
@@ -234,7 +234,7 @@ struct InferredMigration {
         var temporary = table
         temporary.name = Self.temporaryPrefix + table.name
         temporary.indexes = []
-        for statement in temporary.createStatements { try connection.execute(statement) }
+        for statement in temporary.createStatements(in: connection.dialect) { try connection.execute(statement) }
         var oldTable: String?
         var mapping: [String: String] = [:]
         for entity in destination.entities {
@@ -264,7 +264,7 @@ struct InferredMigration {
     }
 
     private func createIndexes(of table: TableDefinition, on connection: Connection) throws {
-        for (index, statement) in zip(table.indexes, table.createStatements.dropFirst()) {
+        for (index, statement) in zip(table.indexes, table.createStatements(in: connection.dialect).dropFirst()) {
             do {
                 try connection.execute(statement)
             } catch let error as DatabaseError where error.primaryCode == 19 {  // SQLITE_CONSTRAINT

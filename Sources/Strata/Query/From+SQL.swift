@@ -62,7 +62,7 @@ extension From {
         }
         sql += " ORDER BY " + compiler.order(order, in: entity, alias: alias)
         if limit != nil || options.fetchOffset > 0 {
-            sql += " LIMIT \(compiler.bind(.integer(Int64(max(limit ?? -1, -1))))) "
+            sql += " LIMIT \(compiler.bind(.integer(SQL.limitValue(limit)))) "
                 + "OFFSET \(compiler.bind(.integer(Int64(max(options.fetchOffset, 0)))))"
         }
         return sql

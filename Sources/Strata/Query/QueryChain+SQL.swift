@@ -41,7 +41,7 @@ extension QueryChain {
         let limit = overrideLimit.map { min($0, options.effectiveLimit ?? $0) } ?? options.effectiveLimit
         if limit != nil || options.fetchOffset > 0 {
             sql +=
-                " LIMIT \(compiler.bind(.integer(Int64(max(limit ?? -1, -1))))) "
+                " LIMIT \(compiler.bind(.integer(SQL.limitValue(limit)))) "
                 + "OFFSET \(compiler.bind(.integer(Int64(max(options.fetchOffset, 0)))))"
         }
         return CompiledQuery(

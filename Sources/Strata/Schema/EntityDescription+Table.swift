@@ -10,9 +10,7 @@ extension EntityDescription {
         var columns = [TableDefinition.Column(name: "_pk", type: "INTEGER", isPrimaryKey: true)]
         var indexes: [TableDefinition.Index] = []
         for attribute in attributes {
-            // Doubles get no declared type: a REAL column would store -0.0 as the integer 0.
-            let type = attribute.storedType == .real ? "" : attribute.storedType.rawValue
-            columns.append(.init(name: attribute.name, type: type))
+            columns.append(.init(name: attribute.name, type: attribute.storedType.rawValue))
             if attribute.kind == .discriminator {
                 // `<table>__entity_index`: no field's index has two underscores there.
                 indexes.append(.init(

@@ -115,11 +115,9 @@ extension DataStack {
     ) throws(StrataError) -> Result {
         let store = try store()
         do {
-            let connection = try Connection(
-                path: store.settings.openPath, readOnly: true, create: false,
-                busyTimeout: store.settings.busyTimeoutMilliseconds)
+            let connection = try store.settings.openConnection(.inspector, create: false)
             defer { connection.close() }
-            try connection.execute("BEGIN")
+            try connection.execute(connection.dialect.beginRead)
             defer { try? connection.execute("COMMIT") }
             return try body(connection)
         } catch {

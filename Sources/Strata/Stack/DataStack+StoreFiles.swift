@@ -16,9 +16,7 @@ extension DataStack {
             throw .storage(path: url.path, reason: "a file already exists there")
         }
         do {
-            let connection = try Connection(
-                path: store.settings.openPath, readOnly: true, create: false,
-                busyTimeout: store.settings.busyTimeoutMilliseconds)
+            let connection = try store.settings.openConnection(.inspector, create: false)
             defer { connection.close() }
             try connection.run("VACUUM INTO ?", [.text(url.path)])
         } catch {

@@ -29,20 +29,19 @@ struct StoreOpener {
             switch settings.location {
             case .file(let url): try prepareFile(at: url)
             case .memory(let name): lease = try MemoryStoreFiles.Lease(name: name)
+            case .server: break
             }
-            let writer = try Connection(
-                path: settings.openPath, readOnly: settings.isReadOnly,
-                busyTimeout: settings.busyTimeoutMilliseconds)
+            let writer = try settings.openConnection(.writer)
             writer.lease = lease
             // Check the schema before switching to WAL: the switch rewrites the
             // header, and a database that is not this store must stay untouched.
             let (generation, migrationsRun) = try prepareSchema(on: writer)
             let hasLog = try CommitLog.exists(on: writer)
-            if !settings.isReadOnly { try CrossStoreCommit.install(on: writer) }
+            if !settings.isReadOnly && writer.dialect == .sqlite {
+                try CrossStoreCommit.install(on: writer)
+            }
             try configure(writer)
-            let reader = try Connection(
-                path: settings.openPath, readOnly: true,
-                busyTimeout: settings.busyTimeoutMilliseconds)
+            let reader = try settings.openConnection(.reader)
             reader.lease = lease
             let store = StoreRuntime(
                 settings: settings, schema: schema, writer: writer, generation: generation, hasLog: hasLog)
@@ -104,6 +103,7 @@ struct StoreOpener {
     }
 
     private func configure(_ connection: Connection) throws {
+        guard connection.dialect == .sqlite else { return }
         if !settings.isReadOnly {
             let mode = try connection.scalar("PRAGMA journal_mode = WAL")
             if mode != .text("wal") {
@@ -118,17 +118,15 @@ struct StoreOpener {
     /// Creates the tables of a new store, or checks an existing store's schema.
     /// Returns the store's commit generation and the migration steps run.
     private func prepareSchema(on connection: Connection) throws -> (UInt64, [MigrationStep]) {
-        let tableCount = try connection.scalar("SELECT count(*) FROM sqlite_master")
-        if tableCount == .integer(0) {
+        let tables = try connection.tableNames()
+        if tables.isEmpty {
             guard !settings.isReadOnly else {
                 throw StrataError.storage(path: path, reason: "the store is empty and opened read-only")
             }
             try createTables(on: connection)
             return (0, [])
         }
-        let hasMeta = try connection.scalar(
-            "SELECT count(*) FROM sqlite_master WHERE name = '_strata_meta'")
-        guard hasMeta == .integer(1) else {
+        guard tables.contains("_strata_meta") else {
             throw StrataError.storage(path: path, reason: "the database is not a Strata store")
         }
         let meta = try readMeta(connection)
@@ -229,8 +227,10 @@ struct StoreOpener {
     /// stack that followed the store before refreshes everything.
     private func restartHistory(on connection: Connection) throws {
         try CommitLog.install(on: connection)
+        let value = connection.dialect.metaInteger("value")
         try connection.run(
-            "UPDATE _strata_meta SET value = value + 1 WHERE key = 'generation'")
+            "UPDATE _strata_meta SET value = \(connection.dialect.metaValue("\(value) + 1")) "
+                + "WHERE key = 'generation'")
         try CommitLog.purge(through: .max, on: connection)
     }
 
@@ -247,18 +247,15 @@ struct StoreOpener {
             try prepareFile(at: url)
         case .memory:
             guard FileManager.default.fileExists(atPath: settings.openPath) else { return [] }
+        case .server:
+            break
         }
         do {
-            let connection = try Connection(
-                path: settings.openPath, readOnly: settings.isReadOnly, create: false,
-                busyTimeout: settings.busyTimeoutMilliseconds)
+            let connection = try settings.openConnection(.inspector, create: false)
             defer { connection.close() }
-            if try connection.scalar("SELECT count(*) FROM sqlite_master") == .integer(0) {
-                return []
-            }
-            let hasMeta = try connection.scalar(
-                "SELECT count(*) FROM sqlite_master WHERE name = '_strata_meta'")
-            guard hasMeta == .integer(1) else {
+            let tables = try connection.tableNames()
+            if tables.isEmpty { return [] }
+            guard tables.contains("_strata_meta") else {
                 throw StrataError.storage(path: path, reason: "the database is not a Strata store")
             }
             let meta = try readMeta(connection)
@@ -295,13 +292,16 @@ struct StoreOpener {
     private func createTables(on connection: Connection, generation: UInt64 = 0) throws {
         try inTransaction(connection) {
             for table in schema.tables {
-                for statement in table.createStatements { try connection.execute(statement) }
+                for statement in table.createStatements(in: connection.dialect) { try connection.execute(statement) }
             }
+            let dialect = connection.dialect
             try connection.execute(
-                "CREATE TABLE _strata_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID")
+                "CREATE TABLE _strata_meta (key \(dialect.columnType("TEXT")) PRIMARY KEY, "
+                    + "value \(dialect.columnType(""))) \(dialect.withoutRowID)")
             try connection.execute(
-                "CREATE TABLE _strata_sequence (entity TEXT PRIMARY KEY, last INTEGER) WITHOUT ROWID")
-            try connection.execute(CommitLog.createStatement)
+                "CREATE TABLE _strata_sequence (entity \(dialect.columnType("TEXT")) PRIMARY KEY, "
+                    + "last \(dialect.columnType("INTEGER"))) \(dialect.withoutRowID)")
+            try connection.execute(CommitLog.createStatement(in: dialect))
             for (key, value) in [
                 ("version", StoredValue.text(schema.version)),
                 ("fingerprint", .text(schema.fingerprint)),
@@ -317,10 +317,7 @@ struct StoreOpener {
     /// generation goes on from the old store's, plus one for the change.
     private func recreate(on connection: Connection, keepingGeneration generation: UInt64) throws {
         try inTransaction(connection) {
-            let tables = try connection.query(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-            ) { $0.value(at: 0) }
-            for case .text(let name) in tables {
+            for name in try connection.tableNames() {
                 try connection.execute("DROP TABLE \(SQL.quote(name))")
             }
         }
@@ -328,7 +325,7 @@ struct StoreOpener {
     }
 
     private func inTransaction(_ connection: Connection, _ body: () throws -> Void) throws {
-        try connection.execute("BEGIN IMMEDIATE")
+        try connection.execute(connection.dialect.beginWrite)
         do {
             try body()
             try connection.execute("COMMIT")

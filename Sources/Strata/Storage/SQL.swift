@@ -9,16 +9,20 @@ enum SQL {
         return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
+    /// The value bound to `LIMIT ?`: the limit, or for none (nil or negative)
+    /// the largest integer, which both engines read as no limit (SQLite's
+    /// own -1 is an error on PostgreSQL, PostgreSQL's NULL one on SQLite).
+    static func limitValue(_ limit: Int?) -> Int64 {
+        guard let limit, limit >= 0 else { return .max }
+        return Int64(limit)
+    }
+
     /// `?, ?, ?` for `count` parameters.
     static func placeholders(_ count: Int) -> String {
         Array(repeating: "?", count: count).joined(separator: ", ")
     }
 
-    /// `IN (SELECT value FROM json_each(?))`: membership in a list of row IDs
-    /// bound as one ``rowIDList(_:)`` parameter, however long.
-    static let inRowIDList = "IN (SELECT value FROM json_each(?))"
-
-    /// Row IDs as one bound value, a JSON array, for ``inRowIDList``.
+    /// Row IDs as one bound value, a JSON array, for ``SQLDialect/inRowIDList``.
     static func rowIDList(_ rowIDs: some Sequence<Int64>) -> StoredValue {
         var bytes: [UInt8] = [UInt8(ascii: "[")]
         bytes.reserveCapacity(rowIDs.underestimatedCount * 8 + 2)

@@ -1,6 +1,7 @@
 import Foundation
 
-/// A place a ``DataStack`` keeps its objects: ``SQLiteStore`` or ``InMemoryStore``.
+/// A place a ``DataStack`` keeps its objects: ``SQLiteStore``, ``InMemoryStore``,
+/// or `PostgreSQLStore` (module `StrataPostgreSQL`).
 public protocol StorageInterface: Sendable {
     /// Where and how the store is opened, and which entities it holds.
     var settings: StoreSettings { get }
@@ -12,11 +13,13 @@ extension StorageInterface {
     public var configuration: String? { settings.configuration }
 }
 
-/// How a store is opened. Built by ``SQLiteStore`` and ``InMemoryStore``.
+/// How a store is opened. Built by ``SQLiteStore``, ``InMemoryStore`` and `PostgreSQLStore`.
 public struct StoreSettings: Sendable {
-    enum Location: Sendable, Equatable {
+    enum Location: Sendable {
         case file(URL)
         case memory(name: String)
+        /// A store on a database server (PostgreSQL).
+        case server(any ServerStoreEngine)
     }
 
     let location: Location
@@ -36,17 +39,47 @@ public struct StoreSettings: Sendable {
     /// unless set); applied by the commits of the stacks that open it so.
     public var historyRetention: HistoryRetention = .default
 
+    /// Settings for a store on a database server (the PostgreSQL store's).
+    package init(
+        server: any ServerStoreEngine, configuration: String?, options: LocalStorageOptions,
+        isReadOnly: Bool, historyRetention: HistoryRetention
+    ) {
+        self.init(
+            location: .server(server), configuration: configuration, options: options,
+            isReadOnly: isReadOnly, synchronous: .normal, busyTimeoutMilliseconds: 5_000)
+        self.historyRetention = historyRetention
+    }
+
+    init(
+        location: Location, configuration: String?, options: LocalStorageOptions, isReadOnly: Bool,
+        synchronous: SynchronousMode, busyTimeoutMilliseconds: Int32
+    ) {
+        self.location = location
+        self.configuration = configuration
+        self.options = options
+        self.isReadOnly = isReadOnly
+        self.synchronous = synchronous
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+    }
+
     /// Whether the store is an ``InMemoryStore``: never synced, lost with the process.
     var isInMemory: Bool {
         if case .memory = location { return true }
         return false
     }
 
-    /// A path for messages, or `:memory:`.
+    /// The store's server, when it is on one.
+    var server: (any ServerStoreEngine)? {
+        if case .server(let engine) = location { return engine }
+        return nil
+    }
+
+    /// A path for messages, or `:memory:`, or the server store's description.
     var displayPath: String {
         switch location {
         case .file(let url): return url.path
         case .memory(let name): return ":memory:\(name)"
+        case .server(let engine): return engine.displayName
         }
     }
 
@@ -56,8 +89,33 @@ public struct StoreSettings: Sendable {
         switch location {
         case .file(let url): return url.path
         case .memory(let name): return MemoryStoreFiles.databasePath(forStore: name)
+        case .server(let engine): return engine.displayName
         }
     }
+
+    /// Opens a connection to the store: SQLite on its file, or the server's.
+    /// `role` says what the connection is for; a reader of a server store
+    /// listens for the commits of every stack.
+    func openConnection(_ role: ConnectionRole, create: Bool = true) throws -> Connection {
+        let readOnly = role != .writer || isReadOnly
+        if let server {
+            return Connection(
+                server: try server.connect(role), dialect: server.dialect, path: displayPath,
+                readOnly: readOnly)
+        }
+        return try Connection(
+            path: openPath, readOnly: readOnly, create: create, busyTimeout: busyTimeoutMilliseconds)
+    }
+}
+
+/// What a connection to a store is for.
+package enum ConnectionRole: Sendable {
+    /// The store's writer: transactions, and opening and migrating the store.
+    case writer
+    /// The main context's reader, which follows other stacks' commits.
+    case reader
+    /// A read-only look of its own (history, a migration check, an export).
+    case inspector
 }
 
 /// Options for opening a local store.

@@ -3,7 +3,8 @@
 struct TableDefinition: Sendable, Equatable {
     struct Column: Sendable, Equatable {
         var name: String
-        /// The declared type (`INTEGER`, `REAL`, `TEXT`, `BLOB`, or empty for none).
+        /// The storage class (`INTEGER`, `REAL`, `TEXT`, `BLOB`, or empty for
+        /// any); ``SQLDialect/columnType(_:)`` says how each engine declares it.
         var type: String
         var isPrimaryKey = false
     }
@@ -20,10 +21,11 @@ struct TableDefinition: Sendable, Equatable {
     var primaryKey: [String]?
 
     /// The statements that create the table and its indexes.
-    var createStatements: [String] {
+    func createStatements(in dialect: SQLDialect) -> [String] {
         var columnSQL = columns.map { column -> String in
             var text = SQL.quote(column.name)
-            if !column.type.isEmpty { text += " " + column.type }
+            let type = dialect.columnType(column.type)
+            if !type.isEmpty { text += " " + type }
             if column.isPrimaryKey { text += " PRIMARY KEY" }
             return text
         }

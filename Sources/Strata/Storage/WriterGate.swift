@@ -36,7 +36,7 @@ final class WriterGate: @unchecked Sendable {
     var isClosed: Bool {
         condition.lock()
         defer { condition.unlock() }
-        return connection.handle == nil
+        return connection.isClosed
     }
 
     /// Waits for the holder to give the writer back, then closes it for good.

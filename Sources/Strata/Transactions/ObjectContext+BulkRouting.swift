@@ -35,9 +35,10 @@ extension ObjectContext {
             }
             if !unknown.isEmpty {
                 let rows = TreeRows(table, schema: schema)
-                let read = try writeConnection().query(
+                let connection = try writeConnection()
+                let read = try connection.query(
                     "SELECT _pk, \(SQL.quote(EntityTree.discriminatorColumn)) FROM \(table.quotedTable) "
-                        + "WHERE _pk \(SQL.inRowIDList)", [SQL.rowIDList(unknown)]
+                        + "WHERE _pk \(connection.dialect.inRowIDList)", [SQL.rowIDList(unknown)]
                 ) { ($0.int64(at: 0), rows.entity(named: $0.value(at: 1))?.index) }
                 for (rowID, index) in read { concrete[rowID] = index }
             }

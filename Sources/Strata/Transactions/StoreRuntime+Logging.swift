@@ -34,6 +34,9 @@ extension StoreRuntime {
             entities: changeSet.loggedChanges, on: connection)
         try CommitLog.apply(
             settings.historyRetention, afterCommitting: generation, at: changeSet.date, on: connection)
+        if let notify = connection.dialect.notifyCommit {
+            try connection.run(notify, [.text(String(generation))])
+        }
         return changeSet
     }
 

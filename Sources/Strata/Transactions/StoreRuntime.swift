@@ -50,12 +50,12 @@ final class StoreRuntime: Sendable {
         // A second transaction on the thread that holds the writer would wait for itself.
         if gate.isHeldByCurrentThread { throw StrataError.nestedTransaction }
         let connection = gate.acquire()
-        if connection.handle == nil {
+        if connection.isClosed {
             gate.release()
             throw StrataError.storeNotAdded
         }
         do {
-            try connection.execute("BEGIN IMMEDIATE")
+            try connection.execute(connection.dialect.beginWrite)
         } catch {
             gate.release()
             throw StoreErrors.translate(error, path: path)

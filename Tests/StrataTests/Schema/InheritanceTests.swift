@@ -14,7 +14,7 @@ struct InheritanceTests {
         try schema.validate()
         #expect(schema.tables.map(\.name).sorted() == ["ZooAnimal", "ZooKeeper", "ZooToy"])
         let animals = try #require(schema.tables.first { $0.name == "ZooAnimal" })
-        #expect(animals.createStatements == [
+        #expect(animals.createStatements(in: .sqlite) == [
             #"CREATE TABLE "ZooAnimal" ("_pk" INTEGER PRIMARY KEY, "_entity" TEXT, "name" TEXT, "legs" INTEGER, "#
                 + #""tag" TEXT, "keeper" INTEGER, "_order_keeper" INTEGER, "breed" TEXT, "lives" INTEGER, "mane")"#,
             #"CREATE INDEX "ZooAnimal__entity_index" ON "ZooAnimal" ("_entity")"#,

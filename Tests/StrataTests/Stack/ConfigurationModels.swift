@@ -42,14 +42,16 @@ let configurationSchema = Schema("CfgV1", entities: [
 ])
 
 /// The storage of configuration `configuration` for `kind`: a fresh in-memory
-/// store, or a file in `directory` named after the configuration.
+/// store, a file in `directory` named after the configuration, or a
+/// PostgreSQL schema named after both.
 func configurationStorage(
     _ configuration: String?, _ kind: StoreKind, in directory: TemporaryDirectory
-) -> any StorageInterface {
+) throws -> any StorageInterface {
     switch kind {
     case .inMemory: return InMemoryStore(configuration: configuration)
     case .file:
         return SQLiteStore(fileURL: configurationURL(configuration, in: directory), configuration: configuration)
+    case .postgreSQL: return try postgreSQLStore(in: directory, configuration: configuration)
     }
 }
 

@@ -162,8 +162,9 @@ struct StoreConfigurationTests {
     func aStoreOfAConfigurationNoEntityDeclaresIsInvalidSchema(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
         let stack = try makeConfigurationStack([nil], kind, in: directory)
+        let storage = try configurationStorage("Config9", kind, in: directory)
         do {
-            try stack.addStorageAndWait(configurationStorage("Config9", kind, in: directory))
+            try stack.addStorageAndWait(storage)
             Issue.record("a store of an undeclared configuration was added")
         } catch {
             guard case .invalidSchema(_, _, let reason) = error else {

@@ -1,13 +1,20 @@
 import Foundation
 import Strata
+import StrataPostgreSQL
 import Testing
 
 /// Where a test's store lives; use as `@Test(arguments: StoreKind.allCases)`.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case inMemory
     case file
+    /// A schema of the tests' PostgreSQL server (``PostgreSQLServer``), named
+    /// after the test's folder, so that reopening finds the same store.
+    case postgreSQL
 
     var testDescription: String { rawValue }
+
+    /// The SQLite kinds only.
+    static let sqlite: [StoreKind] = [.inMemory, .file]
 }
 
 /// A unique folder under the temporary directory, removed with everything in it on deinit.
@@ -36,22 +43,33 @@ func storeURL(in directory: TemporaryDirectory) -> URL {
     directory.url.appendingPathComponent("store.sqlite")
 }
 
-/// The storage for `kind`: a fresh in-memory store, or the file at ``storeURL(in:)``.
-func makeStorage(_ kind: StoreKind, in directory: TemporaryDirectory) -> any StorageInterface {
+/// The storage for `kind`: a fresh in-memory store, the file at
+/// ``storeURL(in:)``, or the PostgreSQL schema of ``postgreSQLStore(in:)``.
+func makeStorage(_ kind: StoreKind, in directory: TemporaryDirectory) throws -> any StorageInterface {
     switch kind {
     case .inMemory: return InMemoryStore()
     case .file: return SQLiteStore(fileURL: storeURL(in: directory))
+    case .postgreSQL: return try postgreSQLStore(in: directory)
     }
+}
+
+/// The PostgreSQL store of `directory`: a schema of the tests' server named
+/// after the folder (created on first open).
+func postgreSQLStore(in directory: TemporaryDirectory, configuration: String? = nil) throws -> PostgreSQLStore {
+    let digits = directory.url.lastPathComponent.unicodeScalars.reduce(UInt64(14_695_981_039_346_656_037)) {
+        ($0 ^ UInt64($1.value)) &* 1_099_511_628_211
+    }
+    return PostgreSQLStore(
+        connectionString: try PostgreSQLServer.shared().connectionString,
+        schema: "strata_test_" + String(digits, radix: 16) + (configuration.map { "_" + $0.lowercased() } ?? ""),
+        configuration: configuration)
 }
 
 /// A stack for `schema` with a store of `kind` added.
 @MainActor
 func makeStack(_ schema: Schema, _ kind: StoreKind, in directory: TemporaryDirectory) throws -> DataStack {
     let stack = DataStack(schema)
-    switch kind {
-    case .inMemory: try stack.addStorageAndWait(InMemoryStore())
-    case .file: try stack.addStorageAndWait(SQLiteStore(fileURL: storeURL(in: directory)))
-    }
+    try stack.addStorageAndWait(try makeStorage(kind, in: directory))
     return stack
 }
 

@@ -2,12 +2,18 @@ import CSQLite
 import Foundation
 import Synchronization
 
-/// One SQLite connection with a cache of prepared statements.
+/// One database connection with a cache of prepared statements: an SQLite
+/// handle, or a ``ServerConnection`` (PostgreSQL) that the same calls reach.
 ///
 /// A connection is not thread-safe: its owner — the writer gate or the main
 /// context — makes sure only one thread uses it at a time.
 final class Connection {
+    /// The SQLite handle; `nil` once closed, and for a server connection.
     private(set) var handle: OpaquePointer?
+    /// The server connection this runs on instead of SQLite, if any.
+    private(set) var server: (any ServerConnection)?
+    /// How this connection's engine spells what the engines spell differently.
+    let dialect: SQLDialect
     let path: String
     let isReadOnly: Bool
     private var statements: [String: Statement] = [:]
@@ -22,6 +28,7 @@ final class Connection {
     init(path: String, readOnly: Bool, create: Bool = true, busyTimeout: Int32 = 5_000) throws {
         self.path = path
         self.isReadOnly = readOnly
+        self.dialect = .sqlite
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         if readOnly {
             flags |= SQLITE_OPEN_READONLY
@@ -54,7 +61,18 @@ final class Connection {
         }
     }
 
+    /// A connection that runs on `server`; `path` names the store in messages.
+    init(server: any ServerConnection, dialect: SQLDialect, path: String, readOnly: Bool) {
+        self.server = server
+        self.dialect = dialect
+        self.path = path
+        self.isReadOnly = readOnly
+    }
+
     deinit { close() }
+
+    /// Whether the connection is closed (or was never opened).
+    var isClosed: Bool { handle == nil && server == nil }
 
     /// Finalizes every statement, closes the connection and drops its lease.
     func close() {
@@ -62,6 +80,8 @@ final class Connection {
         statements.removeAll()
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
+        server?.close()
+        server = nil
         lease = nil  // after the close: the last lease deletes the files
     }
 
@@ -86,6 +106,11 @@ final class Connection {
 
     /// Runs one or more statements that take no arguments (DDL, pragmas).
     func execute(_ sql: String) throws {
+        if let server {
+            // What SQLite's commit hook counts for its writers: a kept read ends at it.
+            if sql == "COMMIT", !isReadOnly { Connection.commitCount.add(1, ordering: .relaxed) }
+            return try server.execute(sql)
+        }
         var errorMessage: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if code != SQLITE_OK {
@@ -168,7 +193,7 @@ final class Connection {
     func beginKeptRead() throws {
         endKeptRead()
         let commits = Connection.commitCount.load(ordering: .relaxed)
-        try run("BEGIN")
+        try execute(dialect.beginRead)
         keptRead = KeptRead(began: Connection.monotonicNanoseconds(), commits: commits)
     }
 
@@ -179,7 +204,7 @@ final class Connection {
         keptRead = nil
         // A read transaction's COMMIT only releases its locks; if it fails
         // (no transaction left after an error), there is nothing to end.
-        try? run("COMMIT")
+        try? execute("COMMIT")
     }
 
     var lastErrorMessage: String {
@@ -190,7 +215,10 @@ final class Connection {
         handle.map { sqlite3_extended_errcode($0) } ?? SQLITE_MISUSE
     }
 
-    var isInTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
+    var isInTransaction: Bool {
+        if let server { return server.isInTransaction }
+        return handle.map { sqlite3_get_autocommit($0) == 0 } ?? false
+    }
 
     /// The pager's data version as of this connection's latest read
     /// transaction: it moves whenever another connection (of this process or
@@ -198,12 +226,17 @@ final class Connection {
     /// statement: it costs a function call, where `PRAGMA data_version` costs
     /// as much as a point lookup.
     var dataVersion: UInt32 {
+        if let server { return server.dataVersion }
         var version: UInt32 = 0
         _ = sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version)
         return version
     }
 
-    var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
+    /// How many rows the last statement inserted, updated or deleted.
+    var changes: Int {
+        if server != nil { return lastStatement?.server?.changes ?? 0 }
+        return handle.map { Int(sqlite3_changes($0)) } ?? 0
+    }
 
     func error(sql: String?) -> DatabaseError {
         DatabaseError(code: lastErrorCode, message: lastErrorMessage, sql: sql)

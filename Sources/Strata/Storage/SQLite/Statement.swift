@@ -1,15 +1,24 @@
 import CSQLite
 import Foundation
 
-/// A prepared statement owned by a ``Connection``'s cache.
+/// A prepared statement owned by a ``Connection``'s cache: SQLite's, or a
+/// server's (``ServerStatement``) that the same calls reach.
 final class Statement {
+    /// The SQLite statement; `nil` for a server's.
     private(set) var handle: OpaquePointer?
+    /// The server's statement this runs on instead, if any.
+    let server: (any ServerStatement)?
     let sql: String
     unowned let connection: Connection
 
     init(connection: Connection, sql: String) throws {
         self.connection = connection
         self.sql = sql
+        if let server = connection.server {
+            self.server = try server.statement(sql)
+            return
+        }
+        self.server = nil
         var statement: OpaquePointer?
         let code = sqlite3_prepare_v3(
             connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
@@ -22,6 +31,7 @@ final class Statement {
     deinit { sqlite3_finalize(handle) }
 
     func reset() {
+        if let server { return server.reset() }
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
@@ -30,6 +40,7 @@ final class Statement {
     /// statement has parameters, or `SQLITE_RANGE` (a raw-SQL `Where` with
     /// fewer arguments than `?`s would otherwise bind NULL to the rest).
     func bind(_ values: [StoredValue]) throws {
+        if let server { return try server.bind(values) }
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard values.count == expected else {
             throw DatabaseError(
@@ -44,6 +55,7 @@ final class Statement {
 
     /// Binds one value to the 1-based parameter `index`.
     func bind(_ value: StoredValue, at index: Int32) throws {
+        if let server { return try server.bind(value, at: index) }
         let code: Int32
         switch value {
         case .null:
@@ -76,6 +88,7 @@ final class Statement {
 
     /// Steps once: `true` when a row is available, `false` when done.
     func step() throws -> Bool {
+        if let server { return try server.step() }
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
@@ -87,26 +100,40 @@ final class Statement {
     }
 
     /// How many columns the statement's rows have.
-    var columnCount: Int32 { sqlite3_column_count(handle) }
+    var columnCount: Int32 {
+        if let server { return server.columnCount }
+        return sqlite3_column_count(handle)
+    }
 
-    func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+    func int64(at index: Int32) -> Int64 {
+        if let server { return server.int64(at: index) }
+        return sqlite3_column_int64(handle, index)
+    }
 
     /// The storage class of column `index` of the current row
     /// (`SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`, `SQLITE_BLOB`, `SQLITE_NULL`).
-    func columnType(at index: Int32) -> Int32 { sqlite3_column_type(handle, index) }
+    func columnType(at index: Int32) -> Int32 {
+        if let server { return server.columnType(at: index) }
+        return sqlite3_column_type(handle, index)
+    }
 
-    func double(at index: Int32) -> Double { sqlite3_column_double(handle, index) }
+    func double(at index: Int32) -> Double {
+        if let server { return server.double(at: index) }
+        return sqlite3_column_double(handle, index)
+    }
 
     /// The UTF-8 bytes of column `index`, valid until the statement steps or
     /// resets; empty for NULL.
     func textBytes(at index: Int32) -> UnsafeRawBufferPointer {
-        bytes(sqlite3_column_text(handle, index).map(UnsafeRawPointer.init), at: index)
+        if let server { return server.textBytes(at: index) }
+        return bytes(sqlite3_column_text(handle, index).map(UnsafeRawPointer.init), at: index)
     }
 
     /// The bytes of blob column `index`, valid until the statement steps or
     /// resets; empty for NULL or an empty blob.
     func blobBytes(at index: Int32) -> UnsafeRawBufferPointer {
-        bytes(sqlite3_column_blob(handle, index), at: index)
+        if let server { return server.blobBytes(at: index) }
+        return bytes(sqlite3_column_blob(handle, index), at: index)
     }
 
     /// `start` with column `index`'s length, read after the pointer as SQLite requires.
@@ -117,6 +144,7 @@ final class Statement {
 
     /// The value of column `index` of the current row, in its storage class.
     func value(at index: Int32) -> StoredValue {
+        if let server { return server.value(at: index) }
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER:
             return .integer(sqlite3_column_int64(handle, index))

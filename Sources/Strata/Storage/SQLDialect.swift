@@ -1,0 +1,103 @@
+/// The engines Strata's SQL runs on, and how each spells what they spell
+/// differently. Everything else is written once, in the SQL both accept.
+package enum SQLDialect: Sendable {
+    case sqlite
+    case postgreSQL
+
+    /// How a column of storage class `storageClass` (`INTEGER`, `REAL`,
+    /// `TEXT`, `BLOB`, or empty for any) is declared.
+    func columnType(_ storageClass: String) -> String {
+        switch (self, storageClass) {
+        // No declared type for doubles: a REAL column would store -0.0 as the integer 0.
+        case (.sqlite, "REAL"): return ""
+        case (.sqlite, _): return storageClass
+        case (.postgreSQL, "INTEGER"): return "BIGINT"
+        case (.postgreSQL, "REAL"): return "DOUBLE PRECISION"
+        // Byte order, as SQLite's BINARY collation compares, whatever the database's locale.
+        case (.postgreSQL, "TEXT"): return "TEXT COLLATE \"C\""
+        case (.postgreSQL, "BLOB"): return "BYTEA"
+        case (.postgreSQL, _): return "TEXT COLLATE \"C\""
+        }
+    }
+
+    /// Ends a `CREATE TABLE` whose table needs no row ID of its own.
+    var withoutRowID: String {
+        switch self {
+        case .sqlite: return "WITHOUT ROWID"
+        case .postgreSQL: return ""
+        }
+    }
+
+    /// `_strata_meta`'s value column as an integer: SQLite's column takes
+    /// either kind, PostgreSQL's holds text.
+    func metaInteger(_ expression: String) -> String {
+        switch self {
+        case .sqlite: return expression
+        case .postgreSQL: return "CAST(\(expression) AS BIGINT)"
+        }
+    }
+
+    /// An expression stored into `_strata_meta`'s value column.
+    func metaValue(_ expression: String) -> String {
+        switch self {
+        case .sqlite: return expression
+        case .postgreSQL: return "CAST(\(expression) AS TEXT)"
+        }
+    }
+
+    /// The larger of two values.
+    func greatest(_ first: String, _ second: String) -> String {
+        switch self {
+        case .sqlite: return "max(\(first), \(second))"
+        case .postgreSQL: return "GREATEST(\(first), \(second))"
+        }
+    }
+
+    /// Begins a write transaction that holds the store's write lock from its
+    /// first statement, so that what it reads stays true until it commits:
+    /// SQLite's `BEGIN IMMEDIATE`; on PostgreSQL, an advisory lock named
+    /// after the store's schema, released with the transaction.
+    var beginWrite: String {
+        switch self {
+        case .sqlite: return "BEGIN IMMEDIATE"
+        case .postgreSQL:
+            return "BEGIN; SELECT pg_advisory_xact_lock(\(Self.advisoryLockClass), "
+                + "hashtext(current_schema()))"
+        }
+    }
+
+    /// Run inside every logged commit to wake the other stacks' readers, with
+    /// the generation bound: PostgreSQL delivers the notification when the
+    /// transaction commits, to every connection listening on the store's
+    /// channel (``notificationChannel``). SQLite's readers notice commits by
+    /// the file's data version instead.
+    var notifyCommit: String? {
+        switch self {
+        case .sqlite: return nil
+        case .postgreSQL: return "SELECT pg_notify('strata:' || current_schema(), ?)"
+        }
+    }
+
+    /// The first key of Strata's advisory locks, so that they do not meet an
+    /// application's own (which use one key, or other classes).
+    static let advisoryLockClass = 0x5354_5241  // "STRA"
+
+    /// `IN (…)`: membership in a list of row IDs bound as one
+    /// ``SQL/rowIDList(_:)`` parameter (a JSON array), however long.
+    var inRowIDList: String {
+        switch self {
+        case .sqlite: return "IN (SELECT value FROM json_each(?))"
+        case .postgreSQL:
+            return "IN (SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(? AS JSON)))"
+        }
+    }
+
+    /// Begins a read transaction whose statements all read one snapshot.
+    /// (PostgreSQL's default, READ COMMITTED, takes a new one per statement.)
+    var beginRead: String {
+        switch self {
+        case .sqlite: return "BEGIN"
+        case .postgreSQL: return "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+        }
+    }
+}

@@ -1,0 +1,40 @@
+/// A connection to a database server: what the PostgreSQL store (module
+/// `StrataPostgreSQL`) gives a ``Connection`` to run on instead of an SQLite
+/// handle.
+///
+/// The SQL is the same on both engines where they agree, written with
+/// SQLite's `?` placeholders; where they differ, the ``SQLDialect`` of the
+/// connection says how. Errors are ``DatabaseError``s with SQLite's codes.
+package protocol ServerConnection: AnyObject {
+    /// Runs one or more statements that take no arguments.
+    func execute(_ sql: String) throws
+    /// The prepared statement for `sql`, cached by the connection, reset.
+    func statement(_ sql: String) throws -> any ServerStatement
+    /// Whether a transaction is open.
+    var isInTransaction: Bool { get }
+    /// A number that moves when another connection committed to the store
+    /// since it was last read (notifications received), like SQLite's data version.
+    var dataVersion: UInt32 { get }
+    /// Closes the connection.
+    func close()
+}
+
+/// A statement prepared on a server, read row by row like an SQLite statement.
+package protocol ServerStatement: AnyObject {
+    func reset()
+    func bind(_ values: [StoredValue]) throws
+    /// Binds one value to the 1-based parameter `index`; parameters are bound
+    /// in order after a reset (1, 2, 3, …), as Strata's own statements do.
+    func bind(_ value: StoredValue, at index: Int32) throws
+    func step() throws -> Bool
+    /// How many rows the last run inserted, updated or deleted.
+    var changes: Int { get }
+    var columnCount: Int32 { get }
+    /// The storage class of column `index`, in SQLite's codes (`SQLITE_INTEGER`, …).
+    func columnType(at index: Int32) -> Int32
+    func int64(at index: Int32) -> Int64
+    func double(at index: Int32) -> Double
+    func textBytes(at index: Int32) -> UnsafeRawBufferPointer
+    func blobBytes(at index: Int32) -> UnsafeRawBufferPointer
+    func value(at index: Int32) -> StoredValue
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Strata
+
+/// How Strata reaches a ``PostgreSQLStore``: a session per connection, in the
+/// store's schema, the reader listening on the store's commit channel.
+struct PostgreSQLEngine: ServerStoreEngine {
+    let connectionString: String
+    let schema: String
+
+    var dialect: SQLDialect { .postgreSQL }
+
+    /// The schema and the connection string without its password.
+    var displayName: String {
+        "postgresql:\(Self.redacted(connectionString))#\(schema)"
+    }
+
+    func connect(_ role: ConnectionRole) throws -> any ServerConnection {
+        let quoted = Self.quote(schema)
+        var setUp = [
+            "SET search_path TO \(quoted)", "SET TIME ZONE 'UTC'",
+            "SET client_min_messages TO WARNING",
+        ]
+        if role == .reader { setUp.append("LISTEN \(Self.quote("strata:\(schema)"))") }
+        let session = try PostgreSQLSession(
+            connectionString: connectionString, setUp: setUp.joined(separator: "; "))
+        if role == .writer { try prepareSchema(on: session) }
+        return session
+    }
+
+    /// Creates the store's schema when it is missing (the tables come with
+    /// the store's first open, as for SQLite).
+    private func prepareSchema(on session: PostgreSQLSession) throws {
+        let exists = try session.prepare(
+            "SELECT count(*) FROM pg_namespace WHERE nspname = ?")
+        try exists.bind([.text(schema)])
+        guard try exists.step(), exists.int64(at: 0) == 0 else { return }
+        try session.execute("CREATE SCHEMA IF NOT EXISTS \(Self.quote(schema))")
+    }
+
+    /// `identifier` as a quoted SQL identifier.
+    static func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// A libpq connection string of `pairs`, each value quoted.
+    static func connectionString(_ pairs: [String: String]) -> String {
+        pairs.sorted { $0.key < $1.key }.map { key, value in
+            let escaped = value.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "'", with: "\\'")
+            return "\(key)='\(escaped)'"
+        }.joined(separator: " ")
+    }
+
+    /// `connectionString` without a password, for messages and logs.
+    static func redacted(_ connectionString: String) -> String {
+        if connectionString.hasPrefix("postgres"), var url = URLComponents(string: connectionString) {
+            if url.password != nil { url.password = "***" }
+            url.queryItems = url.queryItems?.map {
+                $0.name == "password" ? URLQueryItem(name: $0.name, value: "***") : $0
+            }
+            return url.string ?? "postgresql://"
+        }
+        return connectionString.replacingOccurrences(
+            of: #"password\s*=\s*('(\\.|[^'])*'|\S+)"#, with: "password=***",
+            options: .regularExpression)
+    }
+}
