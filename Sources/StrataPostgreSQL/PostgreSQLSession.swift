@@ -137,8 +137,9 @@ final class PostgreSQLSession: ServerConnection {
                 throw connectionError(sql: sql)
             }
             let sqlState = String(cString: state)
-            let message = PQresultErrorField(result, Int32(UInt8(ascii: "M")))
+            var message = PQresultErrorField(result, Int32(UInt8(ascii: "M")))
                 .map { String(cString: $0) } ?? Self.trimmed(PQresultErrorMessage(result))
+            if sqlState == "23505", let unique = Self.uniqueViolation(result) { message = unique }
             throw DatabaseError(
                 code: Self.sqliteCode(forSQLState: sqlState), message: message, sql: sql,
                 sqlState: sqlState)
@@ -173,6 +174,20 @@ final class PostgreSQLSession: ServerConnection {
             default: return SQLITE_ERROR
             }
         }
+    }
+
+    /// A unique violation told as SQLite tells it, `UNIQUE constraint failed:
+    /// Table.column, …`, which ``StrataError`` reads the entity and fields
+    /// from. The columns come from the detail, `Key (a, b)=(…) already
+    /// exists.`; the values in it (user data) are left out.
+    private static func uniqueViolation(_ result: OpaquePointer) -> String? {
+        guard let table = PQresultErrorField(result, Int32(UInt8(ascii: "t"))).map({ String(cString: $0) }),
+              let detail = PQresultErrorField(result, Int32(UInt8(ascii: "D"))).map({ String(cString: $0) }),
+              let open = detail.range(of: "Key ("), let close = detail.range(of: ")=(")
+        else { return nil }
+        let columns = detail[open.upperBound..<close.lowerBound].components(separatedBy: ", ")
+            .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+        return "UNIQUE constraint failed: " + columns.map { "\(table).\($0)" }.joined(separator: ", ")
     }
 
     private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {

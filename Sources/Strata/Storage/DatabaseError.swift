@@ -23,6 +23,13 @@ package struct DatabaseError: Error, Sendable, CustomStringConvertible {
         self.sqlState = sqlState
     }
 
+    /// Whether the server could not be reached or the connection broke
+    /// (SQLSTATE class 08, or the server shutting down: 57P01–57P03).
+    package var isConnectionFailure: Bool {
+        guard let sqlState else { return false }
+        return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState)
+    }
+
     /// The primary result code (the low byte of the extended code).
     package var primaryCode: Int32 { code & 0xFF }
 

@@ -75,6 +75,16 @@ public enum StrataError: Error, Sendable {
     case nestedTransaction
     /// SQLite reported an error that no other case describes.
     case sqlite(code: Int32, message: String, sql: String?)
+    /// PostgreSQL reported an error that no other case describes; `sqlState`
+    /// is its five-character code (`42P01`: a table is missing, …).
+    case postgreSQL(sqlState: String, message: String, sql: String?)
+    /// The database server of the store at `path` could not be reached, or
+    /// the connection to it was lost (a restart, a failover, the network). A
+    /// transaction that was running is rolled back by the server: nothing of
+    /// it was committed, unless the connection broke during its COMMIT, when
+    /// the commit log tells (a commit that happened reaches the stack's
+    /// monitors like any other). Connections open again on next use: retry.
+    case serverUnavailable(path: String, reason: String)
     /// The transaction called `cancel()`.
     case userCancelled
     /// An error thrown by the caller's own code, unchanged: a transaction's
@@ -136,6 +146,11 @@ extension StrataError: CustomDebugStringConvertible, LocalizedError {
                 + "use the transaction you are in instead."
         case let .sqlite(code, message, sql):
             return "SQLite error \(code): \(message)" + (sql.map { " (while running: \($0))" } ?? "")
+        case let .postgreSQL(sqlState, message, sql):
+            return "PostgreSQL error \(sqlState): \(message)"
+                + (sql.map { " (while running: \($0))" } ?? "")
+        case let .serverUnavailable(path, reason):
+            return "The database server of \(path) is unavailable: \(reason). Retry once it is back."
         case .userCancelled:
             return "The transaction was cancelled."
         case let .userError(error):
@@ -153,7 +168,13 @@ extension StrataError {
         switch error {
         case let error as StrataError: return error
         case let error as DatabaseError:
-            return .sqlite(code: error.code, message: error.message, sql: error.sql)
+            guard let sqlState = error.sqlState else {
+                return .sqlite(code: error.code, message: error.message, sql: error.sql)
+            }
+            if error.isConnectionFailure {
+                return .serverUnavailable(path: "a server store", reason: error.message)
+            }
+            return .postgreSQL(sqlState: sqlState, message: error.message, sql: error.sql)
         default: return .userError(error)
         }
     }

@@ -104,6 +104,9 @@ final class StoreRuntime: Sendable {
 enum StoreErrors {
     static func translate(_ error: any Error, path: String) -> StrataError {
         guard let error = error as? DatabaseError else { return .wrapping(error) }
+        if error.isConnectionFailure {
+            return .serverUnavailable(path: path, reason: error.message)
+        }
         switch error.primaryCode {
         case 26, 11:  // SQLITE_NOTADB, SQLITE_CORRUPT
             return .notADatabase(path: path, reason: error.message)
