@@ -24,6 +24,8 @@ final class RowBatch {
     let columns: Int
     /// The context whose fetch read the rows.
     let context: ObjectContext
+    /// The same context, for objects that borrow it without a retain.
+    let unretainedContext: Unmanaged<ObjectContext>
     /// How many values fit.
     private let valueCapacity: Int
     /// Per value: the integer, the bits of the double, or the offset of the
@@ -59,6 +61,7 @@ final class RowBatch {
     ) {
         self.columns = columns
         self.context = context
+        unretainedContext = Unmanaged.passUnretained(context)
         valueCapacity = max(1, columns * min(rows, Self.capacity))
         let storage = UnsafeMutableRawPointer.allocate(
             byteCount: valueCapacity * (MemoryLayout<UInt64>.stride + MemoryLayout<Kind>.stride),
@@ -96,13 +99,20 @@ final class RowBatch {
         }
     }
 
-    /// A copy of the row that starts at `start`.
-    func row(from start: Int) -> ContiguousArray<StoredValue> {
-        ContiguousArray((start..<(start + columns)).lazy.map { self.value(at: $0) })
+    /// The value in `slot` of row `row`, decoded.
+    @inline(__always)
+    func value(row: Int, slot: Int) -> StoredValue {
+        value(at: row * columns + slot)
+    }
+
+    /// A copy of row `row`.
+    func row(_ row: Int) -> ContiguousArray<StoredValue> {
+        let start = row * columns
+        return ContiguousArray((start..<(start + columns)).lazy.map { self.value(at: $0) })
     }
 
     /// Appends the attribute columns (1...columns) of the statement's current
-    /// row and returns where the row starts.
+    /// row and returns its row number.
     func append(_ statement: Statement) -> Int {
         checkUsage(hasRoom, "Strata: a full row batch was appended to")
         let start = count
@@ -131,7 +141,7 @@ final class RowBatch {
         #if STRATA_CHECKED
         checkInvariants(ofRowAt: start)
         #endif
-        return start
+        return start / Swift.max(columns, 1)
     }
 
     /// Copies `source` after the stored bytes, behind its length, and returns
