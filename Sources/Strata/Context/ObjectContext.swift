@@ -266,7 +266,7 @@ final class ObjectContext {
             return existing
         }
         let object = entity.type.init()
-        object.attach(toRowAt: batch.append(statement), in: batch, entity: entity, rowID: rowID)
+        object.attach(toRow: batch.append(statement), in: batch, entity: entity, rowID: rowID)
         object.generation = generation
         table.insertNew(object)
         return object

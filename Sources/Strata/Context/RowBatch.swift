@@ -5,9 +5,9 @@ import Foundation
 /// share until one is changed (then it takes its own copy of its values).
 ///
 /// The rows stay close to SQLite's own encoding: a storage class and eight
-/// bytes per value (the integer, the double, or where a text or blob value's
-/// length and bytes start), and the text and blob bytes one after another in
-/// one byte buffer. A read decodes the value it asks for, so a fetch of 100,000 objects
+/// bytes per value (the integer, the double, or a text or blob value's length
+/// and where its bytes start), and the text and blob bytes one after another
+/// in one byte buffer. A read decodes the value it asks for, so a fetch of 100,000 objects
 /// makes a few hundred allocations for their values, not one per object and
 /// string, and freeing them is as cheap.
 ///
@@ -24,10 +24,12 @@ final class RowBatch {
     let columns: Int
     /// The context whose fetch read the rows.
     let context: ObjectContext
+    /// The same context, for objects that borrow it without a retain.
+    let unretainedContext: Unmanaged<ObjectContext>
     /// How many values fit.
     private let valueCapacity: Int
-    /// Per value: the integer, the bits of the double, or the offset of the
-    /// text's or blob's length (four bytes) and bytes in `bytes`.
+    /// Per value: the integer, the bits of the double, or a text's or blob's
+    /// length and offset in `bytes` (see ``textPayload(offset:length:)``).
     private let payloads: UnsafeMutablePointer<UInt64>
     /// Per value, its storage class.
     private let kinds: UnsafeMutablePointer<Kind>
@@ -59,6 +61,7 @@ final class RowBatch {
     ) {
         self.columns = columns
         self.context = context
+        unretainedContext = Unmanaged.passUnretained(context)
         valueCapacity = max(1, columns * min(rows, Self.capacity))
         let storage = UnsafeMutableRawPointer.allocate(
             byteCount: valueCapacity * (MemoryLayout<UInt64>.stride + MemoryLayout<Kind>.stride),
@@ -77,8 +80,10 @@ final class RowBatch {
         bytes.deallocate()
     }
 
-    /// Whether another row fits.
-    var hasRoom: Bool { count + columns <= valueCapacity }
+    /// Whether another row fits. SQLite caps a row's record, hence its text
+    /// and blob bytes, at 2^31 - 1 bytes: a row started below 4 GiB of bytes
+    /// ends below 6, and its offsets fit the 33 bits the payload gives them.
+    var hasRoom: Bool { count + columns <= valueCapacity && byteCount < 1 << 32 }
 
     /// The value at `index` (a row's start plus a slot), decoded.
     @inline(__always)
@@ -96,13 +101,20 @@ final class RowBatch {
         }
     }
 
-    /// A copy of the row that starts at `start`.
-    func row(from start: Int) -> ContiguousArray<StoredValue> {
-        ContiguousArray((start..<(start + columns)).lazy.map { self.value(at: $0) })
+    /// The value in `slot` of row `row`, decoded.
+    @inline(__always)
+    func value(row: Int, slot: Int) -> StoredValue {
+        value(at: row * columns + slot)
+    }
+
+    /// A copy of row `row`.
+    func row(_ row: Int) -> ContiguousArray<StoredValue> {
+        let start = row * columns
+        return ContiguousArray((start..<(start + columns)).lazy.map { self.value(at: $0) })
     }
 
     /// Appends the attribute columns (1...columns) of the statement's current
-    /// row and returns where the row starts.
+    /// row and returns its row number.
     func append(_ statement: Statement) -> Int {
         checkUsage(hasRoom, "Strata: a full row batch was appended to")
         let start = count
@@ -131,25 +143,33 @@ final class RowBatch {
         #if STRATA_CHECKED
         checkInvariants(ofRowAt: start)
         #endif
-        return start
+        return start / Swift.max(columns, 1)
     }
 
-    /// Copies `source` after the stored bytes, behind its length, and returns
-    /// where the length starts.
+    /// Copies `source` after the stored bytes and returns its payload.
     private func store(_ source: UnsafeRawBufferPointer) -> UInt64 {
-        // SQLite caps a value at 2^31 - 1 bytes, so its length fits four bytes.
-        let length = UInt32(source.count)
-        let needed = byteCount + MemoryLayout<UInt32>.size + source.count
-        if needed > byteCapacity { grow(toHold: needed) }
         let offset = byteCount
-        bytes.storeBytes(of: length, toByteOffset: offset, as: UInt32.self)
+        let needed = offset + source.count
+        if needed > byteCapacity { grow(toHold: needed) }
         if let base = source.baseAddress, source.count > 0 {
-            let start = bytes + offset + MemoryLayout<UInt32>.size
-            start.copyMemory(from: base, byteCount: source.count)
+            (bytes + offset).copyMemory(from: base, byteCount: source.count)
         }
         byteCount = needed
-        return UInt64(offset)
+        return Self.textPayload(offset: offset, length: source.count)
     }
+
+    /// A text's or blob's payload: its length (SQLite caps a value at
+    /// 2^31 - 1 bytes) in the top 31 bits, its offset in the low 33 (see
+    /// ``hasRoom``). In the payload rather than in front of the bytes, a read
+    /// finds both in the value it loads anyway, and a row takes 4 bytes less
+    /// a text.
+    @inline(__always)
+    private static func textPayload(offset: Int, length: Int) -> UInt64 {
+        UInt64(truncatingIfNeeded: length) << 33 | UInt64(truncatingIfNeeded: offset)
+    }
+
+    /// The offset's bits of a text's or blob's payload.
+    private static let offsetMask: UInt64 = 1 << 33 - 1
 
     private func grow(toHold needed: Int) {
         let capacity = max(needed, byteCapacity * 2)
@@ -161,14 +181,12 @@ final class RowBatch {
         byteCapacity = capacity
     }
 
-    /// The bytes of the text or blob value whose length is stored at `offset`.
+    /// The bytes of the text or blob value whose payload is `payload`.
     @inline(__always)
-    private func storedBytes(at offset: UInt64) -> UnsafeBufferPointer<UInt8> {
-        let start = Int(offset)
-        let length = Int(bytes.loadUnaligned(fromByteOffset: start, as: UInt32.self))
-        return UnsafeBufferPointer(
-            start: (bytes + start + MemoryLayout<UInt32>.size).assumingMemoryBound(to: UInt8.self),
-            count: length)
+    private func storedBytes(at payload: UInt64) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(
+            start: (bytes + Int(payload & Self.offsetMask)).assumingMemoryBound(to: UInt8.self),
+            count: Int(payload >> 33))
     }
 
     // MARK: Invariants
@@ -196,13 +214,9 @@ final class RowBatch {
         checkInvariant(byteCount <= byteCapacity, "\(byteCount) bytes in room for \(byteCapacity)")
         for index in start..<(start + columns) {
             guard kinds[index] == .text || kinds[index] == .blob else { continue }
-            let offset = Int(payloads[index])
-            let lengthEnd = offset + MemoryLayout<UInt32>.size
+            let offset = Int(payloads[index] & Self.offsetMask), length = Int(payloads[index] >> 33)
             checkInvariant(
-                offset >= 0 && lengthEnd <= byteCount, "value \(index)'s length is past the bytes")
-            let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-            checkInvariant(
-                lengthEnd + length <= byteCount, "value \(index)'s bytes lie past the bytes")
+                offset + length <= byteCount, "value \(index)'s bytes lie past the bytes")
         }
     }
     #endif

@@ -23,28 +23,25 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Makes the object a member of `context`, with values of its own.
     final func attach(to context: ObjectContext, entity: EntityDescription, rowID: Int64) {
-        owner = context
-        readsFromBatch = false
-        contextReference = Unmanaged.passUnretained(context)
+        setOwner(Unmanaged.passUnretained(context).toOpaque(), readsFromBatch: false)
         entityReference = Unmanaged.passUnretained(entity)
         self.rowID = rowID
     }
 
     /// Makes the object a member of the context whose fetch read its row
-    /// into `batch` at `start`, reading its values from there.
+    /// into `batch` as row `row`, reading its values from there.
     final func attach(
-        toRowAt start: Int, in batch: RowBatch, entity: EntityDescription, rowID: Int64
+        toRow row: Int, in batch: RowBatch, entity: EntityDescription, rowID: Int64
     ) {
-        owner = batch
-        readsFromBatch = true
-        batchStart = Int32(start)
-        contextReference = Unmanaged.passUnretained(batch.context)
+        setOwner(Unmanaged.passUnretained(batch).toOpaque(), readsFromBatch: true)
+        batchRow = UInt16(truncatingIfNeeded: row)
         entityReference = Unmanaged.passUnretained(entity)
         self.rowID = rowID
     }
 
     deinit {
         withMembership { context, entity in context.objectWillDeinitialize(self, entity) }
+        if let owner { Unmanaged<AnyObject>.fromOpaque(owner).release() }
     }
 
     // MARK: State kept by the owning context
@@ -52,28 +49,42 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // The hot state opts out of dynamic exclusivity checks, which cost more
     // than a field read itself; only the owning context's code touches it, and
     // never with overlapping accesses (the checked build checks that). Every
-    // object of a fetch carries this state, so it is kept compact: the row
-    // offset and identity slot share one word, the flags the next.
+    // object of a fetch carries this state, so it is kept compact: an object
+    // of four fields is 104 bytes, a 112-byte heap block (one more word would
+    // take it to 128). The context is not stored: the owner leads to it.
 
-    /// The owning context and the object's entity, unretained: `owner` keeps
-    /// the context alive, and the context the schema that owns the entity.
+    /// What keeps the owning context alive as long as the object, retained by
+    /// hand (so that reading it costs no retain and release): the row batch
+    /// the object reads its values from (which keeps the context), or, once
+    /// the object has values of its own, the context itself; `nil` while
+    /// detached. Which of the two it is, `flags` says.
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private final var owner: UnsafeMutableRawPointer?
+    /// The object's entity, unretained: the context keeps the schema that owns it.
     /// Unmanaged rather than `unowned(unsafe)`, whose every read the compiler
     /// may turn into a retain and a release: see ``withMembership(_:)``.
     #if !STRATA_CHECKED
     @exclusivity(unchecked)
     #endif
-    private final var contextReference: Unmanaged<ObjectContext>?
-    #if !STRATA_CHECKED
-    @exclusivity(unchecked)
-    #endif
     private final var entityReference: Unmanaged<EntityDescription>?
-    /// Keeps the owning context alive as long as the object: the row batch
-    /// the object reads its values from (which keeps the context), or, once
-    /// the object has values of its own, the context itself.
-    #if !STRATA_CHECKED
-    @exclusivity(unchecked)
-    #endif
-    private final var owner: AnyObject?
+
+    /// Retains `newOwner` and releases the previous owner.
+    private final func setOwner(_ newOwner: UnsafeMutableRawPointer, readsFromBatch: Bool) {
+        _ = Unmanaged<AnyObject>.fromOpaque(newOwner).retain()
+        if let owner { Unmanaged<AnyObject>.fromOpaque(owner).release() }
+        owner = newOwner
+        self.readsFromBatch = readsFromBatch
+    }
+
+    /// The owning context, unretained; `nil` for a detached object.
+    @inline(__always)
+    private final var contextReference: Unmanaged<ObjectContext>? {
+        guard let owner else { return nil }
+        if readsFromBatch { return Unmanaged<RowBatch>.fromOpaque(owner).takeUnretainedValue().unretainedContext }
+        return Unmanaged<ObjectContext>.fromOpaque(owner)
+    }
 
     /// The owning context; `nil` for a detached object.
     final var context: ObjectContext? { contextReference?.takeUnretainedValue() }
@@ -100,12 +111,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     #endif
     private final var ownValues = ContiguousArray<StoredValue>()
 
-    /// The rows of the fetch that read this object, while it has no values of
-    /// its own: a fetch reads every row into one shared buffer instead of an
-    /// array per object.
+    /// The rows of the fetch that read this object, unretained (the object
+    /// holds it), while it has no values of its own: a fetch reads every row
+    /// into one shared buffer instead of an array per object.
     @inline(__always)
-    private final var batch: RowBatch? {
-        readsFromBatch ? uncheckedDowncast(owner.unsafelyUnwrapped, to: RowBatch.self) : nil
+    private final var batch: Unmanaged<RowBatch>? {
+        readsFromBatch ? Unmanaged<RowBatch>.fromOpaque(owner.unsafelyUnwrapped) : nil
     }
 
     /// The current values, one per attribute slot of the entity. Setting or
@@ -115,8 +126,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var values: ContiguousArray<StoredValue> {
         get {
             guard let batch else { return ownValues }
-            let row = batch.row(from: Int(batchStart))
-            if batch.context.isReadOnly { return row }
+            let (row, isReadOnly) = batch._withUnsafeGuaranteedRef { batch in
+                (batch.row(Int(batchRow)), batch.context.isReadOnly)
+            }
+            if isReadOnly { return row }
             leaveBatch()
             ownValues = row
             return row
@@ -126,7 +139,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             ownValues = newValue
         }
         _modify {
-            if let batch { ownValues = batch.row(from: Int(batchStart)) }
+            if let batch { ownValues = batch._withUnsafeGuaranteedRef { $0.row(Int(batchRow)) } }
             leaveBatch()
             yield &ownValues
         }
@@ -135,14 +148,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Stops reading from the row batch; the object now holds the context.
     private final func leaveBatch() {
         guard let batch else { return }
-        readsFromBatch = false
-        owner = batch.context
+        // The batch may go with the owner it is: take the context first.
+        let context = batch._withUnsafeGuaranteedRef { $0.unretainedContext }
+        setOwner(context.toOpaque(), readsFromBatch: false)
     }
 
     /// The value in one slot, without copying the row.
     @inline(__always)
     final func value(at slot: Int) -> StoredValue {
-        if let batch { return batch.value(at: Int(batchStart) + slot) }
+        if let batch { return batch._withUnsafeGuaranteedRef { $0.value(row: Int(batchRow), slot: slot) } }
         return ownValues[slot]
     }
 
@@ -196,21 +210,36 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         }
     }
 
-    /// Where the object's row starts in `batch`.
+    /// The object's row in `batch` (a batch holds at most 1,024).
     #if !STRATA_CHECKED
     @exclusivity(unchecked)
     #endif
-    private final var batchStart: Int32 = 0
+    private final var batchRow: UInt16 = 0
+    /// The flags below, in one byte.
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private final var flags = ObjectFlags.written
     /// The object's slot in its context's identity map, or -1.
     final var identitySlot: Int32 = -1
+
     /// Whether `owner` is the row batch the object reads its values from.
-    #if !STRATA_CHECKED
-    @exclusivity(unchecked)
-    #endif
-    private final var readsFromBatch = false
-    final var isInserted = false
-    final var isWritten = true
-    final var isDeleted = false
+    private final var readsFromBatch: Bool {
+        @inline(__always) get { flags.contains(.readsFromBatch) }
+        set { flags.set(.readsFromBatch, newValue) }
+    }
+    final var isInserted: Bool {
+        @inline(__always) get { flags.contains(.inserted) }
+        set { flags.set(.inserted, newValue) }
+    }
+    final var isWritten: Bool {
+        @inline(__always) get { flags.contains(.written) }
+        set { flags.set(.written, newValue) }
+    }
+    final var isDeleted: Bool {
+        @inline(__always) get { flags.contains(.deleted) }
+        set { flags.set(.deleted, newValue) }
+    }
 
     // MARK: Identity
 
@@ -265,4 +294,19 @@ final class PendingChanges {
     var invalidValues: [Int: (value: Any, error: StrataError)]?
 
     var isEmpty: Bool { baseline == nil && flushed == nil && invalidValues == nil }
+}
+
+/// A ``ManagedObject``'s flags, packed into one byte.
+struct ObjectFlags: OptionSet {
+    let rawValue: UInt8
+
+    static let readsFromBatch = ObjectFlags(rawValue: 1)
+    static let inserted = ObjectFlags(rawValue: 2)
+    static let written = ObjectFlags(rawValue: 4)
+    static let deleted = ObjectFlags(rawValue: 8)
+
+    @inline(__always)
+    mutating func set(_ flag: ObjectFlags, _ isOn: Bool) {
+        if isOn { insert(flag) } else { remove(flag) }
+    }
 }
