@@ -109,7 +109,7 @@ private struct ResolvedAssignment {
 
     /// Whether the assignment changes the row: SQL true when it does.
     func changes(_ column: String) -> (sql: String, arguments: [StoredValue]) {
-        if case .value(let value) = change { return ("\(column) IS NOT ?", [value]) }
+        if case .value(let value) = change { return ("\(column) IS DISTINCT FROM ?", [value]) }
         return ("\(column) IS NOT NULL", [])
     }
 }

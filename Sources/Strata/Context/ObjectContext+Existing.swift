@@ -61,10 +61,21 @@ extension ObjectContext {
             unique.append(.integer(rowID))
             previous = rowID
         }
-        let one = unique.count == 1
-        return try fetchObjects(
-            entity, sql: one ? entity.selectRowSQL : entity.selectRowsSQL,
-            arguments: one ? unique : [.blob(StoredValueList.encode(unique))], flushing: false)
+        if unique.count == 1 {
+            return try fetchObjects(entity, sql: entity.selectRowSQL, arguments: unique, flushing: false)
+        }
+        switch store.dialect {
+        case .sqlite:
+            return try fetchObjects(
+                entity, sql: entity.selectRowsSQL, arguments: [.blob(StoredValueList.encode(unique))],
+                flushing: false)
+        case .postgreSQL:
+            return try fetchObjects(
+                entity,
+                sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable) "
+                    + "WHERE _pk \(SQLDialect.postgreSQL.inRowIDList)",
+                arguments: [SQL.rowIDList(missing)], flushing: false)
+        }
     }
 
     /// The object the context holds for a row, unless deleted (or, in an

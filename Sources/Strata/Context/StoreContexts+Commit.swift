@@ -17,7 +17,8 @@ extension StoreContexts {
     ///
     /// - Throws: what preparing or committing the first store throws; or
     ///   ``StrataError/crossStoreTransaction(configurations:)`` when two file
-    ///   stores changed and this process's SQLite lacks the session extension.
+    ///   stores changed and this process's SQLite lacks the session extension,
+    ///   or a server store and another store that is not in memory changed.
     @discardableResult
     func commit(author: String?, didCommit: () -> Void) throws -> ChangeSet? {
         if all.count == 1 { return try all[0].commit(author: author, didCommit: didCommit) }
@@ -43,6 +44,13 @@ extension StoreContexts {
         let ordered = prepared.filter { !$0.context.store.isInMemory } + prepared.filter(\.context.store.isInMemory)
         guard let coordinator = ordered.first else { return nil }
         let participants = ordered.dropFirst().filter { !$0.context.store.isInMemory }
+        // A server store keeps no record of another store's part (no session
+        // extension there): it commits alone or with in-memory stores only.
+        if !participants.isEmpty, let server = ordered.first(where: { $0.context.store.dialect != .sqlite }) {
+            throw StrataError.crossStoreTransaction(
+                configurations: [server.context.schema.configuration]
+                    + participants.filter { $0.context !== server.context }.map(\.context.schema.configuration))
+        }
         let token = participants.isEmpty ? "" : UUID().uuidString
         var kept: [ObjectIdentifier: Data] = [:]
         for participant in participants {

@@ -36,7 +36,8 @@ final class WriterSet {
             }
             for context in taken { try context.catchUpIfKeepingObjects() }
             if ChangeRecorder.isAvailable {
-                let participants = contexts.filter { !$0.store.isInMemory }.dropFirst()
+                let participants = contexts.filter { !$0.store.isInMemory && $0.store.dialect == .sqlite }
+                    .dropFirst()
                 for context in participants where context.recorder == nil {
                     context.recorder = try ChangeRecorder(on: context.writer!)
                 }

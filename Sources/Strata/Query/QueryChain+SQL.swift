@@ -33,7 +33,7 @@ extension QueryChain {
             sql += " GROUP BY " + groupKeys.joined(separator: ", ")
             let sortTerms = compiler.sortTerms(from.order, in: entity, alias: alias)
             sql +=
-                " ORDER BY " + (sortTerms + groupKeys.map { "\($0) ASC" }).joined(separator: ", ")
+                " ORDER BY " + (sortTerms + groupKeys.map { "\($0) ASC NULLS FIRST" }).joined(separator: ", ")
         } else if !select.aggregates {
             sql += " ORDER BY " + compiler.order(from.order, in: entity, alias: alias)
         }

@@ -76,7 +76,7 @@ extension SQLCompiler {
             let placeholders = Array(repeating: "?", count: present.count).joined(separator: ", ")
             test = SQLFragment("\(lhs) IN (\(placeholders))", present, cost: lhsCost + 4)
         }
-        guard values.containsNull else { return test ?? SQLFragment("0") }
+        guard values.containsNull else { return test ?? SQLFragment("FALSE") }
         guard var test else { return SQLFragment("\(lhs) IS NULL", cost: lhsCost + 1) }
         test.sql = "(\(test.sql) OR \(lhs) IS NULL)"
         test.cost += 1

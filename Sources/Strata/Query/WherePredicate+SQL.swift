@@ -116,7 +116,7 @@ struct SQLCompiler {
     {
         switch predicate {
         case .constant(let value):
-            return SQLFragment(value ? "1" : "0")
+            return SQLFragment(value ? "TRUE" : "FALSE")
         case let .compare(path, op, operand):
             let (lhs, cost) = try self.lhs(path, in: entity, alias: alias)
             try countTerm(entity)
@@ -124,10 +124,10 @@ struct SQLCompiler {
                 switch op {
                 case .equal: return SQLFragment("\(lhs) IS NULL", cost: cost + 1)
                 case .notEqual: return SQLFragment("\(lhs) IS NOT NULL", cost: cost + 1)
-                default: return SQLFragment("0")  // an order comparison with NULL is never true
+                default: return SQLFragment("FALSE")  // an order comparison with NULL is never true
                 }
             }
-            let sql = op == .notEqual ? "\(lhs) IS NOT ?" : "\(lhs) \(op.rawValue) ?"
+            let sql = op == .notEqual ? "\(lhs) IS DISTINCT FROM ?" : "\(lhs) \(op.rawValue) ?"
             return SQLFragment(sql, [operand], cost: cost + 2)
         case let .isIn(path, values):
             let (lhs, cost) = try self.lhs(path, in: entity, alias: alias)
@@ -146,16 +146,16 @@ struct SQLCompiler {
                 cost: cost + 6)
         case .and(let terms):
             return try list(
-                Self.merged(Array(terms.terms), conjunction: true), "AND", empty: "1", in: entity,
+                Self.merged(Array(terms.terms), conjunction: true), "AND", empty: "TRUE", in: entity,
                 alias: alias)
         case .or(let terms):
             return try list(
-                Self.merged(Array(terms.terms), conjunction: false), "OR", empty: "0", in: entity,
+                Self.merged(Array(terms.terms), conjunction: false), "OR", empty: "FALSE", in: entity,
                 alias: alias)
         case .not(let inner):
             let inner = try fragment(inner, in: entity, alias: alias)
             return SQLFragment(
-                "NOT coalesce(\(inner.sql), 0)", inner.arguments, cost: inner.cost + 4)
+                "NOT coalesce(\(inner.sql), FALSE)", inner.arguments, cost: inner.cost + 4)
         case let .members(owner, name, quantifier, inner):
             let (target, memberAlias, membership) = try members(
                 owner, name, in: entity, alias: alias)
@@ -170,7 +170,7 @@ struct SQLCompiler {
                     cost: max(condition.cost + 10, membership.cost))
             case .all:
                 return SQLFragment(
-                    "NOT EXISTS (\(from)NOT coalesce(\(condition.sql), 0) AND \(membership.sql))",
+                    "NOT EXISTS (\(from)NOT coalesce(\(condition.sql), FALSE) AND \(membership.sql))",
                     condition.arguments, cost: max(condition.cost + 14, membership.cost))
             }
         case let .count(owner, name, op, number):

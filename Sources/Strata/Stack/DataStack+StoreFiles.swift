@@ -9,9 +9,15 @@ extension DataStack {
     /// ```
     ///
     /// - Throws: ``StrataError/storeNotAdded``, or ``StrataError/storage(path:reason:)``
-    ///   when the copy cannot be written (for example, a file already exists at `url`).
+    ///   when the copy cannot be written (for example, a file already exists at
+    ///   `url`), or the store is on a server (PostgreSQL: use `pg_dump`).
     public func exportStore(to url: URL) throws(StrataError) {
         let store = try store()
+        if store.settings.server != nil {
+            throw .storage(
+                path: store.path,
+                reason: "a server store cannot be exported to a file; use the server's own tools (pg_dump)")
+        }
         if FileManager.default.fileExists(atPath: url.path) {
             throw .storage(path: url.path, reason: "a file already exists there")
         }

@@ -34,11 +34,12 @@ public enum StrataError: Error, Sendable {
     /// default configuration), or in any of the configurations a query names
     /// (the first of them is given). Add a store of that configuration.
     case storeNotFound(entity: String, configuration: String?)
-    /// A transaction changed objects in several file stores, and the system
-    /// SQLite lacks the session extension that a commit over several stores
-    /// needs to be atomic; it was rolled back whole. Commit each store's
-    /// changes in a transaction of its own, or use an SQLite built with
-    /// `SQLITE_ENABLE_SESSION` (Debian's and Ubuntu's are).
+    /// A transaction changed objects in several stores that cannot commit
+    /// together atomically, and was rolled back whole: several file stores
+    /// when the system SQLite lacks the session extension (use one built with
+    /// `SQLITE_ENABLE_SESSION`, as Debian's and Ubuntu's are), or a server
+    /// store (PostgreSQL) and another store not in memory. Commit each
+    /// store's changes in a transaction of its own.
     case crossStoreTransaction(configurations: [String?])
     /// The store holds a schema other than the stack's and no migration is possible.
     case schemaMismatch(path: String, storeVersion: String, schemaVersion: String)

@@ -86,6 +86,8 @@ enum CrossStoreCommit {
     /// transaction holds such deletions.
     @discardableResult
     static func recover(_ members: [Member]) throws -> [Member] {
+        // Only SQLite stores take part in commits over several stores.
+        let members = members.filter { $0.store.dialect == .sqlite }
         guard members.count > 1 else { return [] }
         var cleaned: Set<String> = []
         let byOrder = Dictionary(members.map { ($0.store.order, $0) }) { first, _ in first }
@@ -150,7 +152,7 @@ enum CrossStoreCommit {
     /// Completes what crashed commits left half done among `stores`, in
     /// transactions of their own: run when a stack gains a store.
     static func recover(stores: [StoreRuntime]) throws {
-        let stores = stores.filter { !$0.settings.isReadOnly }
+        let stores = stores.filter { !$0.settings.isReadOnly && $0.dialect == .sqlite }
         guard stores.count > 1 else { return }
         var members: [Member] = []
         defer { for member in members { member.store.endWriting(member.connection, rollback: true) } }

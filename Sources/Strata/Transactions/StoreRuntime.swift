@@ -36,6 +36,9 @@ final class StoreRuntime: Sendable {
 
     var path: String { settings.displayPath }
 
+    /// How the store's engine spells what the engines spell differently.
+    var dialect: SQLDialect { settings.server?.dialect ?? .sqlite }
+
     /// Where the store comes among a stack's: the default configuration's
     /// first, then by configuration name.
     var order: String { settings.configuration.map { "1" + $0 } ?? "0" }

@@ -274,7 +274,8 @@ struct WhereSQLTests {
         #expect(page.sql == " WHERE t0.\"number\" = ? ORDER BY t0._pk ASC LIMIT ? OFFSET ?")
         #expect(page.arguments == [.integer(1), .integer(20), .integer(40)])
         let skip = try compiled(From<ProbeItem>().tweak { $0.fetchOffset = 5 })
-        #expect(skip == (" ORDER BY t0._pk ASC LIMIT ? OFFSET ?", [.integer(-1), .integer(5)]))
+        // No limit binds the largest integer, which both SQLite and PostgreSQL read as none.
+        #expect(skip == (" ORDER BY t0._pk ASC LIMIT ? OFFSET ?", [.integer(.max), .integer(5)]))
         // fetchOne caps the limit at 1 without losing a smaller one or the offset.
         let one = try compiled(
             From<ProbeItem>().tweak {

@@ -61,6 +61,8 @@ private func name(of error: StrataError) -> String {
     case .deleteDenied: "deleteDenied"
     case .nestedTransaction: "nestedTransaction"
     case .sqlite: "sqlite"
+    case .postgreSQL: "postgreSQL"
+    case .serverUnavailable: "serverUnavailable"
     case .userCancelled: "userCancelled"
     case .userError(let error): "userError(\(error))"
     }
