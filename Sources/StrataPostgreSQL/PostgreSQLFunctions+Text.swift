@@ -13,21 +13,26 @@ import Strata
 /// Folding uses tables taken from Swift's Unicode data at run time
 /// (``UnicodeFoldTables``), not the server's `lower()`, whose result depends
 /// on the collation provider and its version (ICU's lower-cases a final Σ to
-/// ς, Swift's to σ; glibc's maps İ to i, Swift's to i + U+0307). The
-/// canonical decomposition is the server's `normalize(x, NFD)`, which uses
-/// PostgreSQL's own Unicode tables (14.0 in PostgreSQL 15, 15.0 in 16, 15.1
-/// in 17), while Swift uses the Unicode version of its standard library
-/// (15.1 or later in Swift 6). Decompositions never change once a character
-/// is assigned, so the two agree on every character the server's version
-/// knows; they can differ only on text with a decomposable or combining
-/// character assigned after it, which the server leaves as it is.
+/// ς, Swift's to σ; glibc's maps İ to i, Swift's to i + U+0307).
+///
+/// The canonical decomposition is the server's `normalize(x, NFD)`, which
+/// uses PostgreSQL's own Unicode tables (14.0 in PostgreSQL 15, 15.0 in 16,
+/// 15.1 in 17), while the marks removed and the case mappings are Swift's
+/// (Unicode 16.0 in Swift 6.3). Decompositions never change once a character
+/// is assigned, and Swift decomposes no character assigned after 14.0, so the two
+/// agree on every scalar (a test checks each one that any fold changes). What
+/// differs is canonical reordering around the two spacing marks with a
+/// combining class assigned since (U+11F41 in 15.0, U+113CF in 16.0): to an
+/// older server they are starters, so a sequence where one follows a
+/// spacing mark of a higher class, `U+1D16D U+11F41`, keeps its
+/// order on the server and is reordered by Swift.
 ///
 /// Text compares byte by byte (`COLLATE "C"`), like Swift's UTF-8 comparison.
 extension PostgreSQLFunctions {
     static func textFunctions(in schema: String, asciiFastPath: Bool = true) -> String {
         let tables = UnicodeFoldTables.current
-        let singleFrom = String(String.UnicodeScalarView(tables.singleLowercase.map(\.from)))
-        let singleTo = String(String.UnicodeScalarView(tables.singleLowercase.map(\.to)))
+        let lowercaseObject = tables.singleLowercase.map { "\(jsonString($0.from)):\(jsonString($0.to))" }
+            .joined(separator: ",")
         let replacements = tables.multipleLowercase.reduce("folded") { expression, mapping in
             "replace(\(expression), \(literal(String(mapping.from))), \(literal(mapping.to)))"
         }
@@ -46,6 +51,8 @@ extension PostgreSQLFunctions {
             DECLARE
                 folded text := value;
                 uppercase text;
+                lowercase text := '';
+                letter text;
             BEGIN
                 IF options & 2 <> 0 THEN
                     folded := regexp_replace(
@@ -54,14 +61,17 @@ extension PostgreSQLFunctions {
                 END IF;
                 IF options & 1 <> 0 THEN
                     folded := lower(folded COLLATE "C");
-                    -- translate() looks each character up in its whole list: given
-                    -- only the upper-case letters the text holds, it stays fast.
                     IF folded ~ \(literal(characterClass(tables.lowercasedScalars))) THEN
+                        -- The letters to lower, each looked up in a JSON object (a
+                        -- binary search): translate() with the whole table would
+                        -- compare each character of the text with a thousand.
                         uppercase := regexp_replace(
                             folded, \(literal(characterClass(tables.singleLowercase.map(\.from), negated: true) + "+")),
                             '', 'g');
-                        folded := translate(
-                            folded, uppercase, translate(uppercase, \(literal(singleFrom)), \(literal(singleTo))));
+                        FOREACH letter IN ARRAY string_to_array(uppercase, NULL) LOOP
+                            lowercase := lowercase || (\(literal("{" + lowercaseObject + "}"))::jsonb ->> letter);
+                        END LOOP;
+                        folded := translate(folded, uppercase, lowercase);
                         folded := \(replacements);
                     END IF;
                 END IF;
@@ -101,6 +111,12 @@ extension PostgreSQLFunctions {
             END
             $strata$;
             """
+    }
+
+    /// `scalar` as a JSON string.
+    static func jsonString(_ scalar: Unicode.Scalar) -> String {
+        precondition(scalar.value >= 0x20, "a control character in a JSON string")
+        return scalar == "\"" || scalar == "\\" ? "\"\\\(scalar)\"" : "\"\(scalar)\""
     }
 
     /// A regular-expression bracket expression matching `scalars` (none of
@@ -154,8 +170,13 @@ struct UnicodeFoldTables: Sendable {
                 precondition(lower.unicodeScalars.elementsEqual([expected]), "ASCII lower case changed")
                 continue
             }
-            guard lower.unicodeScalars.elementsEqual([scalar]) == false else { continue }
+            guard !lower.unicodeScalars.elementsEqual([scalar]) else { continue }
             let scalars = Array(lower.unicodeScalars)
+            // Lowering is applied once, by translate() then replace(): that
+            // equals Swift's scalar-by-scalar mapping if no result is lowered again.
+            precondition(
+                scalars.allSatisfy { $0.properties.lowercaseMapping.unicodeScalars.elementsEqual([$0]) },
+                "a lower case that is lowered again")
             if scalars.count == 1 {
                 singleLowercase.append((scalar, scalars[0]))
             } else {
