@@ -31,14 +31,17 @@ import Strata
 extension PostgreSQLFunctions {
     static func textFunctions(in schema: String, asciiFastPath: Bool = true) -> String {
         let tables = UnicodeFoldTables.current
-        let lowercaseObject = tables.singleLowercase.map { "\(jsonString($0.from)):\(jsonString($0.to))" }
-            .joined(separator: ",")
+        let lowercaseObject = tables.singleLowercase.map {
+            "\(jsonString($0.from)):\(jsonString($0.to))"
+        }
+        .joined(separator: ",")
         let replacements = tables.multipleLowercase.reduce("folded") { expression, mapping in
             "replace(\(expression), \(literal(String(mapping.from))), \(literal(mapping.to)))"
         }
         // Text in ASCII is its own decomposition and has no mark; its lower
         // case is `lower()` under "C", which changes A-Z only, as Swift does.
-        let ascii = asciiFastPath
+        let ascii =
+            asciiFastPath
             ? """
                 WHEN octet_length(value) = length(value) THEN
                     CASE WHEN options & 1 = 0 THEN value ELSE lower(value COLLATE "C") END
@@ -162,12 +165,16 @@ struct UnicodeFoldTables: Sendable {
     private init() {
         for value in UInt32(0)...0x10FFFF {
             guard let scalar = Unicode.Scalar(value) else { continue }  // a surrogate
-            if scalar.properties.generalCategory == .nonspacingMark { nonspacingMarks.append(scalar) }
+            if scalar.properties.generalCategory == .nonspacingMark {
+                nonspacingMarks.append(scalar)
+            }
             let lower = scalar.properties.lowercaseMapping
             if scalar.isASCII {
                 // The ASCII fast path relies on it: lower(x COLLATE "C") maps A-Z alone.
-                let expected = (0x41...0x5A).contains(value) ? Unicode.Scalar(value + 0x20)! : scalar
-                precondition(lower.unicodeScalars.elementsEqual([expected]), "ASCII lower case changed")
+                let expected =
+                    (0x41...0x5A).contains(value) ? Unicode.Scalar(value + 0x20)! : scalar
+                precondition(
+                    lower.unicodeScalars.elementsEqual([expected]), "ASCII lower case changed")
                 continue
             }
             guard !lower.unicodeScalars.elementsEqual([scalar]) else { continue }
@@ -175,7 +182,9 @@ struct UnicodeFoldTables: Sendable {
             // Lowering is applied once, by translate() then replace(): that
             // equals Swift's scalar-by-scalar mapping if no result is lowered again.
             precondition(
-                scalars.allSatisfy { $0.properties.lowercaseMapping.unicodeScalars.elementsEqual([$0]) },
+                scalars.allSatisfy {
+                    $0.properties.lowercaseMapping.unicodeScalars.elementsEqual([$0])
+                },
                 "a lower case that is lowered again")
             if scalars.count == 1 {
                 singleLowercase.append((scalar, scalars[0]))

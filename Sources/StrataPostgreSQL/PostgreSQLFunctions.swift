@@ -13,8 +13,8 @@ import Foundation
 /// - `strata_add(x, amount, lowest, highest)`: below.
 ///
 /// `strata_values(list)` has no counterpart: PostgreSQL has arrays, and a
-/// membership test is `x = ANY(?)` with one array parameter (see
-/// ``PostgreSQLValueList``).
+/// membership test is `x IN (SELECT unnest(CAST(? AS type[])))` with one
+/// array parameter (see ``PostgreSQLValueList``).
 ///
 /// The text is built only from constants Strata generates (the schema name,
 /// quoted, and tables derived from Swift's Unicode data): no user value.

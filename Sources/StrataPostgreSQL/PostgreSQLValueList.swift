@@ -8,14 +8,17 @@ import Strata
 /// any storage class has not. So the PostgreSQL dialect writes
 ///
 /// ```sql
-/// x = ANY(?)
+/// x IN (SELECT unnest(CAST(? AS bigint[])))  -- the type of x's column
 /// ```
 ///
-/// and binds the values as one array in PostgreSQL's text form (``literal(_:)``):
-/// the server infers the parameter as an array of `x`'s type (`bigint[]`,
-/// `double precision[]`, `text[]`, `bytea[]`) and parses each element with
-/// that type's input, so every value arrives exactly. `= ANY` with a
-/// non-NULL array is three-valued like `IN`: NULLs are tested apart.
+/// and binds the values as one array in PostgreSQL's text form (``literal(_:)``),
+/// which the server parses element by element with the type's own input, so
+/// every value arrives exactly. The cast is needed: `unnest` takes any array,
+/// so the server cannot infer the parameter's type from it. `x = ANY(?)`
+/// would infer it, but tests each row against the list one element after
+/// the other (1,000 values and 100,000 rows: 0.8 to 1.2 s), where the
+/// subquery is hashed (12 to 17 ms). Both are three-valued like `IN`: NULLs
+/// are tested apart.
 enum PostgreSQLValueList {
     /// `values` as the text form of an array: `{"1","2"}`, `{"a \"b\"",NULL}`.
     /// Every element is quoted, so that a text's braces, commas, spaces and

@@ -1,19 +1,23 @@
 import Foundation
+import Testing
+
 @testable import Strata
 @testable import StrataPostgreSQL
-import Testing
 
 /// What the server-side fold costs, with and without its ASCII fast path,
 /// against a plain `translate()` over the whole lower-case table. Prints its
 /// figures; run with `STRATA_POSTGRESQL_BENCHMARK=1`.
-@Suite(.enabled(if: PostgreSQLServer.isEnabled
-    && ProcessInfo.processInfo.environment["STRATA_POSTGRESQL_BENCHMARK"] != nil))
+@Suite(
+    .enabled(
+        if: PostgreSQLServer.isEnabled
+            && ProcessInfo.processInfo.environment["STRATA_POSTGRESQL_BENCHMARK"] != nil))
 struct PostgreSQLFunctionsBenchmarkTests {
     @Test func foldOfAHundredThousandRows() throws {
         let connection = try PostgreSQLServer.shared().connectionString
         let session = try PostgreSQLSession(connectionString: connection)
         let fast = "strata_bench_fast", slow = "strata_bench_slow"
-        try session.execute("""
+        try session.execute(
+            """
             DROP SCHEMA IF EXISTS \(fast) CASCADE; DROP SCHEMA IF EXISTS \(slow) CASCADE;
             CREATE SCHEMA \(fast); CREATE SCHEMA \(slow); SET search_path TO \(fast)
             """)
@@ -21,7 +25,8 @@ struct PostgreSQLFunctionsBenchmarkTests {
         try session.execute(PostgreSQLFunctions.textFunctions(in: slow, asciiFastPath: false))
         // Half ASCII, a quarter with lower-case accented letters, a quarter
         // with upper-case non-ASCII letters.
-        try session.execute("""
+        try session.execute(
+            """
             CREATE TABLE t AS SELECT CASE i % 4
                 WHEN 0 THEN 'Hello World Number ' || i WHEN 1 THEN 'plain ascii text ' || i
                 WHEN 2 THEN 'héllo wörld straße ' || i ELSE 'Émile Ørsted ΣΟΦΙΑ ' || i END AS s
@@ -31,7 +36,8 @@ struct PostgreSQLFunctionsBenchmarkTests {
         let tables = UnicodeFoldTables.current
         let from = String(String.UnicodeScalarView(tables.singleLowercase.map(\.from)))
         let to = String(String.UnicodeScalarView(tables.singleLowercase.map(\.to)))
-        let naiveCase = "translate(lower(s COLLATE \"C\"), \(PostgreSQLFunctions.literal(from)), \(PostgreSQLFunctions.literal(to)))"
+        let naiveCase =
+            "translate(lower(s COLLATE \"C\"), \(PostgreSQLFunctions.literal(from)), \(PostgreSQLFunctions.literal(to)))"
         let queries = [
             ("s = ?", "SELECT count(*) FROM t WHERE s = ?"),
             ("lower(s) = ?", "SELECT count(*) FROM t WHERE lower(s) = ?"),
@@ -52,7 +58,9 @@ struct PostgreSQLFunctionsBenchmarkTests {
                 let start = ContinuousClock.now
                 _ = try statement.step()
                 let elapsed = ContinuousClock.now - start
-                times.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                times.append(
+                    Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds)
+                        / 1e18)
             }
             print("\(name): \(Int(times.sorted()[times.count / 2] * 1000)) ms (100,000 rows)")
         }

@@ -1,7 +1,8 @@
 import Foundation
+import Testing
+
 @testable import Strata
 @testable import StrataPostgreSQL
-import Testing
 
 /// The server-side counterparts of the Swift functions SQLite connections
 /// register: the same SQL gives the same results on both engines.
@@ -10,7 +11,8 @@ struct PostgreSQLFunctionsTests {
     /// A session in a schema of its own, with Strata's functions in it.
     private func session() throws -> PostgreSQLSession {
         let schema = "strata_test_\(UUID().uuidString.prefix(8).lowercased())"
-        let session = try PostgreSQLSession(connectionString: try PostgreSQLServer.shared().connectionString)
+        let session = try PostgreSQLSession(
+            connectionString: try PostgreSQLServer.shared().connectionString)
         try session.execute("CREATE SCHEMA \(schema); SET search_path TO \(schema)")
         try session.createFunctions(in: schema)
         return session
@@ -42,7 +44,8 @@ struct PostgreSQLFunctionsTests {
         "Å", "😀", "👍🏽", "a", "B", "k", "Z", "*", "?", "%", "_", "\\", "!", " ",
     ]
 
-    private static func randomText(_ generator: inout SplitMix64, maximumLength: Int = 6) -> String {
+    private static func randomText(_ generator: inout SplitMix64, maximumLength: Int = 6) -> String
+    {
         (0..<Int.random(in: 0...maximumLength, using: &generator))
             .map { _ in alphabet.randomElement(using: &generator)! }.joined()
     }
@@ -50,7 +53,9 @@ struct PostgreSQLFunctionsTests {
     /// A pattern that often matches `text`: a piece of it, its case changed
     /// or letters turned into wildcards; or one of its own.
     private static func randomPattern(for text: String, _ generator: inout SplitMix64) -> String {
-        guard Bool.random(using: &generator) else { return randomText(&generator, maximumLength: 3) }
+        guard Bool.random(using: &generator) else {
+            return randomText(&generator, maximumLength: 3)
+        }
         let scalars = Array(text.unicodeScalars)
         let start = Int.random(in: 0...scalars.count, using: &generator)
         let end = Int.random(in: start...scalars.count, using: &generator)
@@ -74,20 +79,23 @@ struct PostgreSQLFunctionsTests {
         var columns = optionSets.map { "strata_fold(?, \($0.rawValue))" }
         for operation in operations {
             for options in optionSets {
-                columns.append("strata_text_match(\(operation.rawValue), ?, ?, \(options.rawValue))")
+                columns.append(
+                    "strata_text_match(\(operation.rawValue), ?, ?, \(options.rawValue))")
             }
         }
         let sql = "SELECT " + columns.joined(separator: ", ")
         for _ in 0..<400 {
             let text = Self.randomText(&generator)
             let pattern = Self.randomPattern(for: text, &generator)
-            let arguments = Array(repeating: StoredValue.text(text), count: optionSets.count)
+            let arguments =
+                Array(repeating: StoredValue.text(text), count: optionSets.count)
                 + Array(repeating: [.text(text), .text(pattern)], count: 16).flatMap { $0 }
             let row = try #require(try rows(session, sql, arguments).first)
             for (index, options) in optionSets.enumerated() {
                 #expect(
                     Self.bytes(row[index]) == Array(TextMatching.fold(text, options).utf8),
-                    "seed \(generator.seed): fold of \(text.debugDescription) by \(options.rawValue)")
+                    "seed \(generator.seed): fold of \(text.debugDescription) by \(options.rawValue)"
+                )
             }
             var column = optionSets.count
             for operation in operations {
@@ -147,12 +155,16 @@ struct PostgreSQLFunctionsTests {
 
     @Test func nullAndOtherValuesFollowSQLitesRules() throws {
         let session = try session()
-        let row = try #require(try rows(session, """
-            SELECT strata_fold(NULL::text, 3), strata_fold(42, 3), strata_fold('Ab'::text, NULL),
-                strata_text_match(2, NULL, 'a', 0), strata_text_match(2, 'a', NULL, 1),
-                strata_text_match(9, 'a', 'a', 0), strata_text_match(NULL, 'ab', 'a', 0),
-                strata_fold(?, 1)
-            """, [.null]).first)
+        let row = try #require(
+            try rows(
+                session,
+                """
+                SELECT strata_fold(NULL::text, 3), strata_fold(42, 3), strata_fold('Ab'::text, NULL),
+                    strata_text_match(2, NULL, 'a', 0), strata_text_match(2, 'a', NULL, 1),
+                    strata_text_match(9, 'a', 'a', 0), strata_text_match(NULL, 'ab', 'a', 0),
+                    strata_fold(?, 1)
+                """, [.null]
+            ).first)
         #expect(row == [.null, .integer(42), .text("Ab"), .null, .null, .null, .integer(1), .null])
     }
 
@@ -166,7 +178,9 @@ struct PostgreSQLFunctionsTests {
         var generator = SplitMix64.random()
         try compareDecimalAggregates(&generator) { generator in
             let digits = String(UInt64.random(in: 0...999_999_999_999_999_999, using: &generator))
-            return Self.decimalText(digits, scale: Int.random(in: 0...min(10, digits.count), using: &generator), &generator)
+            return Self.decimalText(
+                digits, scale: Int.random(in: 0...min(10, digits.count), using: &generator),
+                &generator)
         }
     }
 
@@ -176,15 +190,22 @@ struct PostgreSQLFunctionsTests {
     /// addition (an error of some units in the 37th digit after 30 values).
     @Test func longDecimalAggregatesEqualSQLitesToDecimalsPrecision() throws {
         var generator = SplitMix64.random()
-        try compareDecimalAggregates(&generator, relativeError: Decimal(string: "1e-32")!) { generator in
-            let digits = String(UInt64.random(in: 0...999_999_999_999_999_999, using: &generator))
-                + String(UInt64.random(in: 100_000_000_000_000_000...999_999_999_999_999_999, using: &generator))
+        try compareDecimalAggregates(&generator, relativeError: Decimal(string: "1e-32")!) {
+            generator in
+            let digits =
+                String(UInt64.random(in: 0...999_999_999_999_999_999, using: &generator))
+                + String(
+                    UInt64.random(
+                        in: 100_000_000_000_000_000...999_999_999_999_999_999, using: &generator))
                 + String(Int.random(in: 10...99, using: &generator))
-            return Self.decimalText(digits, scale: Int.random(in: 0...digits.count, using: &generator), &generator)
+            return Self.decimalText(
+                digits, scale: Int.random(in: 0...digits.count, using: &generator), &generator)
         }
     }
 
-    private static func decimalText(_ digits: String, scale: Int, _ generator: inout SplitMix64) -> String {
+    private static func decimalText(_ digits: String, scale: Int, _ generator: inout SplitMix64)
+        -> String
+    {
         var text = digits
         if scale > 0 { text.insert(".", at: text.index(text.endIndex, offsetBy: -scale)) }
         return Bool.random(using: &generator) ? "-" + text : text
@@ -228,7 +249,9 @@ struct PostgreSQLFunctionsTests {
             #expect(actual.count == expected.count)
             for (sqliteRow, row) in zip(expected, actual) {
                 let count = sqliteRow.count
-                for (index, (a, b)) in zip(sqliteRow.map(Self.decimal), row.map(Self.decimal)).enumerated() {
+                for (index, (a, b)) in zip(sqliteRow.map(Self.decimal), row.map(Self.decimal))
+                    .enumerated()
+                {
                     // The sum and the average are the columns 4 and 3 from the end.
                     let tolerance = [count - 4, count - 3].contains(index) ? relativeError : 0
                     let close = a.flatMap { a in b.map { b in abs(a - b) <= abs(a) * tolerance } }
@@ -281,7 +304,8 @@ struct PostgreSQLFunctionsTests {
             if let expected {
                 #expect(try rows(session, sql, arguments) == [[expected]], "\(value) + \(amount)")
             } else {
-                let error = #expect(throws: DatabaseError.self, "\(value) + \(amount) in \(range)") {
+                let error = #expect(throws: DatabaseError.self, "\(value) + \(amount) in \(range)")
+                {
                     _ = try rows(session, sql, arguments)
                 }
                 #expect(error?.message.contains(Connection.outOfRangeMessage) == true)
@@ -293,26 +317,44 @@ struct PostgreSQLFunctionsTests {
         let session = try session()
         try session.execute("CREATE TABLE t (x SMALLINT); INSERT INTO t VALUES (1), (127), (NULL)")
         #expect(throws: DatabaseError.self) {
-            _ = try rows(session, "UPDATE t SET x = strata_add(x, ?, ?, ?)", [.integer(1), .integer(-128), .integer(127)])
+            _ = try rows(
+                session, "UPDATE t SET x = strata_add(x, ?, ?, ?)",
+                [.integer(1), .integer(-128), .integer(127)])
         }
-        #expect(try rows(session, "SELECT x FROM t ORDER BY x") == [[.integer(1)], [.integer(127)], [.null]])
+        #expect(
+            try rows(session, "SELECT x FROM t ORDER BY x") == [
+                [.integer(1)], [.integer(127)], [.null],
+            ])
     }
 
     // MARK: Lists
 
-    /// `x = ANY(?)` with the values as one array literal finds exactly the
-    /// rows whose value is in the list, for every storage class.
+    /// `x IN (SELECT unnest(CAST(? AS type[])))`, and `x = ANY(?)`, with the
+    /// values as one array literal find exactly the rows whose value is in
+    /// the list, for every storage class.
     @Test func anArrayLiteralCarriesEveryValueExactly() throws {
         let session = try session()
-        try session.execute(#"CREATE TABLE t (i BIGINT, r DOUBLE PRECISION, s TEXT COLLATE "C", b BYTEA)"#)
+        try session.execute(
+            #"CREATE TABLE t (i BIGINT, r DOUBLE PRECISION, s TEXT COLLATE "C", b BYTEA)"#)
         var generator = SplitMix64.random()
-        let texts = ["", " ", "NULL", "null", "{}", "a,b", "\"", "\\", "\\\"", "'", "é", "e\u{301}", "😀", " x "]
+        let texts = [
+            "", " ", "NULL", "null", "{}", "a,b", "\"", "\\", "\\\"", "'", "é", "e\u{301}", "😀",
+            " x ",
+        ]
         let rowsWritten: [[StoredValue]] = (0..<60).map { index in
             [
-                .integer(index % 3 == 0 ? Int64.random(in: .min ... .max, using: &generator) : Int64(index)),
-                .real([0.1, -0.0, 1e-300, .infinity, -.infinity, Double.random(in: -1e9...1e9, using: &generator)]
+                .integer(
+                    index % 3 == 0
+                        ? Int64.random(in: .min ... .max, using: &generator) : Int64(index)),
+                .real(
+                    [
+                        0.1, -0.0, 1e-300, .infinity, -.infinity,
+                        Double.random(in: -1e9...1e9, using: &generator),
+                    ]
                     .randomElement(using: &generator)!),
-                .text(texts.randomElement(using: &generator)! + Self.randomText(&generator, maximumLength: 2)),
+                .text(
+                    texts.randomElement(using: &generator)!
+                        + Self.randomText(&generator, maximumLength: 2)),
                 .blob(generator.bytes(Int.random(in: 0...4, using: &generator))),
             ]
         }
@@ -321,11 +363,17 @@ struct PostgreSQLFunctionsTests {
             try insert.bind(row)
             _ = try insert.step()
         }
-        for (index, column) in ["i", "r", "s", "b"].enumerated() {
+        let columns = [("i", "bigint"), ("r", "double precision"), ("s", "text"), ("b", "bytea")]
+        for (index, (column, type)) in columns.enumerated() {
             let list = rowsWritten.shuffled(using: &generator).prefix(20).map { $0[index] }
+            let literal = StoredValue.text(PostgreSQLValueList.literal(list))
             let found = try rows(
-                session, "SELECT count(*) FROM t WHERE \(column) = ANY(?)",
-                [.text(PostgreSQLValueList.literal(list))])
+                session,
+                "SELECT count(*) FROM t WHERE \(column) IN (SELECT unnest(CAST(? AS \(type)[])))",
+                [literal])
+            let foundByAny = try rows(
+                session, "SELECT count(*) FROM t WHERE \(column) = ANY(?)", [literal])
+            #expect(found == foundByAny, "seed \(generator.seed): column \(column)")
             // Reals compare by value (-0 = 0), texts by bytes, as on the server.
             let expected = rowsWritten.filter { row in
                 list.contains { value in
@@ -334,7 +382,9 @@ struct PostgreSQLFunctionsTests {
                     return value == row[index]
                 }
             }
-            #expect(found == [[.integer(Int64(expected.count))]], "seed \(generator.seed): column \(column)")
+            #expect(
+                found == [[.integer(Int64(expected.count))]],
+                "seed \(generator.seed): column \(column)")
         }
     }
 }
