@@ -168,6 +168,24 @@ struct PostgreSQLFunctionsTests {
         #expect(row == [.null, .integer(42), .text("Ab"), .null, .null, .null, .integer(1), .null])
     }
 
+    /// The store creates the functions each time it opens; a schema name is
+    /// quoted, whatever it holds.
+    @Test func creatingTheFunctionsAgainReplacesThem() throws {
+        let schema = "Strata \"Test\" \(UUID().uuidString.prefix(8))"
+        let session = try PostgreSQLSession(
+            connectionString: try PostgreSQLServer.shared().connectionString)
+        let quoted = PostgreSQLFunctions.quotedIdentifier(schema)
+        try session.execute("CREATE SCHEMA \(quoted)")
+        try session.createFunctions(in: schema)
+        try session.createFunctions(in: schema)
+        let row = try rows(
+            session,
+            "SELECT \(quoted).strata_fold('ÉA', 3), \(quoted).strata_add(1, 2, 0, 10), "
+                + "\(quoted).strata_decimal_sum(x) FROM (VALUES ('1.5'), ('2')) AS v(x)")
+        #expect(row == [[.text("ea"), .integer(3), .text("3.5")]])
+        try session.execute("DROP SCHEMA \(quoted) CASCADE")
+    }
+
     // MARK: Decimal aggregates
 
     /// The same table and the same query on SQLite, with its Swift aggregates,
