@@ -9,6 +9,7 @@
 /// sum, where SQLite's `Decimal` arithmetic rounds at every step. The average
 /// is the exact quotient to more digits than `Decimal` keeps.
 extension PostgreSQLFunctions {
+    /// The statements that create the decimal aggregates in `schema` (quoted).
     static func decimalFunctions(in schema: String) -> String {
         """
         CREATE OR REPLACE FUNCTION \(schema).strata_decimal_parse(value text) RETURNS numeric

@@ -29,6 +29,9 @@ import Strata
 ///
 /// Text compares byte by byte (`COLLATE "C"`), like Swift's UTF-8 comparison.
 extension PostgreSQLFunctions {
+    /// The statements that create the text functions in `schema` (quoted).
+    /// Without `asciiFastPath`, ASCII text takes the general path too: for
+    /// the benchmark that measures what the fast path saves.
     static func textFunctions(in schema: String, asciiFastPath: Bool = true) -> String {
         let tables = UnicodeFoldTables.current
         let lowercaseObject = tables.singleLowercase.map {
