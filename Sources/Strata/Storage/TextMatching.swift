@@ -16,8 +16,8 @@ public struct TextOptions: OptionSet, Sendable, Hashable {
 /// both sides: Strata registers these functions on every SQLite connection
 /// (`strata_fold`, `strata_text_match`) and evaluates the same code in memory,
 /// so SQL and Swift cannot disagree.
-enum TextMatching {
-    enum Operation: Int32, Sendable {
+package enum TextMatching {
+    package enum Operation: Int32, Sendable {
         case hasPrefix = 0
         case hasSuffix = 1
         case contains = 2
@@ -26,7 +26,7 @@ enum TextMatching {
     }
 
     /// The text as compared under `options`.
-    static func fold(_ text: String, _ options: TextOptions) -> String {
+    package static func fold(_ text: String, _ options: TextOptions) -> String {
         guard !options.isEmpty else { return text }
         var result = text
         if options.contains(.diacriticInsensitive) {
@@ -42,7 +42,7 @@ enum TextMatching {
     }
 
     /// Whether `text` matches `pattern` under `operation` and `options`.
-    static func matches(
+    package static func matches(
         _ text: String, _ operation: Operation, _ pattern: String, _ options: TextOptions
     ) -> Bool {
         let text = fold(text, options)
