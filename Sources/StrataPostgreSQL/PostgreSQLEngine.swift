@@ -27,14 +27,36 @@ struct PostgreSQLEngine: ServerStoreEngine {
         return session
     }
 
-    /// Creates the store's schema when it is missing (the tables come with
-    /// the store's first open, as for SQLite).
+    /// Creates the store's schema and the functions Strata's SQL calls
+    /// (PostgreSQLFunctions) when they are missing, under the store's write
+    /// lock, so that two processes opening a new store do not race. The
+    /// tables come with the store's first open, as for SQLite.
     private func prepareSchema(on session: PostgreSQLSession) throws {
-        let exists = try session.prepare(
-            "SELECT count(*) FROM pg_namespace WHERE nspname = ?")
-        try exists.bind([.text(schema)])
-        guard try exists.step(), exists.int64(at: 0) == 0 else { return }
-        try session.execute("CREATE SCHEMA IF NOT EXISTS \(Self.quote(schema))")
+        guard try !hasFunctions(session) else { return }
+        try session.execute(SQLDialect.postgreSQL.beginWrite
+            .replacingOccurrences(of: "current_schema()", with: "\(Self.literal(schema))"))
+        do {
+            try session.execute("CREATE SCHEMA IF NOT EXISTS \(Self.quote(schema))")
+            if try !hasFunctions(session) { try session.createFunctions(in: schema) }
+            try session.execute("COMMIT")
+        } catch {
+            try? session.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Whether the schema exists and holds Strata's functions (made together, in one transaction).
+    private func hasFunctions(_ session: PostgreSQLSession) throws -> Bool {
+        let statement = try session.prepare(
+            "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                + "WHERE n.nspname = ? AND p.proname = 'strata_text_match'")
+        try statement.bind([.text(schema)])
+        return try statement.step() && statement.int64(at: 0) > 0
+    }
+
+    /// `text` as an SQL string literal.
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
     /// `identifier` as a quoted SQL identifier.

@@ -139,8 +139,11 @@ enum PostgreSQLNumeric {
         guard bytes.count >= 8 + digitCount * 2 else { return .null }
         let digits = (0..<digitCount).map { Int(word(4 + $0)) }
         let negative = sign == 0x4000
-        // Digits past the decimal point are those at positions above the weight.
-        if digitCount <= weight + 1 {
+        let scale = Int(word(3))
+        // An integer when nothing is past the decimal point, by value or by
+        // declared scale (`avg` of integers is numeric with a scale: a real,
+        // as SQLite's avg is).
+        if scale == 0, digitCount <= weight + 1 {
             var value: Int64 = 0
             var fits = true
             for position in 0...max(weight, 0) where weight >= 0 {

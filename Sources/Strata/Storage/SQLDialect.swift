@@ -57,7 +57,7 @@ package enum SQLDialect: Sendable {
     /// first statement, so that what it reads stays true until it commits:
     /// SQLite's `BEGIN IMMEDIATE`; on PostgreSQL, an advisory lock named
     /// after the store's schema, released with the transaction.
-    var beginWrite: String {
+    package var beginWrite: String {
         switch self {
         case .sqlite: return "BEGIN IMMEDIATE"
         case .postgreSQL:

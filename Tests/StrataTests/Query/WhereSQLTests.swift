@@ -46,7 +46,7 @@ struct WhereSQLTests {
     @Test func comparisonsBindTheirValue() throws {
         let cases: [(Where<ProbeItem>, String, [StoredValue])] = [
             (\.$number == 3, "t0.\"number\" = ?", [.integer(3)]),
-            (\.$number != 3, "t0.\"number\" IS NOT ?", [.integer(3)]),
+            (\.$number != 3, "t0.\"number\" IS DISTINCT FROM ?", [.integer(3)]),
             (\.$number < 3, "t0.\"number\" < ?", [.integer(3)]),
             (\.$number <= 3, "t0.\"number\" <= ?", [.integer(3)]),
             (\.$real > 2.5, "t0.\"real\" > ?", [.real(2.5)]),
@@ -65,19 +65,19 @@ struct WhereSQLTests {
         #expect(try condition(\.$maybe == none) == ("t0.\"maybe\" IS NULL", []))
         #expect(try condition(\.$maybe != none) == ("t0.\"maybe\" IS NOT NULL", []))
         // An order comparison with NULL is never true.
-        #expect(try condition(\.$maybe < none) == ("0", []))
-        #expect(try condition(\.$maybe >= none) == ("0", []))
+        #expect(try condition(\.$maybe < none) == ("FALSE", []))
+        #expect(try condition(\.$maybe >= none) == ("FALSE", []))
     }
 
     @Test func combinatorsNestAndKeepNullsOutOfNot() throws {
         let (sql, arguments) = try condition((\.$number > 1 && \.$number < 9) || !(\.$text < "a"))
         #expect(
-            sql == "((t0.\"number\" > ? AND t0.\"number\" < ?) OR NOT coalesce(t0.\"text\" < ?, 0))")
+            sql == "((t0.\"number\" > ? AND t0.\"number\" < ?) OR NOT coalesce(t0.\"text\" < ?, FALSE))")
         #expect(arguments == [.integer(1), .integer(9), .text("a")])
-        #expect(try condition(Where(true)).sql == "1")
-        #expect(try condition(Where(false)).sql == "0")
-        #expect(try condition(.all([])).sql == "1")
-        #expect(try condition(.any([])).sql == "0")
+        #expect(try condition(Where(true)).sql == "TRUE")
+        #expect(try condition(Where(false)).sql == "FALSE")
+        #expect(try condition(.all([])).sql == "TRUE")
+        #expect(try condition(.any([])).sql == "FALSE")
         #expect(try condition(Where(\ProbeItem.$number == 1)).sql == "t0.\"number\" = ?")
     }
 
@@ -141,7 +141,7 @@ struct WhereSQLTests {
             try condition(Where(\.$maybe, in: [1, nil]))
                 == ("(t0.\"maybe\" IN (?) OR t0.\"maybe\" IS NULL)", [.integer(1)]))
         #expect(try condition(Where(\.$maybe, in: [nil])) == ("t0.\"maybe\" IS NULL", []))
-        #expect(try condition(Where(\.$number, in: [Int]())) == ("0", []))
+        #expect(try condition(Where(\.$number, in: [Int]())) == ("FALSE", []))
         // Three or more equalities on one field become one IN list.
         #expect(
             try condition(\.$number == 1 || \.$number == 2).sql
@@ -187,7 +187,7 @@ struct WhereSQLTests {
         #expect(
             try condition(\ProbeItem.$group ~ \.$parent ~ \.$name != "x").sql
                 == "(SELECT (SELECT t2.\"name\" FROM \"Group\" AS t2 WHERE t2._pk = t1.\"parent\") "
-                + "FROM \"Group\" AS t1 WHERE t1._pk = t0.\"group\") IS NOT ?")
+                + "FROM \"Group\" AS t1 WHERE t1._pk = t0.\"group\") IS DISTINCT FROM ?")
     }
 
     @Test func relationshipsCompareRowIDs() throws {
@@ -198,7 +198,7 @@ struct WhereSQLTests {
         let none: ProbeGroup? = nil
         #expect(try condition(\.$group == group) == ("t0.\"group\" = ?", [.integer(group.rowID)]))
         #expect(
-            try condition(\.$group != group) == ("t0.\"group\" IS NOT ?", [.integer(group.rowID)]))
+            try condition(\.$group != group) == ("t0.\"group\" IS DISTINCT FROM ?", [.integer(group.rowID)]))
         #expect(
             try condition(\.$group == group.objectID) == (
                 "t0.\"group\" = ?", [.integer(group.rowID)]
@@ -225,7 +225,7 @@ struct WhereSQLTests {
                 == "NOT EXISTS (SELECT 1 FROM \"Tag\" AS t1 WHERE (t1.\"label\" = ?) AND \(link))")
         #expect(
             try condition(.all(\.$tags, \.$label == "x")).sql
-                == "NOT EXISTS (SELECT 1 FROM \"Tag\" AS t1 WHERE NOT coalesce(t1.\"label\" = ?, 0) AND \(link))"
+                == "NOT EXISTS (SELECT 1 FROM \"Tag\" AS t1 WHERE NOT coalesce(t1.\"label\" = ?, FALSE) AND \(link))"
         )
         #expect(
             try condition(Where<ProbeItem>.count(\.$tags) >= 2)

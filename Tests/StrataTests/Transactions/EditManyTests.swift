@@ -123,7 +123,9 @@ struct EditManyTests {
 
     /// `edit(ids)` reads nothing when the transaction holds every object, and
     /// reads one row with the point read when it holds all but one.
-    @Test(arguments: StoreKind.allCases)
+    // SQLite only: statements are recorded by SQLite's trace hook, which a
+    // PostgreSQL connection does not have yet (issue #16).
+    @Test(arguments: StoreKind.sqlite)
     @MainActor
     func editOfIDsReadsOnlyWhatTheTransactionDoesNotHold(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
@@ -147,7 +149,9 @@ struct EditManyTests {
     /// Objects of the main context, of two entities, come back as the
     /// transaction's instances in the same order, with one read per entity;
     /// objects deleted since, and detached ones, are left out.
-    @Test(arguments: StoreKind.allCases)
+    // SQLite only: statements are recorded by SQLite's trace hook, which a
+    // PostgreSQL connection does not have yet (issue #16).
+    @Test(arguments: StoreKind.sqlite)
     @MainActor
     func editOfMainContextObjectsReadsOncePerEntity(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
@@ -233,7 +237,9 @@ struct EditManyTests {
 
     /// `tx.fetchExisting(ids)` and `stack.fetchExisting(ids)` read once, and
     /// agree with looking up each ID.
-    @Test(arguments: StoreKind.allCases)
+    // SQLite only: statements are recorded by SQLite's trace hook, which a
+    // PostgreSQL connection does not have yet (issue #16).
+    @Test(arguments: StoreKind.sqlite)
     @MainActor
     func fetchExistingOfIDsReadsOnce(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()

@@ -68,7 +68,7 @@ struct PostgreSQLSessionTests {
         #expect(select.value(at: 0) == .real(3))
         #expect(select.value(at: 1) == .real(12.5))
         #expect(select.value(at: 2) == .integer(1))
-        #expect(select.value(at: 3) == .integer(25))
+        #expect(select.value(at: 3) == .real(25))  // numeric with a scale: a real
         #expect(select.value(at: 4) == .real(3))
         #expect(try select.step() == false)
         // A fraction cannot be an integer parameter: a typed error, no rounding.
