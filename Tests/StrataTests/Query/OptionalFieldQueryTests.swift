@@ -58,7 +58,7 @@ struct OptionalFieldQueryTests {
                 [.integer(1)]
             ),
             (
-                !Where(\.$score, between: 1...3), "NOT coalesce(t0.\"score\" BETWEEN ? AND ?, 0)",
+                !Where(\.$score, between: 1...3), "NOT coalesce(t0.\"score\" BETWEEN ? AND ?, FALSE)",
                 [.integer(1), .integer(3)]
             ),
             (\.$score < 3, "t0.\"score\" < ?", [.integer(3)]),
