@@ -15,12 +15,12 @@ struct PostgreSQLEngine: ServerStoreEngine {
     }
 
     func connect(_ role: ConnectionRole) throws -> any ServerConnection {
-        let quoted = Self.quote(schema)
+        let quoted = PostgreSQLFunctions.quotedIdentifier(schema)
         var setUp = [
             "SET search_path TO \(quoted)", "SET TIME ZONE 'UTC'",
             "SET client_min_messages TO WARNING",
         ]
-        if role == .reader { setUp.append("LISTEN \(Self.quote("strata:\(schema)"))") }
+        if role == .reader { setUp.append("LISTEN \(PostgreSQLFunctions.quotedIdentifier("strata:\(schema)"))") }
         let session = try PostgreSQLSession(
             connectionString: connectionString, setUp: setUp.joined(separator: "; "))
         if role == .writer { try prepareSchema(on: session) }
@@ -33,10 +33,9 @@ struct PostgreSQLEngine: ServerStoreEngine {
     /// tables come with the store's first open, as for SQLite.
     private func prepareSchema(on session: PostgreSQLSession) throws {
         guard try !hasFunctions(session) else { return }
-        try session.execute(SQLDialect.postgreSQL.beginWrite
-            .replacingOccurrences(of: "current_schema()", with: "\(Self.literal(schema))"))
+        try session.execute("BEGIN; " + SQLDialect.writeLock(schema: PostgreSQLFunctions.literal(schema)))
         do {
-            try session.execute("CREATE SCHEMA IF NOT EXISTS \(Self.quote(schema))")
+            try session.execute("CREATE SCHEMA IF NOT EXISTS \(PostgreSQLFunctions.quotedIdentifier(schema))")
             if try !hasFunctions(session) { try session.createFunctions(in: schema) }
             try session.execute("COMMIT")
         } catch {
@@ -52,16 +51,6 @@ struct PostgreSQLEngine: ServerStoreEngine {
                 + "WHERE n.nspname = ? AND p.proname = 'strata_text_match'")
         try statement.bind([.text(schema)])
         return try statement.step() && statement.int64(at: 0) > 0
-    }
-
-    /// `text` as an SQL string literal.
-    static func literal(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-    }
-
-    /// `identifier` as a quoted SQL identifier.
-    static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// A libpq connection string of `pairs`, each value quoted.

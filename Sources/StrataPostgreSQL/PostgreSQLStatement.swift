@@ -62,14 +62,7 @@ final class PostgreSQLStatement: ServerStatement {
     /// inferred; throws `SQLITE_RANGE` for a wrong count and `SQLITE_MISMATCH`
     /// for a value the type cannot hold.
     func bind(_ values: [StoredValue]) throws {
-        guard values.count == parameterTypes.count else {
-            throw DatabaseError(
-                code: SQLITE_RANGE,
-                message: "the statement has \(parameterTypes.count) parameter(s), "
-                    + "\(values.count) argument(s) were given",
-                sql: sql)
-        }
-        parameters.removeAll()
+        guard values.count == parameterTypes.count else { throw countError(given: values.count) }
         for (index, value) in values.enumerated() { try bind(value, at: Int32(index + 1)) }
     }
 
@@ -112,13 +105,7 @@ final class PostgreSQLStatement: ServerStatement {
     }
 
     private func execute() throws {
-        guard parameters.count == parameterTypes.count else {
-            throw DatabaseError(
-                code: SQLITE_RANGE,
-                message: "the statement has \(parameterTypes.count) parameter(s), "
-                    + "\(parameters.count) were bound",
-                sql: sql)
-        }
+        guard parameters.count == parameterTypes.count else { throw countError(given: parameters.count) }
         let count = Int32(parameters.count)
         let run = parameters.withParameterArrays { values, lengths, formats in
             PQexecPrepared(session.handle, name, count, values, lengths, formats, 1)
@@ -131,6 +118,14 @@ final class PostgreSQLStatement: ServerStatement {
         }
         result = run
         rowCount = PQntuples(run)
+    }
+
+    /// `SQLITE_RANGE`: `given` values for a statement that takes another number.
+    private func countError(given: Int) -> DatabaseError {
+        DatabaseError(
+            code: SQLITE_RANGE,
+            message: "the statement has \(parameterTypes.count) parameter(s), \(given) argument(s) were given",
+            sql: sql)
     }
 
     // MARK: Columns of the current row

@@ -86,9 +86,8 @@ struct ParameterBuffer {
         _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?,
             UnsafePointer<Int32>?) -> Result
     ) -> Result {
-        // A buffer that is empty (no values, or only NULLs) still has a base address.
-        if bytes.isEmpty { bytes.reserveCapacity(1) }
         return bytes.withUnsafeBufferPointer { buffer in
+            // An empty buffer (no values, or only NULLs) has no base address; no pointer is read then.
             let base = UnsafeRawPointer(buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self)
             pointers.removeAll(keepingCapacity: true)
             for offset in offsets { pointers.append(offset < 0 ? nil : base + offset) }

@@ -328,7 +328,7 @@ struct StoreOpener {
         try connection.execute(connection.dialect.beginWrite)
         do {
             try body()
-            try connection.execute("COMMIT")
+            try connection.commit()
         } catch {
             try? connection.execute("ROLLBACK")
             throw error

@@ -60,10 +60,14 @@ package enum SQLDialect: Sendable {
     package var beginWrite: String {
         switch self {
         case .sqlite: return "BEGIN IMMEDIATE"
-        case .postgreSQL:
-            return "BEGIN; SELECT pg_advisory_xact_lock(\(Self.advisoryLockClass), "
-                + "hashtext(current_schema()))"
+        case .postgreSQL: return "BEGIN; " + Self.writeLock(schema: "current_schema()")
         }
+    }
+
+    /// The PostgreSQL statement that takes the write lock of the store in the
+    /// schema `schema` (an SQL expression) until the transaction ends.
+    package static func writeLock(schema: String) -> String {
+        "SELECT pg_advisory_xact_lock(\(advisoryLockClass), hashtext(\(schema)))"
     }
 
     /// Run inside every logged commit to wake the other stacks' readers, with

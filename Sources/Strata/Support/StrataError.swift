@@ -108,8 +108,9 @@ extension StrataError: CustomDebugStringConvertible, LocalizedError {
         case let .crossStoreTransaction(configurations):
             return "A transaction changed objects in several stores ("
                 + configurations.map { $0 ?? "(default)" }.joined(separator: ", ")
-                + ") and was rolled back: this SQLite lacks the session extension that makes such a commit "
-                + "atomic; commit each store's changes in a transaction of its own."
+                + ") that cannot commit together atomically (this SQLite lacks the session extension, "
+                + "or one store is on a server), and was rolled back; commit each store's changes in a "
+                + "transaction of its own."
         case let .storeNotFound(entity, configuration):
             return "No store of the DataStack holds \(entity) in configuration "
                 + "\(configuration ?? "(default)"); add a store of that configuration."

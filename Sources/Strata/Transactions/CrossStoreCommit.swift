@@ -71,7 +71,7 @@ enum CrossStoreCommit {
     static func complete(_ changes: Data, on participant: StoreRuntime) throws {
         // The changeset carries the part's own generation and log record.
         try participant.write { connection in try ChangeRecorder.apply(changes, on: connection) } commit: {
-            try $0.execute("COMMIT")
+            try $0.commit()
         }
     }
 
@@ -132,7 +132,7 @@ enum CrossStoreCommit {
         let connection = participant.connection
         do {
             try ChangeRecorder.apply(changes, on: connection)
-            try connection.execute("COMMIT")
+            try connection.commit()
             StrataLog.log(
                 .warning, .transactions,
                 "completed the part in \(participant.store.path) of a commit over several stores that "

@@ -84,7 +84,7 @@ extension ObjectContext {
     /// and the error thrown.
     func finishCommit(_ prepared: PreparedCommit, didCommit: () -> Void) throws {
         do {
-            try store.commit(prepared.changeSet) { try prepared.connection.execute("COMMIT") }
+            try store.commit(prepared.changeSet) { try prepared.connection.commit() }
         } catch {
             throw failCommit(error)
         }

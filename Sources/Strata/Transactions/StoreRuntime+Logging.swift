@@ -11,7 +11,7 @@ extension StoreRuntime {
         _ changes: [String: ChangeSet.EntityChanges], author: String?, on connection: Connection
     ) throws -> ChangeSet {
         let changeSet = try prepareLogged(changes, author: author, on: connection)
-        try commit(changeSet) { try connection.execute("COMMIT") }
+        try commit(changeSet) { try connection.commit() }
         return changeSet
     }
 

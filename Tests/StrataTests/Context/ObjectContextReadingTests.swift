@@ -86,12 +86,16 @@ struct ObjectContextReadErrorTests {
             ("transaction fetchAll", { try stack.perform(synchronous: { tx in _ = try tx.fetchAll(bad) }) }),
         ]
         for (name, read) in reads {
-            guard case .sqlite(let code, _, let sql)? = strataError(read, "\(name)") else {
-                Issue.record("\(name): expected .sqlite")
-                continue
+            switch strataError(read, "\(name)") {
+            case .sqlite(let code, _, let sql)?:
+                #expect(kind != .postgreSQL && code == 1, "\(name): SQLITE_ERROR")
+                #expect(sql?.contains("((((") == true, "\(name): the SQL is named")
+            case .postgreSQL(let sqlState, _, let sql)?:
+                #expect(kind == .postgreSQL && sqlState == "42601", "\(name): syntax_error")
+                #expect(sql?.contains("((((") == true, "\(name): the SQL is named")
+            default:
+                Issue.record("\(name): expected .sqlite or .postgreSQL")
             }
-            #expect(code == 1, "\(name): SQLITE_ERROR")
-            #expect(sql?.contains("((((") == true, "\(name): the SQL is named")
         }
     }
 

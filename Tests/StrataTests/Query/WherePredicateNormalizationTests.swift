@@ -11,14 +11,14 @@ struct WherePredicateNormalizationTests {
     /// `!` is pushed down to the tests: it cancels, swaps `==` and `!=`, and
     /// turns `&&` into `||` and back, so only a test with no opposite keeps a `NOT`.
     @Test func negationIsPushedDownToTheTests() throws {
-        #expect(try condition(!(\.$text == "a")).sql == "t0.\"text\" IS NOT ?")
+        #expect(try condition(!(\.$text == "a")).sql == "t0.\"text\" IS DISTINCT FROM ?")
         #expect(try condition(!(\.$text != "a")).sql == "t0.\"text\" = ?")
         #expect(try condition(!(!(\.$number < 3))).sql == "t0.\"number\" < ?")
-        #expect(try condition(!(\.$number < 3)).sql == "NOT coalesce(t0.\"number\" < ?, 0)")
-        #expect(try condition(!Where(true)).sql == "0")
+        #expect(try condition(!(\.$number < 3)).sql == "NOT coalesce(t0.\"number\" < ?, FALSE)")
+        #expect(try condition(!Where(true)).sql == "FALSE")
         #expect(
             try condition(!(\.$number == 1 && (\.$other < 2 || \.$text != "c"))).sql
-                == "(t0.\"number\" IS NOT ? OR (NOT coalesce(t0.\"other\" < ?, 0) AND t0.\"text\" = ?))"
+                == "(t0.\"number\" IS DISTINCT FROM ? OR (NOT coalesce(t0.\"other\" < ?, FALSE) AND t0.\"text\" = ?))"
         )
         #expect(
             try condition(!.any(\.$tags, \.$label == "x")).sql.hasPrefix(

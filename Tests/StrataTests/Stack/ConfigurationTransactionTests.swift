@@ -256,6 +256,19 @@ struct ConfigurationTransactionTests {
                 for key in 1...3 { tx.create(Into<CfgItem>(configuration)).key = key + (configuration == nil ? 0 : 10) }
             })
         }
+        if kind == .postgreSQL {
+            // A server store commits with no other store but in-memory ones: refused whole.
+            #expect(performing: {
+                try stack.perform(synchronous: { tx in
+                    try tx.updateAll(From<CfgItem>().where(\.$key != 2 && \.$key != 12), .set(\.$rank, to: 3))
+                })
+            }, throws: { error in
+                if case .crossStoreTransaction? = error as? StrataError { return true }
+                return false
+            })
+            #expect(try stack.fetchAll(From<CfgItem>()).allSatisfy { $0.rank == 0 }, "nothing was saved")
+            return
+        }
         #expect(try stack.perform(synchronous: { tx in
             try tx.updateAll(From<CfgItem>().where(\.$key != 2 && \.$key != 12), .set(\.$rank, to: 3))
         }) == 4)

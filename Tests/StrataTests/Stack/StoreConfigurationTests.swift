@@ -215,7 +215,7 @@ struct StoreConfigurationTests {
         for configuration in [nil, "Config1", "Config2"] as [String?] {
             try stack.addStorageAndWait(configurationStorage(configuration, kind, in: directory))
         }
-        #expect(keys(try stack.fetchAll(From<CfgItem>())) == (kind == .file ? [2, 1] : []))
+        #expect(keys(try stack.fetchAll(From<CfgItem>())) == (kind == .inMemory ? [] : [2, 1]))
     }
 
     /// `resetStore` acts on the first store, the default configuration's.

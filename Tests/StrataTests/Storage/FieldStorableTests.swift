@@ -241,11 +241,13 @@ struct FieldStorableTests {
 
     @Test(arguments: StoreKind.allCases)
     func stringsRoundTripScalarForScalar(kind: StoreKind) throws {
-        let values = [
+        var values = [
             "", " ", "'", "\"", "''", "a\0b", "\0", "\0\0\0", "emoji 👩‍👩‍👧‍👦🇫🇷",
             "e\u{301}", "\u{E9}", "a\u{308}\u{301}\u{327}", "'); DROP TABLE \"Sample\"; --",
             "line\nbreak\r\ttab", "\u{FEFF}bom", "日本語", String(repeating: "x", count: 1_000_000),
         ]
+        // PostgreSQL's text cannot hold NUL (Docs/PostgreSQL.md, Rule 5).
+        if kind == .postgreSQL { values.removeAll { $0.contains("\0") } }
         try expectRoundTrip(\.text, values, on: kind, same: sameScalars)
     }
 

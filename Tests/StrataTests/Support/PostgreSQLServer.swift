@@ -106,7 +106,7 @@ final class PostgreSQLServer: Sendable {
         guard let dataDirectory else { return }
         let options = [
             "-c listen_addresses=''", "-k \(socketFolder.path)", "-p 5432", "-c fsync=off",
-            "-c full_page_writes=off", "-c max_connections=300",
+            "-c full_page_writes=off", "-c max_connections=1000",
         ].joined(separator: " ")
         try tool("pg_ctl", [
             "-D", dataDirectory.path, "-o", options, "-l",

@@ -106,11 +106,7 @@ final class Connection {
 
     /// Runs one or more statements that take no arguments (DDL, pragmas).
     func execute(_ sql: String) throws {
-        if let server {
-            // What SQLite's commit hook counts for its writers: a kept read ends at it.
-            if sql == "COMMIT", !isReadOnly { Connection.commitCount.add(1, ordering: .relaxed) }
-            return try server.execute(sql)
-        }
+        if let server { return try server.execute(sql) }
         var errorMessage: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if code != SQLITE_OK {
@@ -118,6 +114,14 @@ final class Connection {
             sqlite3_free(errorMessage)
             throw DatabaseError(code: code, message: message, sql: sql)
         }
+    }
+
+    /// Commits the open write transaction. A commit ends every kept read of
+    /// this process (``commitCount``): SQLite's commit hook counts it on its
+    /// writers; a server connection, which has no such hook, counts it here.
+    func commit() throws {
+        if server != nil { Connection.commitCount.add(1, ordering: .relaxed) }
+        try execute("COMMIT")
     }
 
     /// Runs `sql` with `arguments` bound and steps it to completion.

@@ -10,10 +10,7 @@ import Testing
 struct PostgreSQLFunctionsTests {
     /// A session in a schema of its own, with Strata's functions in it.
     private func session() throws -> PostgreSQLSession {
-        let schema = "strata_test_\(UUID().uuidString.prefix(8).lowercased())"
-        let session = try PostgreSQLSession(
-            connectionString: try PostgreSQLServer.shared().connectionString)
-        try session.execute("CREATE SCHEMA \(schema); SET search_path TO \(schema)")
+        let (session, schema) = try PostgreSQLServer.sessionInNewSchema()
         try session.createFunctions(in: schema)
         return session
     }

@@ -8,12 +8,9 @@ import Testing
 /// `?` placeholders, values in binary both ways, errors mapped to SQLite's codes.
 @Suite(.enabled(if: PostgreSQLServer.isEnabled, "STRATA_POSTGRESQL=off"))
 struct PostgreSQLSessionTests {
-    /// A session in a schema of its own, dropped with the test's values.
+    /// A session in a schema of its own.
     private func session() throws -> PostgreSQLSession {
-        let schema = "strata_test_\(UUID().uuidString.prefix(8).lowercased())"
-        let session = try PostgreSQLSession(connectionString: try PostgreSQLServer.shared().connectionString)
-        try session.execute("CREATE SCHEMA \(schema); SET search_path TO \(schema)")
-        return session
+        try PostgreSQLServer.sessionInNewSchema().session
     }
 
     @Test func placeholdersOutsideQuotesAndCommentsAreNumbered() {
