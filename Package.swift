@@ -26,6 +26,9 @@ let package = Package(
         ),
         .target(name: "Strata", dependencies: ["CSQLite"]),
         .target(name: "StrataPostgreSQL", dependencies: ["Strata", "CSQLite", "CLibPQ"]),
+        // A PostgreSQL server for the tests, the Cluster sample and the
+        // benchmarks: the one STRATA_POSTGRESQL_URL names, or a throwaway one.
+        .target(name: "ThrowawayPostgreSQL"),
         .executableTarget(
             name: "StrataBenchmarks",
             dependencies: ["Strata", "CSQLite"]
@@ -64,7 +67,8 @@ let package = Package(
             path: "Tests/TrapProbe"
         ),
         .testTarget(
-            name: "StrataTests", dependencies: ["Strata", "StrataPostgreSQL", "CSQLite", "CLibPQ"]),
+            name: "StrataTests",
+            dependencies: ["Strata", "StrataPostgreSQL", "ThrowawayPostgreSQL", "CSQLite", "CLibPQ"]),
     ],
     swiftLanguageModes: [.v6]
 )

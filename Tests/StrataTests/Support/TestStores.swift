@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataPostgreSQL
 import Testing
+import ThrowawayPostgreSQL
 
 /// Where a test's store lives; use as `@Test(arguments: StoreKind.allCases)`.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -3,6 +3,7 @@ import Testing
 
 @testable import Strata
 @testable import StrataPostgreSQL
+import ThrowawayPostgreSQL
 
 /// What the server-side fold costs, with and without its ASCII fast path,
 /// against a plain `translate()` over the whole lower-case table. Prints its

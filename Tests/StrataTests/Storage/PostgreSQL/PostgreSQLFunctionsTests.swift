@@ -3,6 +3,7 @@ import Testing
 
 @testable import Strata
 @testable import StrataPostgreSQL
+import ThrowawayPostgreSQL
 
 /// The server-side counterparts of the Swift functions SQLite connections
 /// register: the same SQL gives the same results on both engines.

@@ -3,6 +3,7 @@ import Foundation
 @testable import Strata
 @testable import StrataPostgreSQL
 import Testing
+import ThrowawayPostgreSQL
 
 /// libpq underneath the PostgreSQL store: statements written with SQLite's
 /// `?` placeholders, values in binary both ways, errors mapped to SQLite's codes.

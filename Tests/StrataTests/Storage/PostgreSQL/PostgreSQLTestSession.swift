@@ -1,5 +1,6 @@
 import Foundation
 @testable import StrataPostgreSQL
+import ThrowawayPostgreSQL
 
 extension PostgreSQLServer {
     /// A session on the tests' server in a new schema of its own

@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
-import Testing
 
-/// The PostgreSQL server the PostgreSQL suites run against.
+/// A PostgreSQL server for Strata's tests, samples and benchmarks: the one
+/// the environment names, or a throwaway one of this process's own.
 ///
 /// - `STRATA_POSTGRESQL_URL` set: that server (a libpq connection string or
 ///   `postgresql://` URL); the tests create schemas in it named `strata_test_…`.
@@ -15,19 +15,19 @@ import Testing
 ///   the tests spawn inherit `STRATA_POSTGRESQL_URL` and share it.
 ///
 /// Without a server binary the suites fail, naming the package to install.
-final class PostgreSQLServer: Sendable {
+public final class PostgreSQLServer: Sendable {
     /// The connection string of the server's `strata` database.
-    let connectionString: String
+    public let connectionString: String
     /// The folder of a server this process started, `nil` for one it was given.
-    let dataDirectory: URL?
+    public let dataDirectory: URL?
     private let binaries: URL?
     private let owner: String?
 
     /// Whether the PostgreSQL suites run (`STRATA_POSTGRESQL` is not `off`).
-    static let isEnabled = ProcessInfo.processInfo.environment["STRATA_POSTGRESQL"] != "off"
+    public static let isEnabled = ProcessInfo.processInfo.environment["STRATA_POSTGRESQL"] != "off"
 
     /// The server every PostgreSQL suite shares, started on first use.
-    static func shared() throws -> PostgreSQLServer {
+    public static func shared() throws -> PostgreSQLServer {
         try sharedServer.get()
     }
 
@@ -66,7 +66,7 @@ final class PostgreSQLServer: Sendable {
 
     /// Starts a private server of this process's own (the fault tests restart
     /// theirs), with `fsync` off: the tests stop processes, never the machine.
-    static func start() throws -> PostgreSQLServer {
+    public static func start() throws -> PostgreSQLServer {
         let binaries = try findBinaries()
         let folder = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("strata-postgresql-\(UUID().uuidString.prefix(8))")
@@ -89,14 +89,14 @@ final class PostgreSQLServer: Sendable {
 
     /// Stops the server immediately (as a crash would) and starts it again on
     /// the same data: connections drop, committed data stays.
-    func restart() throws {
+    public func restart() throws {
         guard let dataDirectory else { return }
         try tool("pg_ctl", ["-D", dataDirectory.path, "-m", "immediate", "-w", "stop"])
         try startServer(socketFolder: dataDirectory.deletingLastPathComponent())
     }
 
     /// Stops the server and removes its folder.
-    func stop() {
+    public func stop() {
         guard let dataDirectory else { return }
         try? tool("pg_ctl", ["-D", dataDirectory.path, "-m", "immediate", "-w", "stop"])
         try? FileManager.default.removeItem(at: dataDirectory.deletingLastPathComponent())
@@ -210,7 +210,7 @@ final class PostgreSQLServer: Sendable {
 }
 
 /// Why the tests have no PostgreSQL server.
-struct PostgreSQLServerError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
+public struct PostgreSQLServerError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
 }
