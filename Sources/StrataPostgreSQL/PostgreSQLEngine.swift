@@ -2,7 +2,7 @@ import Foundation
 import Strata
 
 /// How Strata reaches a ``PostgreSQLStore``: a session per connection, in the
-/// store's schema, the reader listening on the store's commit channel.
+/// store's schema; a listener per observed stack on the store's commit channel.
 struct PostgreSQLEngine: ServerStoreEngine {
     let connectionString: String
     let schema: String
@@ -15,16 +15,22 @@ struct PostgreSQLEngine: ServerStoreEngine {
     }
 
     func connect(_ role: ConnectionRole) throws -> any ServerConnection {
-        let quoted = PostgreSQLFunctions.quotedIdentifier(schema)
-        var setUp = [
-            "SET search_path TO \(quoted)", "SET TIME ZONE 'UTC'",
-            "SET client_min_messages TO WARNING",
-        ]
-        if role == .reader { setUp.append("LISTEN \(PostgreSQLFunctions.quotedIdentifier("strata:\(schema)"))") }
-        let session = try PostgreSQLSession(
-            connectionString: connectionString, setUp: setUp.joined(separator: "; "))
+        let session = try PostgreSQLSession(connectionString: connectionString, setUp: setUp)
         if role == .writer { try prepareSchema(on: session) }
         return session
+    }
+
+    func listen(onCommit: @escaping @Sendable () -> Void) -> any ServerCommitListener {
+        PostgreSQLCommitListener(
+            connectionString: connectionString,
+            setUp: setUp + "; LISTEN " + PostgreSQLFunctions.quotedIdentifier(SQLDialect.commitChannel(schema)),
+            onCommit: onCommit)
+    }
+
+    /// What every session runs when it connects: the store's schema, UTC, no notices.
+    private var setUp: String {
+        "SET search_path TO \(PostgreSQLFunctions.quotedIdentifier(schema)); SET TIME ZONE 'UTC'; "
+            + "SET client_min_messages TO WARNING"
     }
 
     /// Creates the store's schema and the functions Strata's SQL calls

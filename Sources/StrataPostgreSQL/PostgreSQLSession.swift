@@ -16,9 +16,7 @@ final class PostgreSQLSession: ServerConnection {
     let setUp: String
     private var nextStatementNumber = 0
     /// Counts connections made: statements prepared on an earlier one are gone.
-    private(set) var generation = 0
-    /// Counts notifications received on the channels this session listens to.
-    private var notificationCount: UInt32 = 0
+    private(set) var connectionNumber = 0
 
     /// Connects with `connectionString` (`"host=/run/pg dbname=app"` or a
     /// `postgresql://` URL) and runs `setUp`.
@@ -44,7 +42,7 @@ final class PostgreSQLSession: ServerConnection {
             throw DatabaseError(code: SQLITE_CANTOPEN, message: message, sql: nil, sqlState: "08001")
         }
         handle = connection
-        generation += 1
+        connectionNumber += 1
         // Notices (a table that already exists, …) are not errors; libpq would
         // print them to standard error.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
@@ -86,18 +84,6 @@ final class PostgreSQLSession: ServerConnection {
         handle.map { PQtransactionStatus($0) == PQTRANS_INERROR } ?? false
     }
 
-    /// Moves with every notification received (see ``takeNotifications()``):
-    /// the store's commits notify, so this plays SQLite's data version. A lost
-    /// connection moves it too, since commits may have been missed meanwhile.
-    var dataVersion: UInt32 {
-        if let received = try? takeNotifications() {
-            notificationCount &+= UInt32(truncatingIfNeeded: received.count)
-        } else {
-            notificationCount &+= 1
-        }
-        return notificationCount
-    }
-
     /// The notifications received since the last call, reading what the
     /// socket holds without waiting. Throws when the connection is lost.
     func takeNotifications() throws -> [(channel: String, payload: String)] {
@@ -121,7 +107,7 @@ final class PostgreSQLSession: ServerConnection {
     /// Reconnects when the server closed the connection (a restart, a
     /// failover). A transaction open on the old connection is lost: the
     /// statement that finds it gone fails, and so does its commit.
-    private func reconnectIfNeededOutsideTransaction() throws {
+    func reconnectIfNeededOutsideTransaction() throws {
         guard !isConnected else { return }
         try connect()
     }

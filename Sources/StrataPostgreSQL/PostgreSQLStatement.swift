@@ -23,11 +23,11 @@ final class PostgreSQLStatement: ServerStatement {
     private var rowCount: Int32 = 0
 
     /// The session's connection it was prepared on: after a reconnect it no longer exists.
-    private let generation: Int
+    private let connectionNumber: Int
 
     init(session: PostgreSQLSession, name: String, sql: String) throws {
         self.session = session
-        self.generation = session.generation
+        self.connectionNumber = session.connectionNumber
         self.name = name
         self.sql = sql
         let text = Self.numberingPlaceholders(sql)
@@ -44,7 +44,7 @@ final class PostgreSQLStatement: ServerStatement {
     /// or its transaction failed (then it goes with the connection).
     deinit {
         if let result { PQclear(result) }
-        if session.isConnected, session.generation == generation, !session.isInFailedTransaction {
+        if session.isConnected, session.connectionNumber == connectionNumber, !session.isInFailedTransaction {
             PQclear(PQexec(session.handle, "DEALLOCATE \(name)"))
         }
     }

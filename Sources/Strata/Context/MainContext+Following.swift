@@ -348,8 +348,13 @@ extension MainContext {
 
     // MARK: Watching
 
-    /// Starts polling the store while any observer is alive.
+    /// Starts following the store while any observer is alive: polling its
+    /// file, or listening for the server's announcements.
     func startWatching() {
+        if let server = context.store.settings.server {
+            startListening(to: server)
+            return
+        }
         guard watcher == nil else { return }
         watcher = Task { @MainActor [weak self] in
             while !Task.isCancelled {
@@ -362,5 +367,26 @@ extension MainContext {
                 self.poll()
             }
         }
+    }
+
+    /// Listens for the server's commit announcements: each wakes the main
+    /// actor for one look at the store (``poll()``), announcements that come
+    /// before it runs included. Stops when no observer is left.
+    private func startListening(to server: any ServerStoreEngine) {
+        guard commitListener == nil else { return }
+        commitListener = server.listen { [weak self] in
+            guard let self, !self.wakeIsWaiting.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            Task { @MainActor [weak self] in
+                guard let self else { return }
+                self.wakeIsWaiting.store(false, ordering: .releasing)
+                guard self.observation.hasObservers else { return self.stopListening() }
+                self.poll()
+            }
+        }
+    }
+
+    func stopListening() {
+        commitListener?.stop()
+        commitListener = nil
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The stack's read-only context on the main actor: fetched objects live
 /// here, weakly held, and committed change sets — this stack's and every
 /// other writer's, read from the commit log — are merged into them in
@@ -29,6 +31,12 @@ final class MainContext {
     var waitingRefresh: Refresh?
     /// Polls the store for other writers' commits while anyone observes.
     var watcher: Task<Void, Never>?
+    /// For a store on a server, in place of polling: wakes the context when
+    /// the server announces a commit, while anyone observes.
+    var commitListener: (any ServerCommitListener)?
+    /// Whether a wake from the commit listener waits for the main actor:
+    /// announcements that come meanwhile are taken by that one look.
+    nonisolated let wakeIsWaiting = Atomic<Bool>(false)
     /// How long the watcher waits between two looks at the store (the stack's setting).
     let pollingInterval: @Sendable () -> Duration
 
@@ -54,6 +62,7 @@ final class MainContext {
     func close() {
         watcher?.cancel()
         watcher = nil
+        stopListening()
         observation.endAll()
         context.closeReader()
     }

@@ -60,6 +60,9 @@ public final class DataStack: Sendable {
     /// costs one point read when nothing changed; reads on the main context
     /// look anyway, at no extra statement. See `Docs/History.md`.
     ///
+    /// A store on a server (`PostgreSQLStore`) is not polled: the server
+    /// announces each commit, and the announcement wakes the stack.
+    ///
     /// ```swift
     /// stack.pollingInterval = .milliseconds(100)   // a quieter background tool
     /// ```

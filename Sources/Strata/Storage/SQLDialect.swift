@@ -70,16 +70,22 @@ package enum SQLDialect: Sendable {
         "SELECT pg_advisory_xact_lock(\(advisoryLockClass), hashtext(\(schema)))"
     }
 
-    /// Run inside every logged commit to wake the other stacks' readers, with
-    /// the generation bound: PostgreSQL delivers the notification when the
-    /// transaction commits, to every connection listening on the store's
-    /// channel (``notificationChannel``). SQLite's readers notice commits by
-    /// the file's data version instead.
+    /// Run inside every logged commit to wake the stacks that follow the
+    /// store, with the generation bound: PostgreSQL delivers the notification
+    /// when the transaction commits, to every connection listening on the
+    /// store's channel (``commitChannel(_:)``). SQLite's followers poll the
+    /// file's data version instead.
     var notifyCommit: String? {
         switch self {
         case .sqlite: return nil
         case .postgreSQL: return "SELECT pg_notify('strata:' || current_schema(), ?)"
         }
+    }
+
+    /// The channel a PostgreSQL store's commits are announced on, for the
+    /// store in schema `schema`: `strata:<schema>`.
+    package static func commitChannel(_ schema: String) -> String {
+        "strata:" + schema
     }
 
     /// The first key of Strata's advisory locks, so that they do not meet an

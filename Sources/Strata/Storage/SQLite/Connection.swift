@@ -229,8 +229,19 @@ final class Connection {
     /// another) committed since the one before. A file control, not a
     /// statement: it costs a function call, where `PRAGMA data_version` costs
     /// as much as a point lookup.
+    ///
+    /// A server has no such number: there it is made of the store's commit
+    /// generation, read in the snapshot now open (a point read), and the
+    /// connection's number, so that it moves with every commit logged and
+    /// after a reconnection. A write that bypassed the log does not move it.
     var dataVersion: UInt32 {
-        if let server { return server.dataVersion }
+        if let server {
+            guard case .integer(let generation)? = try? scalar(CommitLog.generationQuery(in: dialect)) else {
+                return .max  // unreadable: the caller's look at the log says why
+            }
+            return UInt32(truncatingIfNeeded: generation)
+                &+ UInt32(truncatingIfNeeded: server.connectionNumber) &* 0x9E37_79B9
+        }
         var version: UInt32 = 0
         _ = sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version)
         return version

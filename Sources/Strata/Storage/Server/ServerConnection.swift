@@ -12,9 +12,9 @@ package protocol ServerConnection: AnyObject {
     func statement(_ sql: String) throws -> any ServerStatement
     /// Whether a transaction is open.
     var isInTransaction: Bool { get }
-    /// A number that moves when another connection committed to the store
-    /// since it was last read (notifications received), like SQLite's data version.
-    var dataVersion: UInt32 { get }
+    /// Counts the connections made: it moves when the connection was lost
+    /// and made again, after which commits may have been missed.
+    var connectionNumber: Int { get }
     /// Closes the connection.
     func close()
 }

@@ -9,4 +9,16 @@ package protocol ServerStoreEngine: Sendable {
     /// Opens a connection for `role`: the writer prepares the store (its
     /// schema, its functions) when it connects; the reader listens for commits.
     func connect(_ role: ConnectionRole) throws -> any ServerConnection
+    /// Calls `onCommit` from a thread of its own whenever a commit to the
+    /// store was announced, and once after every (re)connection (commits may
+    /// have been missed meanwhile), until the listener is stopped. Connects in
+    /// the background: a server that is down is retried, not thrown.
+    func listen(onCommit: @escaping @Sendable () -> Void) -> any ServerCommitListener
+}
+
+/// Listens for a server store's commits (``ServerStoreEngine/listen(onCommit:)``).
+package protocol ServerCommitListener: AnyObject, Sendable {
+    /// Stops listening and closes the listener's connection; no call to
+    /// `onCommit` begins after it returns. Also done on deinit.
+    func stop()
 }
