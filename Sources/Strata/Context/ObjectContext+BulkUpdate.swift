@@ -22,9 +22,9 @@ extension ObjectContext {
                 var update = BulkUpdate(context: self, connection: connection, entity: entity)
                 do {
                     if resolved.count == 1, resolved[0].inverse == nil {
-                        try update.apply(resolved[0], to: query.compileTarget(in: entity, schema: schema))
+                        try update.apply(resolved[0], to: query.compileTarget(in: entity, schema: schema, dialect: store.dialect))
                     } else if !resolved.isEmpty {
-                        try update.apply(resolved, toRowsOf: query.compile(in: entity, schema: schema))
+                        try update.apply(resolved, toRowsOf: query.compile(in: entity, schema: schema, dialect: store.dialect))
                     }
                 } catch let error as DatabaseError where error.message.contains(Connection.outOfRangeMessage) {
                     let field = resolved.first { if case .addInteger = $0.change { true } else { false } }?.name

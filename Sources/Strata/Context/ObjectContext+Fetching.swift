@@ -6,13 +6,13 @@ extension ObjectContext {
 
     func fetchAll<Object: ManagedObject>(_ query: From<Object>) throws -> [Object] {
         let entity = entity(Object.self)
-        let select = try query.selectSQL(in: entity, schema: schema)
+        let select = try query.selectSQL(in: entity, schema: schema, dialect: store.dialect)
         return try fetchObjects(entity, sql: select.sql, arguments: select.arguments, as: Object.self)
     }
 
     func fetchOne<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
         let entity = entity(Object.self)
-        let select = try query.selectSQL(in: entity, schema: schema, limit: 1)
+        let select = try query.selectSQL(in: entity, schema: schema, dialect: store.dialect, limit: 1)
         return try fetchObjects(
             entity, sql: select.sql, arguments: select.arguments, as: Object.self, maxRows: 1
         ).first
@@ -20,7 +20,7 @@ extension ObjectContext {
 
     func fetchObjectIDs<Object: ManagedObject>(_ query: From<Object>) throws -> [ObjectID<Object>] {
         let entity = entity(Object.self)
-        let compiled = try query.compile(in: entity, schema: schema)
+        let compiled = try query.compile(in: entity, schema: schema, dialect: store.dialect)
         guard entity.sharesTable else {
             return try readRows(
                 "SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses)", compiled.arguments
@@ -36,7 +36,7 @@ extension ObjectContext {
 
     func fetchCount<Object: ManagedObject>(_ query: From<Object>) throws -> Int {
         let entity = entity(Object.self)
-        let compiled = try query.compile(in: entity, schema: schema)
+        let compiled = try query.compile(in: entity, schema: schema, dialect: store.dialect)
         let count = try readScalar(
             "SELECT count(*) FROM (SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses)) AS counted",
             compiled.arguments)
@@ -46,7 +46,7 @@ extension ObjectContext {
 
     func fetchExists<Object: ManagedObject>(_ query: From<Object>) throws -> Bool {
         let entity = entity(Object.self)
-        let compiled = try query.compile(in: entity, schema: schema, limit: 1)
+        let compiled = try query.compile(in: entity, schema: schema, dialect: store.dialect, limit: 1)
         return try readScalar(
             "SELECT EXISTS (SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses))",
             compiled.arguments) == .integer(1)

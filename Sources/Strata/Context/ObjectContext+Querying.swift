@@ -5,7 +5,7 @@ extension ObjectContext {
     private func queryRows<Object: ManagedObject, Result>(
         _ query: QueryChain<Object, Result>, limit: Int? = nil
     ) throws -> (names: [String], rows: [[StoredValue]]) {
-        let compiled = try query.compile(in: entity(Object.self), schema: schema, limit: limit)
+        let compiled = try query.compile(in: entity(Object.self), schema: schema, dialect: store.dialect, limit: limit)
         let count = Int32(compiled.names.count)
         let rows = try readRows(compiled.sql, compiled.arguments) { statement in
             (0..<count).map { statement.value(at: $0) }
@@ -38,7 +38,7 @@ extension ObjectContext {
     func fetchUnique<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
         let entity = entity(Object.self)
         // Two rows are enough to tell one match from several.
-        let select = try query.selectSQL(in: entity, schema: schema, limit: 2)
+        let select = try query.selectSQL(in: entity, schema: schema, dialect: store.dialect, limit: 2)
         let objects = try fetchObjects(entity, sql: select.sql, arguments: select.arguments, as: Object.self)
         return objects.count == 1 ? objects[0] : nil
     }

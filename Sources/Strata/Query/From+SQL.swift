@@ -22,8 +22,10 @@ struct CompiledTarget {
 extension From {
     /// Compiles the predicate, order and tweak. `limit` caps the fetch limit
     /// (fetchOne asks for 1); limit and offset are applied once, here.
-    func compile(in entity: EntityDescription, schema: Schema, limit overrideLimit: Int? = nil) throws -> CompiledFetch {
-        var compiler = SQLCompiler(schema: schema)
+    func compile(
+        in entity: EntityDescription, schema: Schema, dialect: SQLDialect, limit overrideLimit: Int? = nil
+    ) throws -> CompiledFetch {
+        var compiler = SQLCompiler(schema: schema, dialect: dialect)
         let limit = overrideLimit.map { min($0, options.effectiveLimit ?? $0) } ?? options.effectiveLimit
         let clauses = try clauses(&compiler, in: entity, limit: limit)
         return CompiledFetch(clauses: clauses, arguments: compiler.arguments)
@@ -37,8 +39,8 @@ extension From {
     /// "T" AS t0 WHERE ... ORDER BY ... LIMIT ? OFFSET ?)`, exactly the
     /// objects `fetchAll` returns (SQLite orders a `DELETE` only with a
     /// `LIMIT`, and PostgreSQL has no `DELETE ... LIMIT`).
-    func compileTarget(in entity: EntityDescription, schema: Schema) throws -> CompiledTarget {
-        var compiler = SQLCompiler(schema: schema)
+    func compileTarget(in entity: EntityDescription, schema: Schema, dialect: SQLDialect) throws -> CompiledTarget {
+        var compiler = SQLCompiler(schema: schema, dialect: dialect)
         let alias = SQLCompiler.rootAlias
         guard options.effectiveLimit != nil || options.fetchOffset > 0 else {
             let condition = try compiler.condition(predicate?.predicate, in: entity, alias: alias)

@@ -13,19 +13,19 @@ import Synchronization
 /// the compiler's.
 extension From {
     /// `SELECT <entity.selectList> FROM <table> AS t0 <clauses>` and its
-    /// arguments, `limit` capping the query's own limit as in ``compile(in:schema:limit:)``.
+    /// arguments, `limit` capping the query's own limit as in ``compile(in:schema:dialect:limit:)``.
     func selectSQL(
-        in entity: EntityDescription, schema: Schema, limit: Int? = nil
+        in entity: EntityDescription, schema: Schema, dialect: SQLDialect, limit: Int? = nil
     ) throws -> (sql: String, arguments: [StoredValue]) {
         guard let shape = selectShape(in: entity, limit: limit) else {
-            return try compiledSelect(in: entity, schema: schema, limit: limit)
+            return try compiledSelect(in: entity, schema: schema, dialect: dialect, limit: limit)
         }
         if let known = SelectCache.shared.withLock({ $0[shape.key] }) {
             var arguments = known.arguments
             arguments[0] = shape.operand
             return (known.sql, arguments)
         }
-        let compiled = try compiledSelect(in: entity, schema: schema, limit: limit)
+        let compiled = try compiledSelect(in: entity, schema: schema, dialect: dialect, limit: limit)
         // The operand is the first argument: the entity has no discriminator
         // condition, and the limit and offset come after the predicate.
         guard compiled.arguments.first?.isIdentical(to: shape.operand) == true else { return compiled }
@@ -37,9 +37,9 @@ extension From {
     }
 
     private func compiledSelect(
-        in entity: EntityDescription, schema: Schema, limit: Int?
+        in entity: EntityDescription, schema: Schema, dialect: SQLDialect, limit: Int?
     ) throws -> (sql: String, arguments: [StoredValue]) {
-        let compiled = try compile(in: entity, schema: schema, limit: limit)
+        let compiled = try compile(in: entity, schema: schema, dialect: dialect, limit: limit)
         return ("SELECT \(entity.selectList) FROM \(entity.quotedTable) AS t0\(compiled.clauses)", compiled.arguments)
     }
 
@@ -57,7 +57,7 @@ extension From {
     }
 }
 
-/// The compiled `SELECT`s of ``From/selectSQL(in:schema:limit:)``, shared by
+/// The compiled `SELECT`s of ``From/selectSQL(in:schema:dialect:limit:)``, shared by
 /// every stack and thread of the process (a few entries per entity and field
 /// queried this way).
 enum SelectCache {

@@ -16,9 +16,9 @@ extension QueryChain {
     /// row and no `ORDER BY`; a selection of attributes sorts as a fetch does,
     /// ending with the row ID.
     func compile(
-        in entity: EntityDescription, schema: Schema, limit overrideLimit: Int? = nil
+        in entity: EntityDescription, schema: Schema, dialect: SQLDialect, limit overrideLimit: Int? = nil
     ) throws -> CompiledQuery {
-        var compiler = SQLCompiler(schema: schema)
+        var compiler = SQLCompiler(schema: schema, dialect: dialect)
         let alias = SQLCompiler.rootAlias
         // Arguments bind in the order their placeholders appear, so clauses compile in SQL order.
         let columns = select.terms.map { term in

@@ -61,13 +61,17 @@ extension SQLCompiler {
     // MARK: Membership
 
     /// `lhs IN (?, …)`, or `lhs IN (SELECT value FROM strata_values(?))` for
-    /// more than ``largestInlineList`` values; a NULL among the values adds
+    /// more than ``largestInlineList`` values (on PostgreSQL, an array
+    /// parameter: ``PostgreSQLValueList``); a NULL among the values adds
     /// `OR lhs IS NULL`. The values go in as given: SQLite compares them with
     /// `lhs` exactly as it compares the terms of an inline list.
     mutating func membership(_ lhs: String, _ values: StoredValueSet, lhsCost: Int) -> SQLFragment {
         let present = values.nonNullValues
         var test: SQLFragment?
-        if present.count > Self.largestInlineList {
+        if present.count > Self.largestInlineList, dialect == .postgreSQL {
+            let (sql, argument) = PostgreSQLValueList.membership(lhs, present)
+            test = SQLFragment(sql, [argument], cost: lhsCost + 14)
+        } else if present.count > Self.largestInlineList {
             test = SQLFragment(
                 "\(lhs) IN (SELECT value FROM strata_values(?))",
                 [.blob(StoredValueList.encode(present))],

@@ -10,6 +10,8 @@
 /// SQLite's parser stack and expression depth.
 struct SQLCompiler {
     let schema: Schema
+    /// The SQL of the store the statement runs on (it differs for long lists only).
+    let dialect: SQLDialect
     private(set) var arguments: [StoredValue] = []
     private var aliasCount = 0
     /// The tests compiled so far, against ``maximumTerms``.
@@ -17,8 +19,9 @@ struct SQLCompiler {
     /// Whether lists put their costliest term first (see ``list(_:_:empty:in:alias:)``).
     var deepestFirst = false
 
-    init(schema: Schema) {
+    init(schema: Schema, dialect: SQLDialect) {
         self.schema = schema
+        self.dialect = dialect
     }
 
     /// The main table's alias.

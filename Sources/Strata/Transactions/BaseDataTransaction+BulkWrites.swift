@@ -33,7 +33,7 @@ extension BaseDataTransaction {
                 let entity = context.entity(Object.self)
                 do {
                     return count + (try context.deleteRows(
-                        of: entity, target: query.compileTarget(in: entity, schema: context.schema)))
+                        of: entity, target: query.compileTarget(in: entity, schema: context.schema, dialect: context.store.dialect)))
                 } catch {
                     throw StoreErrors.translate(error, path: context.store.path)
                 }

@@ -106,14 +106,14 @@ struct DeepPredicateTests {
             let entity = probeSchema.entity(of: ProbeItem.self)
             var negations = Where<ProbeItem>(\.$number < 3)
             for _ in 0..<1_000_000 { negations = !negations }
-            _ = try? From<ProbeItem>().where(negations).compile(in: entity, schema: probeSchema)
+            _ = try? From<ProbeItem>().where(negations).compile(in: entity, schema: probeSchema, dialect: .sqlite)
             var alternation = Where<ProbeItem>(\.$number < 0)
             for level in 0..<1_000_000 {
                 alternation =
                     level.isMultiple(of: 2)
                     ? alternation && \.$number > level : alternation || \.$number < level
             }
-            _ = try? From<ProbeItem>().where(alternation).compile(in: entity, schema: probeSchema)
+            _ = try? From<ProbeItem>().where(alternation).compile(in: entity, schema: probeSchema, dialect: .sqlite)
         }
     }
 

@@ -56,14 +56,14 @@ struct InheritanceQueryTests {
         let root = try #require(schema.entity(named: "ZooAnimal"))
         let cat = try #require(schema.entity(named: "ZooCat"))
         let lion = try #require(schema.entity(named: "ZooLion"))
-        let plain = try From<ZooAnimal>().where(\.$legs > 2).compile(in: root, schema: schema)
+        let plain = try From<ZooAnimal>().where(\.$legs > 2).compile(in: root, schema: schema, dialect: .sqlite)
         #expect(plain.clauses == #" WHERE t0."legs" > ? ORDER BY t0._pk ASC"#)
-        let cats = try From<ZooCat>().where(\.$legs > 2).compile(in: cat, schema: schema)
+        let cats = try From<ZooCat>().where(\.$legs > 2).compile(in: cat, schema: schema, dialect: .sqlite)
         #expect(cats.clauses == #" WHERE t0."_entity" IN (?, ?) AND (t0."legs" > ?) ORDER BY t0._pk ASC"#)
         #expect(cats.arguments == [.text("ZooCat"), .text("ZooLion"), .integer(2)])
-        let lions = try From<ZooLion>().compile(in: lion, schema: schema)
+        let lions = try From<ZooLion>().compile(in: lion, schema: schema, dialect: .sqlite)
         #expect(lions.clauses == #" WHERE t0."_entity" = ? ORDER BY t0._pk ASC"#)
-        let target = try From<ZooCat>().compileTarget(in: cat, schema: schema)
+        let target = try From<ZooCat>().compileTarget(in: cat, schema: schema, dialect: .sqlite)
         #expect(target.table == #""ZooAnimal" AS t0"# && target.condition == #"t0."_entity" IN (?, ?)"#)
     }
 

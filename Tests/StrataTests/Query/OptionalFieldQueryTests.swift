@@ -6,7 +6,7 @@ import Testing
 /// The `WHERE` condition alone of a predicate on players, with its arguments.
 private func condition(_ predicate: Where<OptPlayer>) throws -> (String, [StoredValue]) {
     let fetch = try From<OptPlayer>().where(predicate).compile(
-        in: optionalSchema.entity(of: OptPlayer.self), schema: optionalSchema)
+        in: optionalSchema.entity(of: OptPlayer.self), schema: optionalSchema, dialect: .sqlite)
     let prefix = " WHERE ", suffix = " ORDER BY t0._pk ASC"
     #expect(fetch.clauses.hasPrefix(prefix) && fetch.clauses.hasSuffix(suffix), "\(fetch.clauses)")
     return (String(fetch.clauses.dropFirst(prefix.count).dropLast(suffix.count)), fetch.arguments)

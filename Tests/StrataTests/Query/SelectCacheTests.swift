@@ -19,7 +19,7 @@ struct SelectCacheTests {
     /// What compiling `query` gives, without the cache.
     func compiled(_ query: From<MonItem>, limit: Int?) throws -> (sql: String, arguments: [StoredValue]) {
         let entity = monitorSchema.entity(of: MonItem.self)
-        let compiled = try query.compile(in: entity, schema: monitorSchema, limit: limit)
+        let compiled = try query.compile(in: entity, schema: monitorSchema, dialect: .sqlite, limit: limit)
         return ("SELECT \(entity.selectList) FROM \(entity.quotedTable) AS t0\(compiled.clauses)", compiled.arguments)
     }
 
@@ -37,7 +37,7 @@ struct SelectCacheTests {
                     for value in values {
                         var query = From<MonItem>().where(Where(.compare(ValuePath(field: field), op, value)))
                         if let tweakLimit { query = query.tweak { $0.fetchLimit = tweakLimit } }
-                        let given = try query.selectSQL(in: entity, schema: monitorSchema, limit: limit)
+                        let given = try query.selectSQL(in: entity, schema: monitorSchema, dialect: .sqlite, limit: limit)
                         let expected = try compiled(query, limit: limit)
                         let name = "\(field ?? "_pk") \(op.rawValue) \(value), limit \(limit.map(String.init) ?? "-")"
                             + ", tweak \(tweakLimit.map(String.init) ?? "-")"
@@ -62,7 +62,7 @@ struct SelectCacheTests {
         ]
         for query in queries {
             for limit in [nil, 1] as [Int?] {
-                let given = try query.selectSQL(in: entity, schema: monitorSchema, limit: limit)
+                let given = try query.selectSQL(in: entity, schema: monitorSchema, dialect: .sqlite, limit: limit)
                 let expected = try compiled(query, limit: limit)
                 #expect(given.sql == expected.sql)
                 #expect(given.arguments == expected.arguments)

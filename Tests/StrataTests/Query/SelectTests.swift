@@ -496,7 +496,7 @@ struct SelectTests {
             .groupBy(\.$city)
             .orderBy(.descending(\.$city))
             .tweak { $0.fetchLimit = 2 }
-        let compiled = try query.compile(in: schema.entity(of: SelPerson.self), schema: schema)
+        let compiled = try query.compile(in: schema.entity(of: SelPerson.self), schema: schema, dialect: .sqlite)
         #expect(
             compiled.sql == """
                 SELECT t0."city" AS "city", sum(t0."age") AS "total", count(*) AS "count" \
@@ -510,10 +510,10 @@ struct SelectTests {
         let total = try From<SelPerson>().orderBy(.ascending(\.$name)).select(
             Int.self, .sum(\.$age)
         )
-        .compile(in: schema.entity(of: SelPerson.self), schema: schema)
+        .compile(in: schema.entity(of: SelPerson.self), schema: schema, dialect: .sqlite)
         #expect(total.sql == #"SELECT sum(t0."age") AS "sum(age)" FROM "SelPerson" AS t0"#)
         let names = try From<SelPerson>().select(.attribute(\.$name))
-            .compile(in: schema.entity(of: SelPerson.self), schema: schema)
+            .compile(in: schema.entity(of: SelPerson.self), schema: schema, dialect: .sqlite)
         #expect(
             names.sql == #"SELECT t0."name" AS "name" FROM "SelPerson" AS t0 ORDER BY t0._pk ASC"#)
     }

@@ -9,27 +9,29 @@ import Testing
 @Suite("Where: SQL fetches and in-memory evaluation agree")
 struct WherePropertyTests {
     nonisolated static let fixedSeeds: [UInt64] = [0x5EED_0001, 0xC0FF_EE42, 0x0BAD_F00D]
+    /// SQLite (in memory: the SQL is the file store's) and PostgreSQL.
+    nonisolated static let kinds: [StoreKind] = [.inMemory, .postgreSQL]
 
-    @Test(arguments: fixedSeeds)
-    func sqlAndMemorySelectTheSameObjectsInTheSameOrder(seed: UInt64) throws {
-        try check(seed: seed)
+    @Test(arguments: kinds, fixedSeeds)
+    func sqlAndMemorySelectTheSameObjectsInTheSameOrder(kind: StoreKind, seed: UInt64) throws {
+        try check(kind, seed: seed)
     }
 
-    @Test
-    func sqlAndMemoryAgreeForARandomSeed() throws {
+    @Test(arguments: kinds)
+    func sqlAndMemoryAgreeForARandomSeed(kind: StoreKind) throws {
         let seed = UInt64.random(in: 0 ... .max)
-        print("WherePropertyTests random seed: \(seed)")
-        try check(seed: seed)
+        print("WherePropertyTests random seed (\(kind)): \(seed)")
+        try check(kind, seed: seed)
     }
 
     /// Random data, then random item and group predicates with random orders;
     /// each SQL fetch must equal filtering and sorting the objects in memory.
     /// Four seeds of 500 predicates each: 2,000 predicates a run.
     private func check(
-        seed: UInt64, items: Int = 300, itemPredicates: Int = 450, groupPredicates: Int = 50
+        _ kind: StoreKind, seed: UInt64, items: Int = 300, itemPredicates: Int = 450, groupPredicates: Int = 50
     ) throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(probeSchema, .inMemory, in: directory)
+        let stack = try makeStack(probeSchema, kind, in: directory)
         try ProbeData.populate(stack, seed: seed, items: items)
         // Held strongly so the main context keeps them while predicates run.
         let allItems = try stack.fetchAll(From<ProbeItem>())
@@ -38,6 +40,7 @@ struct WherePropertyTests {
         #expect(allItems.count == items)
         var generator = ProbeGenerator(
             random: ProbeRandom(seed: seed ^ 0x9E37), groups: allGroups, tags: allTags)
+        generator.mixesStorageClasses = kind != .postgreSQL
         var failures = 0
         for index in 0..<itemPredicates where failures < 5 {
             let predicate = generator.item(depth: 3)
@@ -51,7 +54,7 @@ struct WherePropertyTests {
                 failures += 1
                 Issue.record(
                     """
-                    seed \(seed), item predicate #\(index): \(predicate.text)
+                    \(kind), seed \(seed), item predicate #\(index): \(predicate.text)
                     order: \(orderText)
                     SQL:    \(fetched)
                     memory: \(evaluated)
@@ -71,7 +74,7 @@ struct WherePropertyTests {
                 failures += 1
                 Issue.record(
                     """
-                    seed \(seed), group predicate #\(index): \(predicate.text)
+                    \(kind), seed \(seed), group predicate #\(index): \(predicate.text)
                     SQL:    \(fetched)
                     memory: \(evaluated)
                     """)

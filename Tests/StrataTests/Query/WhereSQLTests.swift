@@ -9,7 +9,7 @@ func compiled<Object: ManagedObject>(
     _ query: From<Object>, limit: Int? = nil
 ) throws -> (sql: String, arguments: [StoredValue]) {
     let fetch = try query.compile(
-        in: probeSchema.entity(of: Object.self), schema: probeSchema, limit: limit)
+        in: probeSchema.entity(of: Object.self), schema: probeSchema, dialect: .sqlite, limit: limit)
     return (fetch.clauses, fetch.arguments)
 }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Strata
 
 /// A membership test of many values, PostgreSQL's way. SQLite reads a list
 /// bound as one blob with the table-valued function `strata_values`
@@ -8,7 +7,7 @@ import Strata
 /// any storage class has not. So the PostgreSQL dialect writes
 ///
 /// ```sql
-/// x IN (SELECT unnest(CAST(? AS bigint[])))  -- the type of x's column
+/// x IN (SELECT unnest(CAST(? AS BIGINT[])))  -- the type of the values
 /// ```
 ///
 /// and binds the values as one array in PostgreSQL's text form (``literal(_:)``),
@@ -19,11 +18,38 @@ import Strata
 /// the other (1,000 values and 100,000 rows: 0.8 to 1.2 s), where the
 /// subquery is hashed (12 to 17 ms). Both are three-valued like `IN`: NULLs
 /// are tested apart.
-enum PostgreSQLValueList {
+package enum PostgreSQLValueList {
+    /// `lhs IN (…)` over `values`, none of them NULL, bound as one array
+    /// parameter. The array's type is the values' (BIGINT, DOUBLE PRECISION
+    /// for reals or reals and integers, TEXT compared byte by byte as the
+    /// columns are, BYTEA); values of several of these compare as text,
+    /// which the server refuses for a column of another type, as it refuses
+    /// a text bound to compare with a number.
+    package static func membership(_ lhs: String, _ values: [StoredValue]) -> (sql: String, argument: StoredValue) {
+        var (integers, reals, blobs, texts) = (false, false, false, false)
+        for value in values {
+            switch value {
+            case .integer: integers = true
+            case .real: reals = true
+            case .blob: blobs = true
+            case .text, .null: texts = true
+            }
+        }
+        let element: String
+        switch (integers, reals, blobs, texts) {
+        case (true, false, false, false): element = "BIGINT"
+        case (_, true, false, false): element = "DOUBLE PRECISION"
+        case (false, false, true, false): element = "BYTEA"
+        default: element = "TEXT"
+        }
+        let collation = element == "TEXT" ? " COLLATE \"C\"" : ""
+        return ("\(lhs) IN (SELECT unnest(CAST(? AS \(element)[]))\(collation))", .text(literal(values)))
+    }
+
     /// `values` as the text form of an array: `{"1","2"}`, `{"a \"b\"",NULL}`.
     /// Every element is quoted, so that a text's braces, commas, spaces and
     /// the word NULL stay text; a quote or a backslash is escaped.
-    static func literal(_ values: [StoredValue]) -> String {
+    package static func literal(_ values: [StoredValue]) -> String {
         var text = "{"
         for (index, value) in values.enumerated() {
             if index > 0 { text += "," }
