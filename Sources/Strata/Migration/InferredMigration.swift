@@ -201,18 +201,19 @@ struct InferredMigration {
         case (.integer, .real):
             // Every integer within ±2^53 is exactly a Double; beyond, some are not.
             let limit: Int64 = 1 << 53
+            // SQLite's column may hold reals too; PostgreSQL's holds integers only.
+            let integers = connection.dialect == .sqlite ? "typeof(\(column)) = 'integer' AND " : ""
             let lossy = try connection.scalar(
-                "SELECT count(*) FROM \(old.quotedTable) WHERE typeof(\(column)) = 'integer' "
-                    + "AND \(column) NOT BETWEEN ? AND ?",
+                "SELECT count(*) FROM \(old.quotedTable) WHERE \(integers)\(column) NOT BETWEEN ? AND ?",
                 [.integer(-limit), .integer(limit)])
             if let lossy, lossy != .integer(0) {
                 throw failure(
                     entity.name, attribute.name,
                     "\(lossy) stored integers lie beyond ±2^53 and would not be exact as Doubles")
             }
-            value = "CAST(\(column) AS REAL)"
+            value = "CAST(\(column) AS \(connection.dialect.castType("REAL")))"
         case (.integer, .text):
-            value = "CAST(\(column) AS TEXT)"
+            value = "CAST(\(column) AS \(connection.dialect.castType("TEXT")))"
         case let (from, to):
             throw failure(
                 entity.name, attribute.name,

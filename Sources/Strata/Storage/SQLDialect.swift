@@ -20,6 +20,21 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// The type a `CAST` to storage class `storageClass` (`INTEGER`, `REAL`,
+    /// `TEXT`, `BLOB`) names. (PostgreSQL's `REAL` is a 4-byte float.)
+    func castType(_ storageClass: String) -> String {
+        switch self {
+        case .sqlite: return storageClass
+        case .postgreSQL:
+            switch storageClass {
+            case "INTEGER": return "BIGINT"
+            case "REAL": return "DOUBLE PRECISION"
+            case "BLOB": return "BYTEA"
+            default: return "TEXT"
+            }
+        }
+    }
+
     /// Ends a `CREATE TABLE` whose table needs no row ID of its own.
     var withoutRowID: String {
         switch self {

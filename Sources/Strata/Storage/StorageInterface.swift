@@ -94,8 +94,8 @@ public struct StoreSettings: Sendable {
     }
 
     /// Opens a connection to the store: SQLite on its file, or the server's.
-    /// `role` says what the connection is for; a reader of a server store
-    /// listens for the commits of every stack.
+    /// `role` says what the connection is for (a server store's writer
+    /// prepares the store's schema when it connects).
     func openConnection(_ role: ConnectionRole, create: Bool = true) throws -> Connection {
         let readOnly = role != .writer || isReadOnly
         if let server {

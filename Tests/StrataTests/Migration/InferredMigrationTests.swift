@@ -9,26 +9,30 @@ private struct V1Rows {
     var clubs: [String: Int64] = [:]
 }
 
-/// Writes the V1 store at `url` and releases its stack, so that the WAL is
-/// folded into the file: Ann (no nickname) and Bob, pets Rex and Tom of Ann and
-/// Kit of nobody, clubs Chess (Ann, Bob) and Go (Bob).
+/// Writes the V1 store of `kind` in `directory` and releases its stack (a
+/// file's WAL is folded into the file): Ann (no nickname) and Bob, pets Rex
+/// and Tom of Ann and Kit of nobody, clubs Chess (Ann, Bob) and Go (Bob).
 @MainActor
-private func makeV1Store(at url: URL, bobScore: Int = 1 << 40) async throws -> V1Rows {
-    let rows = try writeV1Store(at: url, bobScore: bobScore)
-    // Fold every commit into the main file, so that its bytes are the store's
-    // whole content: a later open that writes nothing must leave them as they are.
-    let connection = try Connection(path: url.path, readOnly: false)
-    try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    connection.close()
+private func makeV1Store(
+    _ kind: StoreKind, in directory: TemporaryDirectory, bobScore: Int = 1 << 40
+) async throws -> V1Rows {
+    let rows = try writeV1Store(kind, in: directory, bobScore: bobScore)
+    if kind == .file {
+        // Fold every commit into the main file, so that its bytes are the store's
+        // whole content: a later open that writes nothing must leave them as they are.
+        let connection = try Connection(path: storeURL(in: directory).path, readOnly: false)
+        try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        connection.close()
+    }
     try await Task.sleep(for: .milliseconds(1))
     return rows
 }
 
 @MainActor
-private func writeV1Store(at url: URL, bobScore: Int) throws -> V1Rows {
+private func writeV1Store(_ kind: StoreKind, in directory: TemporaryDirectory, bobScore: Int) throws -> V1Rows {
     var rows = V1Rows()
     let stack = DataStack(schemaV1)
-    try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+    try stack.addStorageAndWait(makeStorage(kind, in: directory))
     try stack.perform(synchronous: { tx in
         let ann = tx.create(Into<PersonV1>())
         ann.name = "Ann"
@@ -95,21 +99,25 @@ private func expectV3(_ stack: DataStack, rows: V1Rows) throws {
     }
 }
 
+/// The stores whose migrations are tested: a file, and a PostgreSQL schema
+/// (transactional DDL: a failed migration leaves the old version there too).
+let migratingKinds: [StoreKind] = [.file, .postgreSQL]
+
 @Suite("Inferred migration")
 @MainActor
 struct InferredMigrationTests {
-    @Test func linearChainMigratesV1ThroughV2ToV3KeepingEveryValueAndID() async throws {
+    @Test(arguments: migratingKinds)
+    func linearChainMigratesV1ThroughV2ToV3KeepingEveryValueAndID(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
-        let rows = try await makeV1Store(at: url)
+        let rows = try await makeV1Store(kind, in: directory)
         let stack = DataStack(schemaHistory: SchemaHistory(
             [schemaV1, schemaV2, schemaV3], chain: MigrationChain(["V1", "V2", "V3"])))
-        let forecast = try stack.requiredMigrations(for: SQLiteStore(fileURL: url))
+        let forecast = try stack.requiredMigrations(for: makeStorage(kind, in: directory))
         #expect(forecast.map(\.description) == ["V1 → V2", "V2 → V3"])
-        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
         #expect(stack.migrationsRun.withLock { $0 } == forecast, "the forecast is what ran")
         try expectV3(stack, rows: rows)
-        #expect(try stack.requiredMigrations(for: SQLiteStore(fileURL: url)).isEmpty)
+        #expect(try stack.requiredMigrations(for: makeStorage(kind, in: directory)).isEmpty)
 
         // New objects get fresh row IDs: the sequence followed the renamed entity.
         let newID = try stack.perform(synchronous: { tx in
@@ -120,37 +128,37 @@ struct InferredMigrationTests {
         #expect(newID.rowID > rows.pets.values.max()!)
     }
 
-    @Test func branchingChainMigratesEachVersionAlongItsOwnBranch() async throws {
+    @Test(arguments: migratingKinds)
+    func branchingChainMigratesEachVersionAlongItsOwnBranch(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
-        let rows = try await makeV1Store(at: url)
+        let rows = try await makeV1Store(kind, in: directory)
         let history = SchemaHistory(
             [schemaV1, schemaV2, schemaV3], chain: MigrationChain(["V1": "V3", "V2": "V3"]))
         let stack = DataStack(schemaHistory: history)
-        #expect(try stack.requiredMigrations(for: SQLiteStore(fileURL: url))
+        #expect(try stack.requiredMigrations(for: makeStorage(kind, in: directory))
             == [MigrationStep(sourceVersion: "V1", destinationVersion: "V3")])
-        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
         #expect(stack.migrationsRun.withLock { $0 }.map(\.description) == ["V1 → V3"])
         try expectV3(stack, rows: rows)
     }
 
-    @Test func emptyChainMigratesStraightToTheCurrentVersion() async throws {
+    @Test(arguments: migratingKinds)
+    func emptyChainMigratesStraightToTheCurrentVersion(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
-        let rows = try await makeV1Store(at: url)
+        let rows = try await makeV1Store(kind, in: directory)
         let stack = DataStack(schemaHistory: SchemaHistory([schemaV1, schemaV2, schemaV3]))
-        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
         #expect(stack.migrationsRun.withLock { $0 }.map(\.description) == ["V1 → V3"])
         try expectV3(stack, rows: rows)
     }
 
-    @Test func eachInferredChangeKindOfOneStep() async throws {
+    @Test(arguments: migratingKinds)
+    func eachInferredChangeKindOfOneStep(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
-        let rows = try await makeV1Store(at: url)
+        let rows = try await makeV1Store(kind, in: directory)
         let stack = DataStack(schemaHistory: SchemaHistory(
             [schemaV1, schemaV2], chain: MigrationChain(["V1", "V2"])))
-        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
         let people = try stack.fetchAll(From<PersonV2>().orderBy(.ascending(\.$fullName)))
         #expect(people.map(\.fullName) == ["Ann", "Bob"], "rename field")
         #expect(people.map(\.objectID.rowID) == [rows.people["Ann"], rows.people["Bob"]])
@@ -161,37 +169,36 @@ struct InferredMigrationTests {
                 "added field with its default")
         #expect(Set(try stack.fetchAll(From<AnimalV2>()).map(\.name)) == ["Rex", "Tom", "Kit"],
                 "rename entity")
-        let reader = try Connection(path: url.path, readOnly: true)
-        let columns = try reader.query(
-            "SELECT name FROM pragma_table_info('Person') ORDER BY cid") { $0.value(at: 0) }
-        #expect(!columns.contains(.text("obsolete")), "removed field dropped")
-        #expect(!columns.contains(.text("name")))
-        let tables = try reader.query(
-            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { $0.value(at: 0) }
-        #expect(!tables.contains(.text("Pet")) && tables.contains(.text("Animal")))
-        #expect(!tables.contains { if case .text(let name) = $0 { name.hasPrefix("_strata_migrating_") } else { false } })
-        let indexes = try reader.query(
-            "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' "
-                + "ORDER BY name") { $0.value(at: 0) }
-        #expect(indexes.contains(.text("Person_age_index")) && indexes.contains(.text("Club_title_unique")),
+        let reader = try makeStorage(kind, in: directory).settings.openConnection(.inspector)
+        defer { reader.close() }
+        let columns = try reader.columnNames(of: "Person")
+        #expect(!columns.contains("obsolete"), "removed field dropped")
+        #expect(!columns.contains("name"))
+        let tables = try reader.tableNames()
+        #expect(!tables.contains("Pet") && tables.contains("Animal"))
+        #expect(!tables.contains { $0.hasPrefix("_strata_migrating_") })
+        let indexes = try reader.indexes(of: "Person").merging(reader.indexes(of: "Club")) { $1 }
+        #expect(indexes["Person_age_index"] == false && indexes["Club_title_unique"] == true,
                 "indexes recreated: \(indexes)")
         let meta = try reader.query(
             "SELECT key, value FROM _strata_meta ORDER BY key") { ($0.value(at: 0), $0.value(at: 1)) }
         // The migration is a generation of its own that the log cannot describe:
         // its history restarts after it (log_horizon), one commit before.
         #expect(meta.map(\.0) == [.text("fingerprint"), .text("generation"), .text("log_horizon"), .text("version")])
-        #expect(meta.map(\.1) == [.text(schemaV2.fingerprint), .integer(2), .integer(2), .text("V2")])
+        // PostgreSQL's value column is text.
+        let number: (Int64) -> StoredValue = { kind == .postgreSQL ? .text("\($0)") : .integer($0) }
+        #expect(meta.map(\.1) == [.text(schemaV2.fingerprint), number(2), number(2), .text("V2")])
     }
 
-    @Test func integerBeyondTwoToThe53DoesNotBecomeADouble() async throws {
+    @Test(arguments: migratingKinds)
+    func integerBeyondTwoToThe53DoesNotBecomeADouble(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
-        _ = try await makeV1Store(at: url, bobScore: (1 << 53) + 1)
-        let before = try #require(FileManager.default.contents(atPath: url.path))
+        _ = try await makeV1Store(kind, in: directory, bobScore: (1 << 53) + 1)
+        let before = try storeContents(kind, in: directory)
         let stack = DataStack(schemaHistory: SchemaHistory(
             [schemaV1, schemaV2], chain: MigrationChain(["V1", "V2"])))
         do {
-            try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+            try stack.addStorageAndWait(makeStorage(kind, in: directory))
             Issue.record("the migration should fail")
         } catch StrataError.migrationFailed("V1", "V2", "Person", "score", _) {
         } catch {
@@ -199,19 +206,19 @@ struct InferredMigrationTests {
             // catch that lets other errors through.
             throw error
         }
-        #expect(FileManager.default.contents(atPath: url.path) == before)
+        #expect(try storeContents(kind, in: directory) == before)
     }
 
-    @Test func failingSecondStepLeavesTheFileByteForByteAndV1StillOpens() async throws {
+    @Test(arguments: migratingKinds)
+    func failingSecondStepLeavesTheFileByteForByteAndV1StillOpens(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
-        let rows = try await makeV1Store(at: url)
-        let before = try #require(FileManager.default.contents(atPath: url.path))
+        let rows = try await makeV1Store(kind, in: directory)
+        let before = try storeContents(kind, in: directory)
         do {
             let stack = DataStack(schemaHistory: SchemaHistory(
                 [schemaV1, schemaV2, schemaLossy], chain: MigrationChain(["V1", "V2", "Lossy"])))
             do {
-                try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+                try stack.addStorageAndWait(makeStorage(kind, in: directory))
                 Issue.record("the second step should fail")
             } catch StrataError.migrationFailed("V2", "Lossy", "Person", "fullName", let reason) {
                 #expect(reason.contains("TEXT"))
@@ -221,23 +228,23 @@ struct InferredMigrationTests {
                 throw error
             }
         }
-        #expect(FileManager.default.contents(atPath: url.path) == before, "byte for byte")
+        #expect(try storeContents(kind, in: directory) == before, "byte for byte")
         let stack = DataStack(schemaV1)
-        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
         let people = try stack.fetchAll(From<PersonV1>())
         #expect(Set(people.map(\.name)) == ["Ann", "Bob"])
         #expect(Set(people.map(\.objectID.rowID)) == Set(rows.people.values))
     }
 
-    @Test func preventProgressiveMigrationRefusesTwoStepsButAllowsOne() async throws {
+    @Test(arguments: migratingKinds)
+    func preventProgressiveMigrationRefusesTwoStepsButAllowsOne(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
-        _ = try await makeV1Store(at: url)
-        let before = try #require(FileManager.default.contents(atPath: url.path))
+        _ = try await makeV1Store(kind, in: directory)
+        let before = try storeContents(kind, in: directory)
         let linear = DataStack(schemaHistory: SchemaHistory(
             [schemaV1, schemaV2, schemaV3], chain: MigrationChain(["V1", "V2", "V3"])))
         do {
-            try linear.addStorageAndWait(SQLiteStore(fileURL: url, options: .preventProgressiveMigration))
+            try linear.addStorageAndWait(makeStorage(kind, in: directory, options: .preventProgressiveMigration))
             Issue.record("two steps should be refused")
         } catch StrataError.progressiveMigrationPrevented(_, let versions) {
             #expect(versions == ["V1", "V2", "V3"])
@@ -246,41 +253,44 @@ struct InferredMigrationTests {
             // catch that lets other errors through.
             throw error
         }
-        #expect(FileManager.default.contents(atPath: url.path) == before)
+        #expect(try storeContents(kind, in: directory) == before)
         let branching = DataStack(schemaHistory: SchemaHistory(
             [schemaV1, schemaV2, schemaV3], chain: MigrationChain(["V1": "V3", "V2": "V3"])))
-        try branching.addStorageAndWait(SQLiteStore(fileURL: url, options: .preventProgressiveMigration))
+        try branching.addStorageAndWait(makeStorage(kind, in: directory, options: .preventProgressiveMigration))
         #expect(branching.migrationsRun.withLock { $0.count } == 1)
     }
 
-    @Test func storeOfAnUnknownVersionIsAMismatchOrIsRecreated() async throws {
+    @Test(arguments: migratingKinds)
+    func storeOfAnUnknownVersionIsAMismatchOrIsRecreated(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
-        _ = try await makeV1Store(at: url)
+        _ = try await makeV1Store(kind, in: directory)
         let history = SchemaHistory([schemaV2, schemaV3], chain: MigrationChain(["V2", "V3"]))
         #expect {
-            try DataStack(schemaHistory: history).requiredMigrations(for: SQLiteStore(fileURL: url))
+            try DataStack(schemaHistory: history).requiredMigrations(for: makeStorage(kind, in: directory))
         } throws: { error in
             if case StrataError.schemaMismatch(_, "V1", "V3") = error { true } else { false }
         }
         #expect {
-            try DataStack(schemaHistory: history).addStorageAndWait(SQLiteStore(fileURL: url))
+            try DataStack(schemaHistory: history).addStorageAndWait(makeStorage(kind, in: directory))
         } throws: { error in
             if case StrataError.schemaMismatch(_, "V1", "V3") = error { true } else { false }
         }
         let stack = DataStack(schemaHistory: history)
-        try stack.addStorageAndWait(SQLiteStore(fileURL: url, options: .recreateStoreOnModelMismatch))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory, options: .recreateStoreOnModelMismatch))
         #expect(try stack.fetchAll(From<PersonV3>()).isEmpty)
     }
 
-    @Test func newStoreNeedsNoMigration() throws {
+    @Test(arguments: migratingKinds)
+    func newStoreNeedsNoMigration(kind: StoreKind) throws {
         let directory = TemporaryDirectory()
         let stack = DataStack(schemaHistory: SchemaHistory(
             [schemaV1, schemaV2], chain: MigrationChain(["V1", "V2"])))
-        #expect(try stack.requiredMigrations(for: SQLiteStore(fileURL: storeURL(in: directory))).isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: storeURL(in: directory).path),
-                "the forecast creates nothing")
-        try stack.addStorageAndWait(SQLiteStore(fileURL: storeURL(in: directory)))
+        #expect(try stack.requiredMigrations(for: makeStorage(kind, in: directory)).isEmpty)
+        if kind == .file {
+            #expect(!FileManager.default.fileExists(atPath: storeURL(in: directory).path),
+                    "the forecast creates nothing")
+        }
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
         #expect(stack.migrationsRun.withLock { $0 }.isEmpty)
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+@testable import Strata
 import StrataPostgreSQL
 import Testing
 import ThrowawayPostgreSQL
@@ -46,24 +46,59 @@ func storeURL(in directory: TemporaryDirectory) -> URL {
 
 /// The storage for `kind`: a fresh in-memory store, the file at
 /// ``storeURL(in:)``, or the PostgreSQL schema of ``postgreSQLStore(in:)``.
-func makeStorage(_ kind: StoreKind, in directory: TemporaryDirectory) throws -> any StorageInterface {
+func makeStorage(
+    _ kind: StoreKind, in directory: TemporaryDirectory, options: LocalStorageOptions = .none
+) throws -> any StorageInterface {
     switch kind {
-    case .inMemory: return InMemoryStore()
-    case .file: return SQLiteStore(fileURL: storeURL(in: directory))
-    case .postgreSQL: return try postgreSQLStore(in: directory)
+    case .inMemory:
+        var store = InMemoryStore()
+        store.settings.options = options
+        return store
+    case .file: return SQLiteStore(fileURL: storeURL(in: directory), options: options)
+    case .postgreSQL: return try postgreSQLStore(in: directory, options: options)
+    }
+}
+
+/// Everything the store of `kind` in `directory` holds, to compare before
+/// and after something that must change nothing: the file's bytes, or every
+/// table of the PostgreSQL schema with its columns and rows, in order.
+func storeContents(_ kind: StoreKind, in directory: TemporaryDirectory) throws -> Data {
+    switch kind {
+    case .inMemory:
+        Issue.record("an in-memory store has no contents to compare after it closed")
+        return Data()
+    case .file:
+        return try Data(contentsOf: storeURL(in: directory))
+    case .postgreSQL:
+        let connection = try postgreSQLStore(in: directory).settings.openConnection(.inspector)
+        defer { connection.close() }
+        var text = ""
+        for table in try connection.tableNames().sorted() {
+            let columns = try connection.columnNames(of: table).sorted()
+            text += "\(table) \(columns) \(try connection.indexes(of: table).sorted { $0.key < $1.key })\n"
+            let list = columns.map { "\"\($0)\"" }.joined(separator: ", ")
+            for row in try connection.query("SELECT \(list) FROM \"\(table)\" ORDER BY \(list)", [], {
+                statement in (0..<columns.count).map { statement.value(at: Int32($0)) }
+            }) {
+                text += "  \(row)\n"
+            }
+        }
+        return Data(text.utf8)
     }
 }
 
 /// The PostgreSQL store of `directory`: a schema of the tests' server named
 /// after the folder (created on first open).
-func postgreSQLStore(in directory: TemporaryDirectory, configuration: String? = nil) throws -> PostgreSQLStore {
+func postgreSQLStore(
+    in directory: TemporaryDirectory, configuration: String? = nil, options: LocalStorageOptions = .none
+) throws -> PostgreSQLStore {
     let digits = directory.url.lastPathComponent.unicodeScalars.reduce(UInt64(14_695_981_039_346_656_037)) {
         ($0 ^ UInt64($1.value)) &* 1_099_511_628_211
     }
     return PostgreSQLStore(
         connectionString: try PostgreSQLServer.shared().connectionString,
         schema: "strata_test_" + String(digits, radix: 16) + (configuration.map { "_" + $0.lowercased() } ?? ""),
-        configuration: configuration)
+        configuration: configuration, options: options)
 }
 
 /// A stack for `schema` with a store of `kind` added.
