@@ -80,7 +80,7 @@ public final class MigrationContext {
     public func execute(_ sql: String, _ arguments: [StoredValue] = []) throws(StrataError) -> Int {
         try run(sql, arguments, writing: true) { statement in
             while try statement.step() {}
-            return statement.connection.changes
+            return statement.changes
         }
     }
 
@@ -93,8 +93,9 @@ public final class MigrationContext {
                 sql: sql)
         }
         do {
+            if connection.server != nil { try RowStatement.check(sql, writing: writing) }
             let statement = try connection.preparingRowStatementsOnly { try Statement(connection: connection, sql: sql) }
-            guard writing || sqlite3_stmt_readonly(statement.handle) != 0 else {
+            guard writing || connection.server != nil || sqlite3_stmt_readonly(statement.handle) != 0 else {
                 throw StrataError.sqlite(
                     code: SQLITE_READONLY, message: "query only reads: write with execute", sql: sql)
             }
@@ -116,6 +117,7 @@ extension Connection {
     /// Prepares with an authorizer that allows reading and writing rows of
     /// the user's tables only, and removes it after.
     fileprivate func preparingRowStatementsOnly<Result>(_ prepare: () throws -> Result) rethrows -> Result {
+        guard server == nil else { return try prepare() }  // checked by RowStatement before
         sqlite3_set_authorizer(handle, rowStatementsOnly, nil)
         defer { sqlite3_set_authorizer(handle, nil, nil) }
         return try prepare()
@@ -135,5 +137,86 @@ private let rowStatementsOnly: @convention(c) (
             ? SQLITE_DENY : SQLITE_OK
     default:
         return SQLITE_DENY
+    }
+}
+
+/// What SQLite's authorizer allows a migration hook, told from the text of a
+/// statement for a server, which has no authorizer: one statement (the
+/// server prepares no more) that begins with `SELECT`, `VALUES`, `TABLE` or
+/// `WITH` to read, or also `INSERT`, `UPDATE`, `DELETE` to write; none that
+/// creates a table (`SELECT … INTO`), and none that writes a `_strata_` table
+/// but a relationship's link table. The words are looked for outside quotes
+/// and comments.
+enum RowStatement {
+    static func check(_ sql: String, writing: Bool) throws {
+        let words = Self.words(of: sql)
+        let writes: Set<String> = ["INSERT", "UPDATE", "DELETE", "MERGE"]
+        let reads: Set<String> = ["SELECT", "VALUES", "TABLE", "WITH"]
+        guard let first = words.first, reads.contains(first) || writes.contains(first) else {
+            throw refusal(sql)
+        }
+        // `SELECT … INTO t` creates a table; only `INSERT INTO` may say INTO.
+        let intos = words.filter { $0 == "INTO" }.count
+        if intos > (words.contains("INSERT") ? 1 : 0) { throw refusal(sql) }
+        let writesRows = words.contains { writes.contains($0) }
+        for (word, next) in zip(words, words.dropFirst())
+        where ["INTO", "UPDATE", "FROM"].contains(word) && writesRows {
+            let table = next.trimmingPrefix("\"").lowercased()
+            if table.hasPrefix("_strata_"), !table.hasPrefix("_strata_link_") { throw refusal(sql) }
+        }
+        guard writing || !writesRows else {
+            throw StrataError.sqlite(code: SQLITE_READONLY, message: "query only reads: write with execute", sql: sql)
+        }
+    }
+
+    private static func refusal(_ sql: String) -> StrataError {
+        .sqlite(
+            code: SQLITE_AUTH,
+            message: "a migration hook reads and writes rows only: no transaction control, ATTACH, "
+                + "schema change, pragma or write to Strata's own tables",
+            sql: sql)
+    }
+
+    /// The statement's words, keywords and unquoted names in upper case,
+    /// quoted names as written after a `"`; string literals and comments left out.
+    static func words(of sql: String) -> [String] {
+        var words: [String] = []
+        var word = ""
+        func flush() {
+            if !word.isEmpty { words.append(word.uppercased()) }
+            word = ""
+        }
+        var iterator = Array(sql.unicodeScalars).makeIterator()
+        var pending: Unicode.Scalar?
+        while let scalar = pending ?? iterator.next() {
+            pending = nil
+            switch scalar {
+            case "'":  // a string literal
+                flush()
+                while let next = iterator.next(), next != "'" {}
+            case "\"":  // a quoted name
+                flush()
+                var name = "\""
+                while let next = iterator.next(), next != "\"" { name.unicodeScalars.append(next) }
+                words.append(name)
+            case "-", "/":
+                flush()
+                let next = iterator.next()
+                if scalar == "-", next == "-" {
+                    while let next = iterator.next(), next != "\n" {}
+                } else if scalar == "/", next == "*" {
+                    var last: Unicode.Scalar = " "
+                    while let next = iterator.next(), !(last == "*" && next == "/") { last = next }
+                } else {
+                    pending = next
+                }
+            case _ where scalar.properties.isAlphabetic || scalar == "_" || ("0"..."9").contains(scalar):
+                word.unicodeScalars.append(scalar)
+            default:
+                flush()
+            }
+        }
+        flush()
+        return words
     }
 }

@@ -69,23 +69,20 @@ private struct MappedRows {
     var pets: [Int64] = []
 }
 
-/// Writes a V1 store of `count` people (person `i`: first "F<i>", last "L<i>",
-/// age `i`, active when `i` is even, one pet "P<i>"), two logs, two tags and
-/// two memos, then folds the WAL into the file.
+/// Writes a V1 store of `kind` in `directory` of `count` people (person
+/// `i`: first "F<i>", last "L<i>", age `i`, active when `i` is even, one pet
+/// "P<i>"), two logs, two tags and two memos, then settles it.
 @MainActor
-private func makeMappedV1Store(at url: URL, count: Int) async throws -> MappedRows {
-    let rows = try writeMappedV1Store(at: url, count: count)
-    let connection = try Connection(path: url.path, readOnly: false)
-    try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    connection.close()
-    try await Task.sleep(for: .milliseconds(1))
+private func makeMappedV1Store(_ kind: StoreKind, in directory: TemporaryDirectory, count: Int) async throws -> MappedRows {
+    let rows = try writeMappedV1Store(kind, in: directory, count: count)
+    try await settleStore(kind, in: directory)
     return rows
 }
 
 @MainActor
-private func writeMappedV1Store(at url: URL, count: Int) throws -> MappedRows {
+private func writeMappedV1Store(_ kind: StoreKind, in directory: TemporaryDirectory, count: Int) throws -> MappedRows {
     let stack = DataStack(mappedV1)
-    try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+    try stack.addStorageAndWait(makeStorage(kind, in: directory))
     try stack.perform(synchronous: { tx in
         for index in 0..<count {
             let person = tx.create(Into<MappedPersonV1>())
@@ -129,15 +126,15 @@ private final class EventLog: Sendable {
 @Suite("Custom mapping and staged hooks")
 @MainActor
 struct CustomMappingTests {
-    @Test func transformComputesANewFieldFromTwoOldOnesOverThousandsOfRows() async throws {
+    @Test(arguments: migratingKinds)
+    func transformComputesANewFieldFromTwoOldOnesOverThousandsOfRows(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
         let count = 3_000
-        let rows = try await makeMappedV1Store(at: url, count: count)
+        let rows = try await makeMappedV1Store(kind, in: directory, count: count)
         let provider = CustomSchemaMappingProvider(from: "V1", to: "V2", entityMappings: [joinNames])
         let stack = DataStack(schemaHistory: SchemaHistory(
             [mappedV1, mappedV2], chain: ["V1", "V2"], mappingProviders: [provider]))
-        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
         let people = try stack.fetchAll(From<MappedPersonV2>().orderBy(.ascending(\.$age)))
         #expect(people.count == count)
         for (index, person) in people.enumerated() {
@@ -151,11 +148,11 @@ struct CustomMappingTests {
         #expect(Set(try stack.fetchAll(From<MappedLogV2>()).map(\.message)) == ["a", "b"])
     }
 
-    @Test func transformThatDoesNotCreateTheDestinationDropsTheObject() async throws {
+    @Test(arguments: migratingKinds)
+    func transformThatDoesNotCreateTheDestinationDropsTheObject(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
         let count = 2_500
-        _ = try await makeMappedV1Store(at: url, count: count)
+        _ = try await makeMappedV1Store(kind, in: directory, count: count)
         let keepActive = CustomEntityMapping.transformEntity(
             source: "Person", destination: "Person"
         ) { source, createDestination in
@@ -166,7 +163,7 @@ struct CustomMappingTests {
             from: "V1", to: "V2", entityMappings: [keepActive])
         let stack = DataStack(schemaHistory: SchemaHistory(
             [mappedV1, mappedV2], chain: ["V1", "V2"], mappingProviders: [provider]))
-        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
         let people = try stack.fetchAll(From<MappedPersonV2>())
         #expect(people.count == count / 2)
         #expect(people.allSatisfy { $0.age % 2 == 0 && $0.fullName == "F\($0.age)" })
@@ -179,16 +176,16 @@ struct CustomMappingTests {
         }
     }
 
-    @Test func insertDeleteAndCopyEntity() async throws {
+    @Test(arguments: migratingKinds)
+    func insertDeleteAndCopyEntity(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
-        _ = try await makeMappedV1Store(at: url, count: 3)
+        _ = try await makeMappedV1Store(kind, in: directory, count: 3)
         let provider = CustomSchemaMappingProvider(from: "V1", to: "V2", entityMappings: [
             .insertEntity("Tag"), .deleteEntity("Log"), .copyEntity(source: "Memo", destination: "Note"),
         ])
         let stack = DataStack(schemaHistory: SchemaHistory(
             [mappedV1, mappedV2], chain: ["V1", "V2"], mappingProviders: [provider]))
-        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
         #expect(try stack.fetchCount(From<MappedTagV2>()) == 0, "an inserted entity starts empty")
         #expect(try stack.fetchCount(From<MappedLogV2>()) == 0, "a deleted entity's rows are gone")
         #expect(Set(try stack.fetchAll(From<MappedNoteV2>()).map(\.text)) == ["m1", "m2"],
@@ -205,12 +202,12 @@ struct CustomMappingTests {
         #expect(note.objectID.rowID > 2)
     }
 
-    @Test func transformerThrowingHalfwayThroughALargeStoreLeavesV1Whole() async throws {
+    @Test(arguments: migratingKinds)
+    func transformerThrowingHalfwayThroughALargeStoreLeavesV1Whole(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
         let count = 5_000
-        _ = try await makeMappedV1Store(at: url, count: count)
-        let before = try Data(contentsOf: url)
+        _ = try await makeMappedV1Store(kind, in: directory, count: count)
+        let before = try storeContents(kind, in: directory)
         let calls = Mutex(0)
         let failing = CustomEntityMapping.transformEntity(
             source: "Person", destination: "Person"
@@ -224,7 +221,7 @@ struct CustomMappingTests {
             let stack = DataStack(schemaHistory: SchemaHistory(
                 [mappedV1, mappedV2], chain: ["V1", "V2"], mappingProviders: [provider]))
             #expect {
-                try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+                try stack.addStorageAndWait(makeStorage(kind, in: directory))
             } throws: { error in
                 guard case let .migrationStepThrew(from, to, entity, inner)? = error as? StrataError
                 else { return false }
@@ -232,19 +229,19 @@ struct CustomMappingTests {
             }
         }
         #expect(calls.withLock { $0 } == count / 2, "the migration stopped at the throw")
-        #expect(try Data(contentsOf: url) == before, "the file is byte-for-byte what it was")
+        #expect(try storeContents(kind, in: directory) == before, "the file is byte-for-byte what it was")
         let stack = DataStack(mappedV1)
-        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
         let people = try stack.fetchAll(From<MappedPersonV1>())
         #expect(people.count == count)
         #expect(people.allSatisfy { $0.first == "F\($0.age)" && $0.last == "L\($0.age)" })
         #expect(try stack.fetchCount(From<MappedPetV1>()) == count)
     }
 
-    @Test func hooksRunInOrderAroundTheStepAndSeeEachVersion() async throws {
+    @Test(arguments: migratingKinds)
+    func hooksRunInOrderAroundTheStepAndSeeEachVersion(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
-        _ = try await makeMappedV1Store(at: url, count: 10)
+        _ = try await makeMappedV1Store(kind, in: directory, count: 10)
         let log = EventLog()
         let transform = CustomEntityMapping.transformEntity(
             source: "Person", destination: "Person"
@@ -271,19 +268,18 @@ struct CustomMappingTests {
         let stack = DataStack(schemaHistory: SchemaHistory(
             [mappedV1, mappedV2], chain: ["V1", "V2"], mappingProviders: [provider],
             stages: [stage]))
-        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
         #expect(log.all == [
             "will V1 Person=10 Log=2", "active=5", "transform",
             "did V2 Person=10 Log=0 Note=2",
         ])
     }
 
-    @Test(arguments: ["will", "did"])
-    func throwingHookRollsEverythingBack(_ which: String) async throws {
+    @Test(arguments: migratingKinds, ["will", "did"])
+    func throwingHookRollsEverythingBack(kind: StoreKind, _ which: String) async throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
-        _ = try await makeMappedV1Store(at: url, count: 20)
-        let before = try Data(contentsOf: url)
+        _ = try await makeMappedV1Store(kind, in: directory, count: 20)
+        let before = try storeContents(kind, in: directory)
         let hook: MigrationStage.Hook = { _ in throw Halfway() }
         let stage = which == "will"
             ? MigrationStage(from: "V1", to: "V2", willMigrate: hook)
@@ -294,24 +290,24 @@ struct CustomMappingTests {
                 [mappedV1, mappedV2], chain: ["V1", "V2"], mappingProviders: [provider],
                 stages: [stage]))
             #expect {
-                try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+                try stack.addStorageAndWait(makeStorage(kind, in: directory))
             } throws: { error in
                 guard case let .migrationStepThrew(_, _, entity, inner)? = error as? StrataError
                 else { return false }
                 return entity == nil && inner is Halfway
             }
         }
-        #expect(try Data(contentsOf: url) == before)
+        #expect(try storeContents(kind, in: directory) == before)
         let stack = DataStack(mappedV1)
-        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
         #expect(try stack.fetchCount(From<MappedPersonV1>()) == 20)
         #expect(try stack.fetchCount(From<MappedLogV1>()) == 2)
     }
 
-    @Test func hooksWriteInsideTheMigrationsTransaction() async throws {
+    @Test(arguments: migratingKinds)
+    func hooksWriteInsideTheMigrationsTransaction(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
-        _ = try await makeMappedV1Store(at: url, count: 10)
+        _ = try await makeMappedV1Store(kind, in: directory, count: 10)
         let stage = MigrationStage(
             from: "V1", to: "V2",
             willMigrate: { context in
@@ -326,17 +322,17 @@ struct CustomMappingTests {
             [mappedV1, mappedV2], chain: ["V1", "V2"], mappingProviders: [
                 CustomSchemaMappingProvider(from: "V1", to: "V2", entityMappings: [joinNames]),
             ], stages: [stage]))
-        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
         let people = try stack.fetchAll(From<MappedPersonV2>().orderBy(.ascending(\.$age)))
         #expect(people.map(\.age) == [100, 102, 104, 106, 108])
         #expect(try stack.fetchCount(From<MappedPetV2>()) == 10, "the pets stay, their owners nullified")
     }
 
-    @Test func aHookThatFailsAfterAnotherWroteLeavesTheOldVersionWhole() async throws {
+    @Test(arguments: migratingKinds)
+    func aHookThatFailsAfterAnotherWroteLeavesTheOldVersionWhole(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
-        _ = try await makeMappedV1Store(at: url, count: 6)
-        let before = try Data(contentsOf: url)
+        _ = try await makeMappedV1Store(kind, in: directory, count: 6)
+        let before = try storeContents(kind, in: directory)
         let stage = MigrationStage(
             from: "V1", to: "V2",
             willMigrate: { context in try context.execute("DELETE FROM \"Person\"") },
@@ -345,22 +341,22 @@ struct CustomMappingTests {
             [mappedV1, mappedV2], chain: ["V1", "V2"], mappingProviders: [
                 CustomSchemaMappingProvider(from: "V1", to: "V2", entityMappings: [joinNames]),
             ], stages: [stage]))
-        #expect(throws: StrataError.self) { try stack.addStorageAndWait(SQLiteStore(fileURL: url)) }
-        #expect(try Data(contentsOf: url) == before)
+        #expect(throws: StrataError.self) { try stack.addStorageAndWait(makeStorage(kind, in: directory)) }
+        #expect(try storeContents(kind, in: directory) == before)
         let old = DataStack(mappedV1)
-        try old.addStorageAndWait(SQLiteStore(fileURL: url))
+        try old.addStorageAndWait(makeStorage(kind, in: directory))
         #expect(try old.fetchCount(From<MappedPersonV1>()) == 6)
     }
 
-    @Test(arguments: [
+    @Test(arguments: migratingKinds, [
         "COMMIT", "BEGIN", "SAVEPOINT s", "ROLLBACK", "DROP TABLE \"Person\"", "CREATE TABLE t (x)",
         "ALTER TABLE \"Person\" ADD COLUMN x", "PRAGMA journal_mode = DELETE", "ATTACH ':memory:' AS other",
         "UPDATE _strata_meta SET value = 'V9' WHERE key = 'version'", "DELETE FROM _strata_log",
+        "INSERT INTO \"_strata_meta\" VALUES ('a', 'b')",
     ])
-    func hooksWriteRowsOnly(_ sql: String) async throws {
+    func hooksWriteRowsOnly(kind: StoreKind, _ sql: String) async throws {
         let directory = TemporaryDirectory()
-        let url = storeURL(in: directory)
-        _ = try await makeMappedV1Store(at: url, count: 2)
+        _ = try await makeMappedV1Store(kind, in: directory, count: 2)
         let stage = MigrationStage(from: "V1", to: "V2", willMigrate: { context in
             #expect(throws: StrataError.self) { _ = try context.query("DELETE FROM \"Person\"") }
             try context.execute(sql)
@@ -368,7 +364,7 @@ struct CustomMappingTests {
         let stack = DataStack(schemaHistory: SchemaHistory(
             [mappedV1, mappedV2], chain: ["V1", "V2"], stages: [stage]))
         #expect {
-            try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+            try stack.addStorageAndWait(makeStorage(kind, in: directory))
         } throws: { error in
             guard case let .migrationStepThrew(_, _, _, inner)? = error as? StrataError,
                   case let .sqlite(code, _, _)? = inner as? StrataError
@@ -376,7 +372,7 @@ struct CustomMappingTests {
             return code == 23
         }
         let old = DataStack(mappedV1)
-        try old.addStorageAndWait(SQLiteStore(fileURL: url))
+        try old.addStorageAndWait(makeStorage(kind, in: directory))
         #expect(try old.fetchCount(From<MappedPersonV1>()) == 2)
     }
 

@@ -17,14 +17,7 @@ private func makeV1Store(
     _ kind: StoreKind, in directory: TemporaryDirectory, bobScore: Int = 1 << 40
 ) async throws -> V1Rows {
     let rows = try writeV1Store(kind, in: directory, bobScore: bobScore)
-    if kind == .file {
-        // Fold every commit into the main file, so that its bytes are the store's
-        // whole content: a later open that writes nothing must leave them as they are.
-        let connection = try Connection(path: storeURL(in: directory).path, readOnly: false)
-        try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        connection.close()
-    }
-    try await Task.sleep(for: .milliseconds(1))
+    try await settleStore(kind, in: directory)
     return rows
 }
 
@@ -98,10 +91,6 @@ private func expectV3(_ stack: DataStack, rows: V1Rows) throws {
         #expect(members == (club.title == "Chess" ? ["Ann", "Bob"] : ["Bob"]))
     }
 }
-
-/// The stores whose migrations are tested: a file, and a PostgreSQL schema
-/// (transactional DDL: a failed migration leaves the old version there too).
-let migratingKinds: [StoreKind] = [.file, .postgreSQL]
 
 @Suite("Inferred migration")
 @MainActor

@@ -1,4 +1,4 @@
-import Strata
+@testable import Strata
 
 // Three versions of one model, and a fourth that cannot be inferred.
 // V1 → V2: Person.name renamed fullName, nickname optional → required,
@@ -84,3 +84,20 @@ let schemaV3 = Schema("V3", entities: [
     Entity<ClubV3>("Club"),
 ])
 let schemaLossy = Schema("Lossy", entities: [Entity<PersonLossy>("Person")])
+
+/// The stores whose migrations are tested: a file, and a PostgreSQL schema
+/// (transactional DDL: a failed migration leaves the old version there too).
+let migratingKinds: [StoreKind] = [.file, .postgreSQL]
+
+/// Lets the store of `kind` in `directory` settle after its stack is gone:
+/// a file's WAL is folded into it, so that its bytes are the store's whole
+/// content and a later open that writes nothing must leave them as they are.
+@MainActor
+func settleStore(_ kind: StoreKind, in directory: TemporaryDirectory) async throws {
+    if kind == .file {
+        let connection = try Connection(path: storeURL(in: directory).path, readOnly: false)
+        try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        connection.close()
+    }
+    try await Task.sleep(for: .milliseconds(1))
+}

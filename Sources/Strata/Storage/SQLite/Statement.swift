@@ -99,6 +99,12 @@ final class Statement {
         }
     }
 
+    /// How many rows this statement's last run inserted, updated or deleted.
+    var changes: Int {
+        if let server { return server.changes }
+        return connection.changes
+    }
+
     /// How many columns the statement's rows have.
     var columnCount: Int32 {
         if let server { return server.columnCount }
