@@ -54,7 +54,7 @@ struct ProcessFollowingTests {
         }
         await withTaskGroup(of: Void.self) { group in
             for seed in seeds {
-                group.addTask {
+                group.addTask(executorPreference: ThreadPerJobExecutor.shared) {
                     await #expect(processExitsWith: .success) { [path = path as String, seed = seed as UInt64] in
                         try await FollowingChild.commitRandomly(path: path, seed: seed, commits: 40)
                     }
@@ -87,7 +87,7 @@ struct ProcessFollowingTests {
         let path = url.path
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<4 {
-                group.addTask {
+                group.addTask(executorPreference: ThreadPerJobExecutor.shared) {
                     await #expect(processExitsWith: .success) { [path = path as String] in
                         try await FollowingChild.increment(path: path, times: 150)
                     }
