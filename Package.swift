@@ -59,6 +59,11 @@ let package = Package(
             dependencies: ["Strata"],
             path: "Samples/SharedStore"
         ),
+        .executableTarget(
+            name: "Cluster",
+            dependencies: ["Strata", "StrataPostgreSQL", "ThrowawayPostgreSQL"],
+            path: "Samples/Cluster"
+        ),
         // Built in release by .ci/run for the test that checks trap messages
         // survive optimization (Tests/StrataTests/Support/ReleaseTrapTests.swift).
         .executableTarget(

@@ -143,9 +143,11 @@ struct Watcher {
     }
 }
 
-/// Every item's row, read by a connection of its own from the store file.
-func itemRows(at url: URL) throws -> [Int64: ContiguousArray<StoredValue>] {
-    let connection = try Connection(path: url.path, readOnly: true)
+/// Every item's row, read by a read-only connection of its own (not
+/// through a stack, which would answer from what it knows), from a store
+/// of any kind.
+func itemRows(in storage: any StorageInterface) throws -> [Int64: ContiguousArray<StoredValue>] {
+    let connection = try storage.settings.openConnection(.inspector)
     defer { connection.close() }
     let entity = monitorSchema.entity(of: MonItem.self)
     let count = Int32(entity.attributes.count)
@@ -158,11 +160,18 @@ func itemRows(at url: URL) throws -> [Int64: ContiguousArray<StoredValue>] {
     return rows
 }
 
-/// A stack on the store file in `directory`, beside any other.
+/// A stack on the store of `kind` in `directory` (the SQLite file unless
+/// told), beside any other.
 @MainActor
-func openStack(in directory: TemporaryDirectory, author: String? = nil) throws -> DataStack {
+func openStack(_ kind: StoreKind = .file, in directory: TemporaryDirectory, author: String? = nil) throws -> DataStack {
+    try openStack(at: StoreAddress(kind, in: directory), author: author)
+}
+
+/// A stack on the store at `address`, whose commits are logged as `author`'s.
+@MainActor
+func openStack(at address: StoreAddress, author: String? = nil) throws -> DataStack {
     let stack = DataStack(monitorSchema)
     stack.defaultAuthor = author
-    try stack.addStorageAndWait(SQLiteStore(fileURL: storeURL(in: directory)))
+    try stack.addStorageAndWait(address.storage)
     return stack
 }

@@ -30,7 +30,7 @@ struct MainContextFollowingTests {
                 _ = try watcher.stack.fetchCount(From<MonOwner>())
                 #expect(watcher.stack.mergedGeneration == (try first.currentGeneration()))
             }
-            let rows = try itemRows(at: storeURL(in: directory))
+            let rows = try itemRows(in: SQLiteStore(fileURL: storeURL(in: directory)))
             for (index, watcher) in watchers.enumerated() {
                 try watcher.check(rows: rows, "seed \(seed), commit \(commit), stack \(index)")
             }

@@ -57,7 +57,7 @@ struct RefreshScene {
 
     /// Checks that the scene shows the store as it is.
     func expectCurrent(at url: URL, _ comment: Comment) throws {
-        let rows = try itemRows(at: url)
+        let rows = try itemRows(in: SQLiteStore(fileURL: url))
         for item in held {
             if let row = rows[item.rowID] {
                 #expect(!item.isDeletedObject && item.values == row, comment)

@@ -101,6 +101,37 @@ func postgreSQLStore(
         configuration: configuration, options: options)
 }
 
+/// Where a test's store is, as a value a child process can be given: exit
+/// tests capture only `Codable` values, so a child cannot be handed the
+/// storage itself, only what it needs to open the same store again.
+enum StoreAddress: Codable, Sendable {
+    case file(path: String)
+    case postgreSQL(connectionString: String, schema: String)
+
+    /// The store ``makeStorage(_:in:)`` opens for `kind` in `directory`. An
+    /// in-memory store lives in one process and has no address.
+    init(_ kind: StoreKind, in directory: TemporaryDirectory) throws {
+        switch kind {
+        case .inMemory:
+            preconditionFailure("an in-memory store cannot be shared with another process")
+        case .file:
+            self = .file(path: storeURL(in: directory).path)
+        case .postgreSQL:
+            let store = try postgreSQLStore(in: directory)
+            self = .postgreSQL(connectionString: store.connectionString, schema: store.schema)
+        }
+    }
+
+    /// A storage value for the store at this address.
+    var storage: any StorageInterface {
+        switch self {
+        case .file(let path): return SQLiteStore(fileURL: URL(fileURLWithPath: path))
+        case .postgreSQL(let connectionString, let schema):
+            return PostgreSQLStore(connectionString: connectionString, schema: schema)
+        }
+    }
+}
+
 /// A stack for `schema` with a store of `kind` added.
 @MainActor
 func makeStack(_ schema: Schema, _ kind: StoreKind, in directory: TemporaryDirectory) throws -> DataStack {
