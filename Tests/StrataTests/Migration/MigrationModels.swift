@@ -87,7 +87,7 @@ let schemaLossy = Schema("Lossy", entities: [Entity<PersonLossy>("Person")])
 
 /// The stores whose migrations are tested: a file, and a PostgreSQL schema
 /// (transactional DDL: a failed migration leaves the old version there too).
-let migratingKinds: [StoreKind] = [.file, .postgreSQL]
+let migratingKinds = StoreKind.enabled([.file, .postgreSQL])
 
 /// Lets the store of `kind` in `directory` settle after its stack is gone:
 /// a file's WAL is folded into it, so that its bytes are the store's whole

@@ -16,6 +16,15 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// The SQLite kinds only.
     static let sqlite: [StoreKind] = [.inMemory, .file]
+
+    /// Every kind, PostgreSQL left out when `STRATA_POSTGRESQL=off` (the
+    /// PostgreSQL-only suites then show as skipped, saying so).
+    static var allCases: [StoreKind] { enabled([.inMemory, .file, .postgreSQL]) }
+
+    /// `kinds` without PostgreSQL when its suites are turned off.
+    static func enabled(_ kinds: [StoreKind]) -> [StoreKind] {
+        PostgreSQLServer.isEnabled ? kinds : kinds.filter { $0 != .postgreSQL }
+    }
 }
 
 /// A unique folder under the temporary directory, removed with everything in it on deinit.
