@@ -51,7 +51,9 @@ private func rawFetchAll(_ select: RawPreparedStatement) throws -> [RawBenchRow]
     let result = try select.run()
     var types: [Oid] = []
     for column in 0..<Int32(RawPostgreSQLSchema.columnTypes.count) { types.append(result.type(column)) }
-    guard types == RawPostgreSQLSchema.columnTypes else { throw BenchmarkError(description: "column types \(types)") }
+    guard types == RawPostgreSQLSchema.columnTypes else {
+        throw BenchmarkError(description: "column types \(types)")
+    }
     let count = result.rowCount
     var rows: [RawBenchRow] = []
     rows.reserveCapacity(Int(count))

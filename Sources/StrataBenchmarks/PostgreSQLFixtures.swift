@@ -29,8 +29,9 @@ enum PostgreSQLFixtures {
     /// here with the ``Bench`` table as Strata declares it.
     static func rawConnection(schema: String) throws -> RawPostgreSQL {
         let connection = try RawPostgreSQL(try connectionString())
-        try connection.execute("CREATE SCHEMA \(quotedIdentifier(schema))")
-        try connection.execute("SET search_path TO \(quotedIdentifier(schema)); \(RawPostgreSQLSchema.createTable)")
+        let quoted = quotedIdentifier(schema)
+        try connection.execute(
+            "CREATE SCHEMA \(quoted); SET search_path TO \(quoted); \(RawPostgreSQLSchema.createTable)")
         return connection
     }
 
@@ -95,7 +96,8 @@ enum RawPostgreSQLSchema {
         CREATE TABLE "Bench" ("_pk" BIGINT PRIMARY KEY, "name" TEXT COLLATE "C", "age" BIGINT, \
         "score" DOUBLE PRECISION, "email" TEXT COLLATE "C")
         """
-    static let insert = #"INSERT INTO "Bench" ("_pk", "name", "age", "score", "email") VALUES ($1, $2, $3, $4, $5)"#
+    static let insert =
+        #"INSERT INTO "Bench" ("_pk", "name", "age", "score", "email") VALUES ($1, $2, $3, $4, $5)"#
     /// The types of the columns, in order: the insert's parameters, the select's columns.
     static let columnTypes = [
         RawPostgreSQLType.int8, RawPostgreSQLType.text, RawPostgreSQLType.int8, RawPostgreSQLType.float8,
@@ -115,7 +117,8 @@ extension Workspace {
                 try RawPostgreSQL(try PostgreSQLServer.shared().connectionString).execute(
                     "SET lock_timeout = '10s'; DROP SCHEMA IF EXISTS \(quotedIdentifier(schema)) CASCADE")
             } catch {
-                FileHandle.standardError.write(Data("StrataBenchmarks: schema \(schema) left: \(error)\n".utf8))
+                let message = "StrataBenchmarks: schema \(schema) left: \(error)\n"
+                FileHandle.standardError.write(Data(message.utf8))
             }
         }
         return schema

@@ -21,7 +21,8 @@ enum RawPostgreSQLFollower {
         guard arguments.count == 4, case .postgreSQL(let schema) = FollowStore(argument: arguments[0]),
               let commits = Int64(arguments[1])
         else {
-            throw BenchmarkError(description: "usage: \(flag) postgresql:<schema> <commits> <interval µs> <output path>")
+            throw BenchmarkError(
+                description: "usage: \(flag) postgresql:<schema> <commits> <interval µs> <output path>")
         }
         let connection = try RawPostgreSQL(try PostgreSQLFixtures.connectionString(), schema: schema)
         try connection.execute("LISTEN \(quotedIdentifier("strata:\(schema)"))")

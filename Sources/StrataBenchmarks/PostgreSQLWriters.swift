@@ -71,9 +71,9 @@ enum PostgreSQLWriters {
                     let stack = try PostgreSQLFixtures.strataStack(schema: schema, writersSchema)
                     try stack.perform(synchronous: { tx in tx.create(Into<WriterCounter>()).value = 0 })
                 case .raw:
+                    let quoted = quotedIdentifier(schema)
                     try RawPostgreSQL(try PostgreSQLFixtures.connectionString()).execute(
-                        "CREATE SCHEMA \(quotedIdentifier(schema)); SET search_path TO \(quotedIdentifier(schema)); "
-                            + RawWritersSchema.createTables)
+                        "CREATE SCHEMA \(quoted); SET search_path TO \(quoted); \(RawWritersSchema.createTables)")
                 }
                 let connection = try RawPostgreSQL(try PostgreSQLFixtures.connectionString(), schema: schema)
                 let processes = try (0..<writers).map { try WriterProcess(kind, schema: schema, writer: $0) }
@@ -94,8 +94,7 @@ enum PostgreSQLWriters {
             }
         }
         return Scenario(
-            name: writers == 1
-                ? "pg 1 writer x \(commitsPerWriter) commits" : "pg \(writers) writers x \(commitsPerWriter) commits",
+            name: "pg \(writers) writer\(writers == 1 ? "" : "s") x \(commitsPerWriter) commits",
             strata: side(.strata), raw: side(.raw))
     }
 }

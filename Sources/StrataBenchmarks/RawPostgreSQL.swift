@@ -41,7 +41,9 @@ final class RawPostgreSQL {
     /// The first column of the first row `sql` returns, as an integer.
     func integer(_ sql: String) throws -> Int {
         let text = try text(sql)
-        guard let value = Int(text) else { throw BenchmarkError(description: "not an integer: \(text) from \(sql)") }
+        guard let value = Int(text) else {
+            throw BenchmarkError(description: "not an integer: \(text) from \(sql)")
+        }
         return value
     }
 
