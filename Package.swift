@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "ThrowawayPostgreSQL"),
         .executableTarget(
             name: "StrataBenchmarks",
-            dependencies: ["Strata", "CSQLite"]
+            dependencies: ["Strata", "StrataPostgreSQL", "ThrowawayPostgreSQL", "CSQLite", "CLibPQ"]
         ),
         .executableTarget(
             name: "Quickstart",

@@ -1,4 +1,5 @@
 import Foundation
+import ThrowawayPostgreSQL
 
 /// Runs every scenario, Strata beside raw SQLite, and prints one line each.
 ///
@@ -20,7 +21,16 @@ import Foundation
 ///                         # unindexed; bulkIncrement: add 1 to it)
 ///   bulkCascade 200000    # delete 10k of 20k parents, 10 children each, by the cascade rule
 ///   bulkWipe 200000       # wipeAllData of 200,000 rows
+/// swift run -c release StrataBenchmarks 100000 pg     # the PostgreSQL scenarios:
+///   pgInsert, pgFetch     # insert and fetch 100,000 objects against raw libpq
+///   pgLatency             # another process's commit reaching a monitor, through the server
+///   pgWriters             # one, then three writer processes of read-modify-write commits
 /// ```
+///
+/// The PostgreSQL scenarios run on the server `STRATA_POSTGRESQL_URL` names,
+/// or on a throwaway one this process starts (``PostgreSQLServer``), each
+/// store in a new schema; without a server binary, or with
+/// `STRATA_POSTGRESQL=off`, they are left out with a line saying why.
 ///
 /// Each scenario runs in a child process of its own (`--only <key>`), so one
 /// scenario's leftover heap cannot slow the next one down. Inside it, Strata
@@ -39,6 +49,16 @@ struct BenchmarkMain {
         ("editMany", Scenario.editMany),
         ("crossStore", Scenario.crossStore),
     ]
+
+    /// The PostgreSQL scenarios run by ``Runner``, by key; with `pgLatency`
+    /// and `pgWriters`, they run only when a server is there (``postgreSQLIsAvailable()``).
+    @MainActor
+    static let postgreSQLScenarios: [(key: String, make: @MainActor ([BenchRecord], Workspace) throws -> Scenario)] = [
+        ("pgInsert", Scenario.postgreSQLInsert),
+        ("pgFetch", Scenario.postgreSQLFetch),
+    ]
+
+    static let postgreSQLKeys = ["pgInsert", "pgFetch", "pgLatency", "pgWriters"]
 
     /// The bulk-write scenarios, by key: their variants run round by round (``BulkRunner``).
     @MainActor
@@ -77,6 +97,14 @@ struct BenchmarkMain {
             try await RawFollower.run(Array(arguments.dropFirst()))
             return
         }
+        if arguments.first == RawPostgreSQLFollower.flag {
+            try RawPostgreSQLFollower.run(Array(arguments.dropFirst()))
+            return
+        }
+        if arguments.first == PostgreSQLWriter.flag {
+            try PostgreSQLWriter.run(Array(arguments.dropFirst()))
+            return
+        }
         let count = arguments.lazy.compactMap { Int($0) }.first ?? 100_000
         if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count {
             try await runInProcess(arguments[index + 1], count: count)
@@ -84,7 +112,8 @@ struct BenchmarkMain {
         }
         arguments.removeAll { Int($0) != nil }
         if arguments.first == "sizes" {
-            // Every scenario that takes a size, at each of three sizes.
+            // Every scenario that takes a size, at each of three sizes; not the
+            // PostgreSQL ones (a million inserts through the server take minutes).
             arguments.removeFirst()
             let filter = arguments.first
             for size in [10_000, 100_000, 1_000_000] {
@@ -101,8 +130,14 @@ struct BenchmarkMain {
         } else {
             print("Strata benchmarks: \(count) objects, \(settings.description), one process per scenario")
         }
-        for key in scenarios.map(\.key) + bulkScenarios.map(\.key) + ["monitor", "follow", "idle"]
-        where filter.map(key.contains) ?? true {
+        var keys = (scenarios.map(\.key) + bulkScenarios.map(\.key) + ["monitor", "follow", "idle"]
+            + postgreSQLKeys).filter { filter.map($0.contains) ?? true }
+        if keys.contains(where: postgreSQLKeys.contains), !postgreSQLIsAvailable() {
+            keys.removeAll(where: postgreSQLKeys.contains)
+            // Asked for by name, they fail; in the full run, the others go on.
+            if keys.isEmpty, filter != nil { throw BenchmarkError(description: "no PostgreSQL server") }
+        }
+        for key in keys {
             try runInChildProcess(key, count: count)
         }
         // Only on request: a quarter of the count, then the count, a process each,
@@ -137,13 +172,23 @@ struct BenchmarkMain {
             }
             return
         }
+        if key == "pgLatency" || key == "pgWriters" {
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            if key == "pgLatency" {
+                try await FollowBenchmark.runPostgreSQL(in: workspace)
+            } else {
+                try await PostgreSQLWriters.run(in: workspace, settings: settings)
+            }
+            return
+        }
         if let bulk = bulkScenarios.first(where: { $0.key == key }) {
             let workspace = try Workspace()
             defer { workspace.remove() }
             try await BulkRunner(settings: settings).run(try bulk.make(count, workspace))
             return
         }
-        guard let scenario = scenarios.first(where: { $0.key == key }) else {
+        guard let scenario = (scenarios + postgreSQLScenarios).first(where: { $0.key == key }) else {
             throw BenchmarkError(description: "no scenario '\(key)'")
         }
         let workspace = try Workspace()
@@ -151,6 +196,28 @@ struct BenchmarkMain {
         let records = BenchRecord.sample(count: count)
         let result = try await Runner(settings: settings).run(try scenario.make(records, workspace))
         print(result.line)
+    }
+
+    /// Whether the PostgreSQL scenarios can run: starts the throwaway server
+    /// (or finds the one `STRATA_POSTGRESQL_URL` names) here, so that every
+    /// child process shares it, and prints which; otherwise prints why not.
+    @MainActor
+    private static func postgreSQLIsAvailable() -> Bool {
+        guard PostgreSQLServer.isEnabled else {
+            print("PostgreSQL scenarios left out: STRATA_POSTGRESQL=off")
+            return false
+        }
+        do {
+            let server = try PostgreSQLServer.shared()
+            let version = try PostgreSQLFixtures.serverVersion()
+            print(server.dataDirectory == nil
+                ? "PostgreSQL \(version): the server STRATA_POSTGRESQL_URL names"
+                : "PostgreSQL \(version): a throwaway server on a Unix socket (fsync off)")
+            return true
+        } catch {
+            print("PostgreSQL scenarios left out: \(error)")
+            return false
+        }
     }
 
     /// Runs this executable again with `--only key`; its output goes to ours.

@@ -27,6 +27,10 @@ let followBenchSchema = Schema("V1", entities: [Entity<FollowBench>("FollowBench
 /// reads the new rows when it moved. Both followers take, for every commit,
 /// the time they saw it minus its send time, on the system-wide monotonic
 /// clock. This process's main actor only sleeps while it waits.
+///
+/// On PostgreSQL (`pgLatency`) the store is a new schema per interval, and
+/// the raw follower (`--follow-raw-postgresql`) `LISTEN`s for the commits'
+/// notifications instead of polling (``RawPostgreSQLFollower``).
 @MainActor
 enum FollowBenchmark {
     static let commits = 200
@@ -35,25 +39,35 @@ enum FollowBenchmark {
     /// Far beyond 200 commits at 40 ms at most: reaching it is a failure.
     static let timeout = Duration.seconds(60)
 
+    /// On SQLite files; the raw follower polls `PRAGMA data_version` as often as Strata polls.
     static func run(in workspace: Workspace) async throws {
+        try await run(label: "follow", in: workspace) { .file(workspace.newFile("follow")) }
+    }
+
+    /// On PostgreSQL, a new schema per interval; the raw follower waits for `NOTIFY`.
+    static func runPostgreSQL(in workspace: Workspace) async throws {
+        try await run(label: "pg follow", in: workspace) { .postgreSQL(schema: workspace.newSchema("follow")) }
+    }
+
+    private static func run(label: String, in workspace: Workspace, newStore: () -> FollowStore) async throws {
         for interval in [Duration.milliseconds(20), .milliseconds(5)] {
-            let (strata, raw) = try await measure(interval: interval, in: workspace)
-            let name = "follow \(commits) commits, poll \(interval.milliseconds.formatted()) ms"
-                .padding(toLength: 32, withPad: " ", startingAt: 0)
-            print("\(name)strata \(strata.line)   raw sqlite p50 \(format(raw.percentile(0.5), 1))   "
-                  + "p99 \(format(raw.percentile(0.99), 1)) ms   "
+            let store = newStore()
+            let (strata, raw) = try await measure(interval: interval, store: store, in: workspace)
+            var name = "\(label) \(commits) commits, poll \(interval.milliseconds.formatted()) ms"
+            name += String(repeating: " ", count: max(1, 32 - name.count))
+            print("\(name)strata \(strata.line)   \(store.rawName) p50 \(format(raw.percentile(0.5), 1))   "
+                  + "p90 \(format(raw.percentile(0.9), 1))   p99 \(format(raw.percentile(0.99), 1)) ms   "
                   + "\(format(strata.percentile(0.5) / raw.percentile(0.5), 2))x")
         }
     }
 
     /// The latencies both followers saw for one writer run at `interval`.
     private static func measure(
-        interval: Duration, in workspace: Workspace
+        interval: Duration, store: FollowStore, in workspace: Workspace
     ) async throws -> (strata: LatencySummary, raw: LatencySummary) {
-        let url = workspace.newFile("follow")
         let stack = DataStack(followBenchSchema)
         stack.pollingInterval = interval
-        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        try stack.addStorageAndWait(try store.storage())
         try stack.perform(synchronous: { tx in
             for slot in 0..<slots { tx.create(Into<FollowBench>()).slot = slot }
         })
@@ -62,16 +76,17 @@ enum FollowBenchmark {
         monitor.addObserver(observer)
 
         let deadline = ContinuousClock.now + timeout
-        let rawOutput = url.appendingPathExtension("raw-latencies")
+        let rawOutput = workspace.newFile("follow").appendingPathExtension("raw-latencies")
         let rawFollower = try launchSelf([
-            RawFollower.flag, url.path, "\(commits)", "\(Int64(interval.milliseconds * 1_000))", rawOutput.path,
+            store.rawFollowerFlag, store.argument, "\(commits)", "\(Int64(interval.milliseconds * 1_000))",
+            rawOutput.path,
         ])
         // The writer starts once the raw follower has read its first data version.
         let ready = rawOutput.appendingPathExtension("ready")
         while !FileManager.default.fileExists(atPath: ready.path) {
             try await wait(for: [rawFollower], until: deadline, "the raw follower did not start")
         }
-        let writer = try launchSelf([FollowWriter.flag, url.path, "\(commits)", "\(seed)"])
+        let writer = try launchSelf([FollowWriter.flag, store.argument, "\(commits)", "\(seed)"])
         let children = [writer, rawFollower]
         while observer.lastSequence < commits - 1 || children.contains(where: \.isRunning) {
             try await wait(for: children, until: deadline, "\(commits) commits were not all followed")

@@ -3,7 +3,8 @@ import Foundation
 import Strata
 
 /// The follow benchmark's writer process:
-/// `StrataBenchmarks --follow-writer <store path> <commits> <seed>`.
+/// `StrataBenchmarks --follow-writer <store> <commits> <seed>`, the store a
+/// path or `postgresql:<schema>` (``FollowStore``).
 ///
 /// Opens its own DataStack on the store the benchmark made, then makes
 /// `commits` commits, one row each, each after a seeded random pause of 5–40
@@ -17,11 +18,11 @@ enum FollowWriter {
 
     static func run(_ arguments: [String]) async throws {
         guard arguments.count == 3, let commits = Int(arguments[1]), let seed = UInt64(arguments[2]) else {
-            throw BenchmarkError(description: "usage: \(flag) <store path> <commits> <seed>")
+            throw BenchmarkError(description: "usage: \(flag) <store> <commits> <seed>")
         }
         let stack = DataStack(followBenchSchema)
         stack.defaultAuthor = "follow-writer"
-        try stack.addStorageAndWait(SQLiteStore(fileURL: URL(fileURLWithPath: arguments[0])))
+        try stack.addStorageAndWait(try FollowStore(argument: arguments[0]).storage())
         let rows = try stack.fetchObjectIDs(From<FollowBench>().orderBy(.ascending(\.$slot)))
         guard !rows.isEmpty else { throw BenchmarkError(description: "the follow store has no rows") }
         var random = SeededGenerator(seed: seed)

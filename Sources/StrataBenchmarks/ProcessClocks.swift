@@ -13,12 +13,27 @@ func sharedClockNanoseconds() -> Int64 {
 /// The CPU time this process has used so far, all threads, user plus system
 /// (`getrusage(RUSAGE_SELF)`).
 func processCPUTime() -> Duration {
-    var usage = rusage()
     #if os(Linux)
-    getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+    cpuTime(Int32(truncatingIfNeeded: RUSAGE_SELF.rawValue))
     #else
-    getrusage(RUSAGE_SELF, &usage)
+    cpuTime(RUSAGE_SELF)
     #endif
+}
+
+/// The CPU time this process's child processes used that have ended and
+/// been waited for (`getrusage(RUSAGE_CHILDREN)`): the writer processes of
+/// the PostgreSQL writers benchmark. Not the server's, which is no child.
+func finishedChildrenCPUTime() -> Duration {
+    #if os(Linux)
+    cpuTime(Int32(truncatingIfNeeded: RUSAGE_CHILDREN.rawValue))
+    #else
+    cpuTime(RUSAGE_CHILDREN)
+    #endif
+}
+
+private func cpuTime(_ who: Int32) -> Duration {
+    var usage = rusage()
+    getrusage(who, &usage)
     func microseconds(_ time: timeval) -> Int64 { Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_usec) }
     return .microseconds(microseconds(usage.ru_utime) + microseconds(usage.ru_stime))
 }

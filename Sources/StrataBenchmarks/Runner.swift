@@ -59,9 +59,10 @@ struct Runner {
         var result = 0
         ResidentMemory.reset()
         let residentBefore = ResidentMemory.current
-        let cpuStart = processCPUTime()
+        // Child processes a run starts and waits for (the writers benchmark's) count too.
+        let cpuStart = processCPUTime() + finishedChildrenCPUTime()
         let elapsed = try clock.measure { result = try run.body() }
-        let cpu = processCPUTime() - cpuStart
+        let cpu = processCPUTime() + finishedChildrenCPUTime() - cpuStart
         let peakGrowth = max(0, ResidentMemory.peak - residentBefore)
         try run.finish()
         // Let main-actor work queued by the run (e.g. Strata's merge task)
