@@ -28,9 +28,10 @@ let followBenchSchema = Schema("V1", entities: [Entity<FollowBench>("FollowBench
 /// the time they saw it minus its send time, on the system-wide monotonic
 /// clock. This process's main actor only sleeps while it waits.
 ///
-/// On PostgreSQL (`pgLatency`) the store is a new schema per interval, and
-/// the raw follower (`--follow-raw-postgresql`) `LISTEN`s for the commits'
-/// notifications instead of polling (``RawPostgreSQLFollower``).
+/// On PostgreSQL (`pgLatency`) the store is a new schema, and both followers
+/// wait for the commits' notifications instead of polling: Strata's stack
+/// through its commit listener, the raw follower (`--follow-raw-postgresql`)
+/// `LISTEN`ing on its socket (``RawPostgreSQLFollower``).
 @MainActor
 enum FollowBenchmark {
     static let commits = 200
@@ -41,19 +42,28 @@ enum FollowBenchmark {
 
     /// On SQLite files; the raw follower polls `PRAGMA data_version` as often as Strata polls.
     static func run(in workspace: Workspace) async throws {
-        try await run(label: "follow", in: workspace) { .file(workspace.newFile("follow")) }
+        try await run(label: "follow", intervals: [.milliseconds(20), .milliseconds(5)], in: workspace) {
+            .file(workspace.newFile("follow"))
+        }
     }
 
-    /// On PostgreSQL, a new schema per interval; the raw follower waits for `NOTIFY`.
+    /// On PostgreSQL, in a new schema; both followers wait for `NOTIFY`
+    /// (a stack on a server store is not polled).
     static func runPostgreSQL(in workspace: Workspace) async throws {
-        try await run(label: "pg follow", in: workspace) { .postgreSQL(schema: workspace.newSchema("follow")) }
+        try await run(label: "pg follow", intervals: [nil], in: workspace) {
+            .postgreSQL(schema: workspace.newSchema("follow"))
+        }
     }
 
-    private static func run(label: String, in workspace: Workspace, newStore: () -> FollowStore) async throws {
-        for interval in [Duration.milliseconds(20), .milliseconds(5)] {
+    /// One run per polling interval; `nil`: the stack's default, named as not polled.
+    private static func run(
+        label: String, intervals: [Duration?], in workspace: Workspace, newStore: () -> FollowStore
+    ) async throws {
+        for interval in intervals {
             let store = newStore()
             let (strata, raw) = try await measure(interval: interval, store: store, in: workspace)
-            var name = "\(label) \(commits) commits, poll \(interval.milliseconds.formatted()) ms"
+            let how = interval.map { "poll \($0.milliseconds.formatted()) ms" } ?? "NOTIFY"
+            var name = "\(label) \(commits) commits, \(how)"
             name += String(repeating: " ", count: max(1, 32 - name.count))
             print("\(name)strata \(strata.line)   \(store.rawName) p50 \(format(raw.percentile(0.5), 1))   "
                   + "p90 \(format(raw.percentile(0.9), 1))   p99 \(format(raw.percentile(0.99), 1)) ms   "
@@ -63,10 +73,10 @@ enum FollowBenchmark {
 
     /// The latencies both followers saw for one writer run at `interval`.
     private static func measure(
-        interval: Duration, store: FollowStore, in workspace: Workspace
+        interval: Duration?, store: FollowStore, in workspace: Workspace
     ) async throws -> (strata: LatencySummary, raw: LatencySummary) {
         let stack = DataStack(followBenchSchema)
-        stack.pollingInterval = interval
+        if let interval { stack.pollingInterval = interval }
         try stack.addStorageAndWait(try store.storage())
         try stack.perform(synchronous: { tx in
             for slot in 0..<slots { tx.create(Into<FollowBench>()).slot = slot }
@@ -78,7 +88,8 @@ enum FollowBenchmark {
         let deadline = ContinuousClock.now + timeout
         let rawOutput = workspace.newFile("follow").appendingPathExtension("raw-latencies")
         let rawFollower = try launchSelf([
-            store.rawFollowerFlag, store.argument, "\(commits)", "\(Int64(interval.milliseconds * 1_000))",
+            store.rawFollowerFlag, store.argument, "\(commits)",
+            "\(Int64((interval ?? .milliseconds(20)).milliseconds * 1_000))",
             rawOutput.path,
         ])
         // The writer starts once the raw follower has read its first data version.
