@@ -116,6 +116,13 @@ final class RowBatch {
     /// Appends the attribute columns (1...columns) of the statement's current
     /// row and returns its row number.
     func append(_ statement: Statement) -> Int {
+        // A server's statement is read directly: through `Statement`, each
+        // value would look up (and retain) the server's statement again.
+        if let server = statement.server { return append(row: server) }
+        return append(row: statement)
+    }
+
+    private func append(row statement: some ColumnReader) -> Int {
         checkUsage(hasRoom, "Strata: a full row batch was appended to")
         let start = count
         for column in 0..<columns {

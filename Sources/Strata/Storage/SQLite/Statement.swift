@@ -3,7 +3,7 @@ import Foundation
 
 /// A prepared statement owned by a ``Connection``'s cache: SQLite's, or a
 /// server's (``ServerStatement``) that the same calls reach.
-final class Statement {
+final class Statement: ColumnReader {
     /// The SQLite statement; `nil` for a server's.
     private(set) var handle: OpaquePointer?
     /// The server's statement this runs on instead, if any.

@@ -19,8 +19,18 @@ package protocol ServerConnection: AnyObject {
     func close()
 }
 
+/// Reads the columns of a statement's current row by storage class.
+package protocol ColumnReader {
+    /// The storage class of column `index`, in SQLite's codes (`SQLITE_INTEGER`, …).
+    func columnType(at index: Int32) -> Int32
+    func int64(at index: Int32) -> Int64
+    func double(at index: Int32) -> Double
+    func textBytes(at index: Int32) -> UnsafeRawBufferPointer
+    func blobBytes(at index: Int32) -> UnsafeRawBufferPointer
+}
+
 /// A statement prepared on a server, read row by row like an SQLite statement.
-package protocol ServerStatement: AnyObject {
+package protocol ServerStatement: AnyObject, ColumnReader {
     func reset()
     func bind(_ values: [StoredValue]) throws
     /// Binds one value to the 1-based parameter `index`; parameters are bound
@@ -30,11 +40,5 @@ package protocol ServerStatement: AnyObject {
     /// How many rows the last run inserted, updated or deleted.
     var changes: Int { get }
     var columnCount: Int32 { get }
-    /// The storage class of column `index`, in SQLite's codes (`SQLITE_INTEGER`, …).
-    func columnType(at index: Int32) -> Int32
-    func int64(at index: Int32) -> Int64
-    func double(at index: Int32) -> Double
-    func textBytes(at index: Int32) -> UnsafeRawBufferPointer
-    func blobBytes(at index: Int32) -> UnsafeRawBufferPointer
     func value(at index: Int32) -> StoredValue
 }
