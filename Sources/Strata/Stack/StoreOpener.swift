@@ -35,7 +35,7 @@ struct StoreOpener {
             writer.lease = lease
             // Check the schema before switching to WAL: the switch rewrites the
             // header, and a database that is not this store must stay untouched.
-            let (generation, migrationsRun) = try prepareSchema(on: writer)
+            let (generation, migrationsRun) = try alone(on: writer) { try prepareSchema(on: writer) }
             let hasLog = try CommitLog.exists(on: writer)
             if !settings.isReadOnly && writer.dialect == .sqlite {
                 try CrossStoreCommit.install(on: writer)
@@ -324,7 +324,33 @@ struct StoreOpener {
         try createTables(on: connection, generation: generation + 1)
     }
 
+    /// Runs `body` — reading the store's version, then creating or migrating
+    /// it — holding the store's write lock, so that another process or stack
+    /// opening the store at the same time waits, then finds it created or
+    /// migrated instead of migrating it again: on a server the lock is held
+    /// for the session; on SQLite `body` is one write transaction, which the
+    /// transactions inside join. A read-only store is only read.
+    private func alone<Result>(on connection: Connection, _ body: () throws -> Result) throws -> Result {
+        if let (lock, unlock) = connection.dialect.sessionWriteLock {
+            try connection.execute(lock)
+            defer { try? connection.execute(unlock) }
+            return try body()
+        }
+        guard !settings.isReadOnly else { return try body() }
+        try connection.execute(connection.dialect.beginWrite)
+        do {
+            let result = try body()
+            try connection.commit()
+            return result
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` in a write transaction, or in the one already open (``alone(on:_:)``'s).
     private func inTransaction(_ connection: Connection, _ body: () throws -> Void) throws {
+        guard !connection.isInTransaction else { return try body() }
         try connection.execute(connection.dialect.beginWrite)
         do {
             try body()

@@ -79,6 +79,20 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// On PostgreSQL, the statements that take the store's write lock for the
+    /// rest of the session and release it: held while a store is opened, so
+    /// that a server reading the store's version and creating or migrating
+    /// it is alone (the transactions inside take the same lock again, which
+    /// a session that holds it always gets). `nil` on SQLite.
+    var sessionWriteLock: (lock: String, unlock: String)? {
+        switch self {
+        case .sqlite: return nil
+        case .postgreSQL:
+            let key = "\(Self.advisoryLockClass), hashtext(current_schema())"
+            return ("SELECT pg_advisory_lock(\(key))", "SELECT pg_advisory_unlock(\(key))")
+        }
+    }
+
     /// The PostgreSQL statement that takes the write lock of the store in the
     /// schema `schema` (an SQL expression) until the transaction ends.
     package static func writeLock(schema: String) -> String {

@@ -117,6 +117,27 @@ struct InferredMigrationTests {
         #expect(newID.rowID > rows.pets.values.max()!)
     }
 
+    /// Several app servers starting on a new version at once: one migrates,
+    /// the others wait for the store's lock and find it migrated.
+    @Test(arguments: migratingKinds)
+    func stacksOpeningTogetherMigrateOnce(kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let rows = try await makeV1Store(kind, in: directory)
+        let history = SchemaHistory([schemaV1, schemaV2, schemaV3], chain: MigrationChain(["V1", "V2", "V3"]))
+        let stacks = (0..<4).map { _ in DataStack(schemaHistory: history) }
+        let storage = try makeStorage(kind, in: directory)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for stack in stacks {
+                group.addTask { try await stack.addStorage(storage) }
+            }
+            try await group.waitForAll()
+        }
+        let migrated = stacks.filter { !$0.migrationsRun.withLock { $0 }.isEmpty }
+        #expect(migrated.count == 1, "one stack migrated; the others found V3")
+        #expect(migrated.first?.migrationsRun.withLock { $0 }.map(\.description) == ["V1 → V2", "V2 → V3"])
+        for stack in stacks { try expectV3(stack, rows: rows) }
+    }
+
     @Test(arguments: migratingKinds)
     func branchingChainMigratesEachVersionAlongItsOwnBranch(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
