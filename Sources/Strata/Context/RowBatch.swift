@@ -116,10 +116,10 @@ final class RowBatch {
     /// Appends the attribute columns (1...columns) of the statement's current
     /// row and returns its row number.
     func append(_ statement: Statement) -> Int {
-        // A server's statement is read directly: through `Statement`, each
-        // value would look up (and retain) the server's statement again.
+        // Read directly, not value by value through `Statement`, which would
+        // ask each time which engine it runs on.
         if let server = statement.server { return append(row: server) }
-        return append(row: statement)
+        return append(row: statement.sqliteRow)
     }
 
     private func append(row statement: some ColumnReader) -> Int {

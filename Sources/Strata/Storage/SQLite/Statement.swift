@@ -111,41 +111,38 @@ final class Statement: ColumnReader {
         return sqlite3_column_count(handle)
     }
 
+    /// The current row, read straight from SQLite (for an SQLite statement only).
+    var sqliteRow: SQLiteRow { SQLiteRow(handle: handle) }
+
     func int64(at index: Int32) -> Int64 {
         if let server { return server.int64(at: index) }
-        return sqlite3_column_int64(handle, index)
+        return sqliteRow.int64(at: index)
     }
 
     /// The storage class of column `index` of the current row
     /// (`SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`, `SQLITE_BLOB`, `SQLITE_NULL`).
     func columnType(at index: Int32) -> Int32 {
         if let server { return server.columnType(at: index) }
-        return sqlite3_column_type(handle, index)
+        return sqliteRow.columnType(at: index)
     }
 
     func double(at index: Int32) -> Double {
         if let server { return server.double(at: index) }
-        return sqlite3_column_double(handle, index)
+        return sqliteRow.double(at: index)
     }
 
     /// The UTF-8 bytes of column `index`, valid until the statement steps or
     /// resets; empty for NULL.
     func textBytes(at index: Int32) -> UnsafeRawBufferPointer {
         if let server { return server.textBytes(at: index) }
-        return bytes(sqlite3_column_text(handle, index).map(UnsafeRawPointer.init), at: index)
+        return sqliteRow.textBytes(at: index)
     }
 
     /// The bytes of blob column `index`, valid until the statement steps or
     /// resets; empty for NULL or an empty blob.
     func blobBytes(at index: Int32) -> UnsafeRawBufferPointer {
         if let server { return server.blobBytes(at: index) }
-        return bytes(sqlite3_column_blob(handle, index), at: index)
-    }
-
-    /// `start` with column `index`'s length, read after the pointer as SQLite requires.
-    private func bytes(_ start: UnsafeRawPointer?, at index: Int32) -> UnsafeRawBufferPointer {
-        guard let start else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        return UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(handle, index)))
+        return sqliteRow.blobBytes(at: index)
     }
 
     /// The value of column `index` of the current row, in its storage class.
@@ -170,5 +167,29 @@ final class Statement: ColumnReader {
         default:
             return .null
         }
+    }
+}
+
+/// The current row of an SQLite statement, read from its handle with no
+/// other look: what a loop over many values uses (`RowBatch`).
+struct SQLiteRow: ColumnReader {
+    let handle: OpaquePointer?
+
+    func columnType(at index: Int32) -> Int32 { sqlite3_column_type(handle, index) }
+    func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+    func double(at index: Int32) -> Double { sqlite3_column_double(handle, index) }
+
+    func textBytes(at index: Int32) -> UnsafeRawBufferPointer {
+        bytes(sqlite3_column_text(handle, index).map(UnsafeRawPointer.init), at: index)
+    }
+
+    func blobBytes(at index: Int32) -> UnsafeRawBufferPointer {
+        bytes(sqlite3_column_blob(handle, index), at: index)
+    }
+
+    /// `start` with column `index`'s length, read after the pointer as SQLite requires.
+    private func bytes(_ start: UnsafeRawPointer?, at index: Int32) -> UnsafeRawBufferPointer {
+        guard let start else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(handle, index)))
     }
 }
