@@ -103,7 +103,11 @@ enum RawPostgreSQLSchema {
         RawPostgreSQLType.int8, RawPostgreSQLType.text, RawPostgreSQLType.int8, RawPostgreSQLType.float8,
         RawPostgreSQLType.text,
     ]
-    static let selectAll = #"SELECT "_pk", "name", "age", "score", "email" FROM "Bench""#
+    /// Every row in row-ID order, the order a Strata fetch without one
+    /// guarantees. (SQLite's raw side needs no `ORDER BY`: its table is
+    /// stored in row-ID order. A PostgreSQL table's order is not guaranteed
+    /// without it, so the raw side pays for it as Strata does.)
+    static let selectAll = #"SELECT "_pk", "name", "age", "score", "email" FROM "Bench" ORDER BY "_pk""#
 }
 
 extension Workspace {
