@@ -23,8 +23,19 @@ extension Scenario {
         let database = try Fixtures.rawDatabase(at: workspace.newFile("raw-fetch"))
         try Fixtures.rawInsert(records, into: database)
 
-        return Scenario(
-            name: "fetch all \(countLabel(records.count))",
+        return fetchingAll(name: "fetch all \(countLabel(records.count))", from: stack) {
+            try rawFetchAll(database)
+        }
+    }
+
+    /// Strata's `stack.fetchAll(From<Bench>())` against `rawFetchAll`, each
+    /// followed by the same sum over every field (the fetch-all scenarios of
+    /// both engines).
+    static func fetchingAll(
+        name: String, from stack: DataStack, raw rawFetchAll: @escaping () throws -> [RawBenchRow]
+    ) -> Scenario {
+        Scenario(
+            name: name,
             strata: Side {
                 Run(body: {
                     let objects = try stack.fetchAll(From<Bench>())
@@ -36,7 +47,7 @@ extension Scenario {
             },
             raw: Side {
                 Run(body: {
-                    let rows = try rawFetchAll(database)
+                    let rows = try rawFetchAll()
                     return rows.reduce(0) { sum, row in
                         sum + Int(row.score) + BenchRecord.checksum(age: row.age, name: row.name, email: row.email)
                     }

@@ -24,25 +24,9 @@ extension Scenario {
         }
         let select = try connection.prepare(RawPostgreSQLSchema.selectAll)
 
-        return Scenario(
-            name: "pg fetch all \(countLabel(records.count))",
-            strata: Side {
-                Run(body: {
-                    let objects = try stack.fetchAll(From<Bench>())
-                    return objects.reduce(0) { sum, object in
-                        sum + Int(object.score)
-                            + BenchRecord.checksum(age: object.age, name: object.name, email: object.email)
-                    }
-                })
-            },
-            raw: Side {
-                Run(body: {
-                    let rows = try rawFetchAll(select)
-                    return rows.reduce(0) { sum, row in
-                        sum + Int(row.score) + BenchRecord.checksum(age: row.age, name: row.name, email: row.email)
-                    }
-                })
-            })
+        return fetchingAll(name: "pg fetch all \(countLabel(records.count))", from: stack) {
+            try rawFetchAll(select)
+        }
     }
 }
 
