@@ -151,11 +151,17 @@ struct ListMonitorModelTests {
         }
     }
 
-    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8, 9, 10])
-    func randomCommitsKeepEveryMonitorExact(seed: UInt64) throws {
+    /// Ten seeds on a SQLite file, the first three (chunked and not) on PostgreSQL.
+    nonisolated static let modelCases: [(StoreKind, UInt64)] =
+        (1...10).map { (StoreKind.file, UInt64($0)) } + StoreKind.enabled([.postgreSQL]).flatMap { kind in
+            (1...3).map { (kind, UInt64($0)) }
+        }
+
+    @Test(arguments: modelCases)
+    func randomCommitsKeepEveryMonitorExact(kind: StoreKind, seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let directory = TemporaryDirectory()
-        let stack = try makeStack(monitorSchema, .file, in: directory)
+        let stack = try makeStack(monitorSchema, kind, in: directory)
         try MonWorkload.seed(stack, count: 60, random: &random)
         let shapes = (0..<4).map { _ in Self.randomShape(&random) }
         var monitors: [(ListMonitor<MonItem>, RecordingObserver, Shape)] = []
@@ -180,7 +186,7 @@ struct ListMonitorModelTests {
                 try MonWorkload.change(tx, &random, operations: operations, cascades: commit % 15 == 0)
             })
             for (index, (monitor, observer, shape)) in monitors.enumerated() {
-                let context = "seed \(seed), commit \(commit), monitor \(index): \(shape)"
+                let context = "\(kind), seed \(seed), commit \(commit), monitor \(index): \(shape)"
                 monitor.members.checkInvariants()
                 let now = monitor.sectionedRowIDs()
                 // Applying the emitted batch to the previous list gives the new
