@@ -17,6 +17,21 @@ final class PostgreSQLSession: ServerConnection {
     private var nextStatementNumber = 0
     /// Counts connections made: statements prepared on an earlier one are gone.
     private(set) var connectionNumber = 0
+    /// Whether a transaction was open when the server last answered. It
+    /// outlives a broken connection: a transaction lost with its connection
+    /// stays open here until its owner ends it, so that no statement meant
+    /// for it runs on a new connection, outside any transaction, where each
+    /// would commit on its own (half a transaction saved).
+    private var transactionWasOpen = false
+    /// Whether the server said it is ending the connection (a shutdown, a
+    /// restart, `pg_terminate_backend`): it sends SQLSTATE 57P01–57P03 as a
+    /// notice or an error, before the end of the stream.
+    private let saidGoodbye = Flag()
+
+    /// A flag the notice receiver, a C function, sets through a pointer.
+    private final class Flag {
+        var isSet = false
+    }
 
     /// Connects with `connectionString` (`"host=/run/pg dbname=app"` or a
     /// `postgresql://` URL) and runs `setUp`.
@@ -29,6 +44,13 @@ final class PostgreSQLSession: ServerConnection {
     deinit { close() }
 
     func close() {
+        abandonConnection()
+        transactionWasOpen = false
+    }
+
+    /// Closes a connection found broken. A transaction open on it stays open
+    /// here (``isInTransaction``) until its owner ends it.
+    private func abandonConnection() {
         if let handle { PQfinish(handle) }
         handle = nil
     }
@@ -43,9 +65,17 @@ final class PostgreSQLSession: ServerConnection {
         }
         handle = connection
         connectionNumber += 1
-        // Notices (a table that already exists, …) are not errors; libpq would
-        // print them to standard error.
-        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        transactionWasOpen = false
+        saidGoodbye.isSet = false
+        // Notices (a table that already exists, …) are not errors, and libpq
+        // would print them to standard error; only the server's goodbye counts.
+        PQsetNoticeReceiver(connection, { flag, notice in
+            guard let flag, let notice,
+                  let state = PQresultErrorField(notice, Int32(UInt8(ascii: "C"))),
+                  String(cString: state).hasPrefix("57P0")
+            else { return }
+            Unmanaged<Flag>.fromOpaque(flag).takeUnretainedValue().isSet = true
+        }, Unmanaged.passUnretained(saidGoodbye).toOpaque())
         if !setUp.isEmpty { try execute(setUp) }
     }
 
@@ -53,11 +83,26 @@ final class PostgreSQLSession: ServerConnection {
     var isConnected: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
 
     /// Runs one or more statements that take no arguments (DDL, `BEGIN`, `LISTEN`).
+    ///
+    /// `COMMIT` or `ROLLBACK` of a transaction lost with its connection ends
+    /// it: the server rolled it back, so `ROLLBACK` succeeds and `COMMIT` throws.
     func execute(_ sql: String) throws {
+        let endsTransaction = sql == "COMMIT" || sql == "ROLLBACK"
+        if endsTransaction, transactionWasOpen, !isConnected {
+            transactionWasOpen = false
+            if sql == "ROLLBACK" { return }
+            throw lostTransactionError(sql: sql)
+        }
         try reconnectIfNeededOutsideTransaction()
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
-        try check(result, sql: sql)
+        do {
+            try check(result, sql: sql)
+        } catch {
+            // Cut off, it still ended the transaction, one way or the other.
+            if endsTransaction, !isConnected { transactionWasOpen = false }
+            throw error
+        }
     }
 
     /// Prepares `sql`, written in SQLite's syntax (`?` placeholders), on the server.
@@ -72,11 +117,16 @@ final class PostgreSQLSession: ServerConnection {
         return try PostgreSQLStatement(session: self, name: "strata_\(nextStatementNumber)", sql: sql)
     }
 
-    /// Whether a transaction is open (or failed and not yet rolled back).
+    /// Whether a transaction is open (or failed and not yet rolled back), or
+    /// was lost with the connection and not yet ended.
     var isInTransaction: Bool {
-        guard let handle else { return false }
-        let status = PQtransactionStatus(handle)
-        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return transactionWasOpen }
+        return Self.isOpen(PQtransactionStatus(handle))
+    }
+
+    /// Whether libpq's transaction status says a transaction is open.
+    private static func isOpen(_ status: PGTransactionStatusType) -> Bool {
+        status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
     /// Whether the open transaction failed: every statement but `ROLLBACK` fails until it ends.
@@ -105,31 +155,73 @@ final class PostgreSQLSession: ServerConnection {
     // MARK: Errors
 
     /// Reconnects when the server closed the connection (a restart, a
-    /// failover). A transaction open on the old connection is lost: the
-    /// statement that finds it gone fails, and so does its commit.
+    /// failover), unless a transaction was open on it: that transaction is
+    /// lost, and every statement but its `ROLLBACK` fails until it ends.
+    ///
+    /// Outside a transaction, a connection the server closed is noticed
+    /// before it is used: libpq finds out only when it next reads the
+    /// socket, and the first statement after a restart would fail.
     func reconnectIfNeededOutsideTransaction() throws {
+        if isConnected, !isInTransaction { noticeClosedByServer() }
         guard !isConnected else { return }
+        if transactionWasOpen { throw lostTransactionError(sql: nil) }
         try connect()
     }
 
+    /// The error for a statement of a transaction lost with its connection.
+    private func lostTransactionError(sql: String?) -> DatabaseError {
+        DatabaseError(
+            code: SQLITE_IOERR,
+            message: "the connection to the server was lost in a transaction, which the server "
+                + "rolled back; nothing more runs in it until it is rolled back",
+            sql: sql, sqlState: "08003")
+    }
+
+    /// Reads what waits on the socket of an idle connection, without
+    /// blocking, and closes the connection when the server said goodbye
+    /// there (or libpq met the end of the stream): a server that goes away
+    /// says so before it closes the socket.
+    private func noticeClosedByServer() {
+        guard let handle else { return }
+        var watched = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        guard poll(&watched, 1, 0) > 0 else { return }
+        // Reads, then parses what came: an idle connection's goodbye goes to
+        // the notice receiver, error or not.
+        if PQconsumeInput(handle) == 1 { _ = PQisBusy(handle) }
+        if saidGoodbye.isSet { abandonConnection() }
+    }
+
     /// Throws the error `result` reports, if any.
+    ///
+    /// A connection failure closes the connection, whose transaction (if the
+    /// server's last answer said one was open) is then lost: libpq may still
+    /// call the connection good (a write to a closed socket), and its
+    /// transaction status is no longer the server's.
     func check(_ result: OpaquePointer?, sql: String?) throws {
-        guard let result else { throw connectionError(sql: sql) }
-        switch PQresultStatus(result) {
+        let error: DatabaseError?
+        switch result.map(PQresultStatus) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-            return
+            error = nil
         default:
-            guard let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))) else {
-                throw connectionError(sql: sql)
+            let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }
+            guard let result, let state else {
+                error = connectionError(sql: sql)  // libpq's own: the connection failed
+                break
             }
             let sqlState = String(cString: state)
             var message = PQresultErrorField(result, Int32(UInt8(ascii: "M")))
                 .map { String(cString: $0) } ?? Self.trimmed(PQresultErrorMessage(result))
             if sqlState == "23505", let unique = Self.uniqueViolation(result) { message = unique }
-            throw DatabaseError(
+            error = DatabaseError(
                 code: Self.sqliteCode(forSQLState: sqlState), message: message, sql: sql,
                 sqlState: sqlState)
         }
+        if let error, error.isConnectionFailure {
+            abandonConnection()
+            throw error
+        }
+        if let handle { transactionWasOpen = Self.isOpen(PQtransactionStatus(handle)) }
+        if let error { throw error }
     }
 
     /// The error for a connection that failed or was closed by the server.

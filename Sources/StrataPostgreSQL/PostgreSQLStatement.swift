@@ -22,18 +22,16 @@ final class PostgreSQLStatement: ServerStatement {
     private var row: Int32 = -1
     private var rowCount: Int32 = 0
 
-    /// The session's connection it was prepared on: after a reconnect it no longer exists.
-    private let connectionNumber: Int
+    /// The session's connection it was prepared on: after a reconnect it no
+    /// longer exists there, and is prepared again before it runs.
+    private var connectionNumber: Int
 
     init(session: PostgreSQLSession, name: String, sql: String) throws {
         self.session = session
         self.connectionNumber = session.connectionNumber
         self.name = name
         self.sql = sql
-        let text = Self.numberingPlaceholders(sql)
-        let prepared = PQprepare(session.handle, name, text, 0, nil)
-        defer { PQclear(prepared) }
-        try session.check(prepared, sql: sql)
+        try Self.prepare(sql, as: name, on: session)
         let description = PQdescribePrepared(session.handle, name)
         defer { PQclear(description) }
         try session.check(description, sql: sql)
@@ -106,6 +104,13 @@ final class PostgreSQLStatement: ServerStatement {
 
     private func execute() throws {
         guard parameters.count == parameterTypes.count else { throw countError(given: parameters.count) }
+        // A connection the server closed is made again here too (outside a
+        // transaction), and the statement prepared on it.
+        try session.reconnectIfNeededOutsideTransaction()
+        if connectionNumber != session.connectionNumber {
+            try Self.prepare(sql, as: name, on: session)
+            connectionNumber = session.connectionNumber
+        }
         let count = Int32(parameters.count)
         let run = parameters.withParameterArrays { values, lengths, formats in
             PQexecPrepared(session.handle, name, count, values, lengths, formats, 1)
@@ -118,6 +123,15 @@ final class PostgreSQLStatement: ServerStatement {
         }
         result = run
         rowCount = PQntuples(run)
+    }
+
+    /// Prepares `sql` on the session's connection under `name`.
+    private static func prepare(
+        _ sql: String, as name: String, on session: PostgreSQLSession
+    ) throws {
+        let prepared = PQprepare(session.handle, name, numberingPlaceholders(sql), 0, nil)
+        defer { PQclear(prepared) }
+        try session.check(prepared, sql: sql)
     }
 
     /// `SQLITE_RANGE`: `given` values for a statement that takes another number.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An open store: its writer (behind a gate), the generation of its last
 /// commit, and the change sets this stack committed that the main context
@@ -75,11 +76,13 @@ final class StoreRuntime: Sendable {
     /// Runs `commit` (which COMMITs) and, at the same instant for anyone who
     /// takes the lock, records the change set as committed and delivered.
     func commit(_ changeSet: ChangeSet, _ commit: () throws -> Void) throws {
+        reach(.written)
         try committed.withLock { state in
             try commit()
             state.generation = changeSet.generation
             state.delivered.append(.changeSet(changeSet))
         }
+        reach(.committed)
     }
 
     /// Queues `completion` to run on the main actor right after the merge of
@@ -100,6 +103,26 @@ final class StoreRuntime: Sendable {
             defer { state.delivered.removeAll() }
             return state.delivered
         }
+    }
+}
+
+// MARK: Testing
+
+extension StoreRuntime {
+    /// The steps of a store's commit where a test may stop the process or the server.
+    enum CommitStep: String, Sendable {
+        /// The changes and the log record are written; the COMMIT is not sent.
+        case written
+        /// The COMMIT returned; the caller has not heard yet.
+        case committed
+    }
+
+    /// Called at each ``CommitStep`` of every store's commit, with the store
+    /// (by the fault tests, which kill the process or restart the server there).
+    static let commitStepHook = Mutex<(@Sendable (CommitStep, StoreRuntime) -> Void)?>(nil)
+
+    private func reach(_ step: CommitStep) {
+        if let hook = Self.commitStepHook.withLock({ $0 }) { hook(step, self) }
     }
 }
 
