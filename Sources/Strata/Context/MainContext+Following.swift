@@ -374,11 +374,16 @@ extension MainContext {
     /// before it runs included. Stops when no observer is left.
     private func startListening(to server: any ServerStoreEngine) {
         guard commitListener == nil else { return }
+        let isWaiting = wakeIsWaiting
         commitListener = server.listen { [weak self] in
-            guard let self, !self.wakeIsWaiting.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            let wasWaiting = isWaiting.withLock { waiting in
+                defer { waiting = true }
+                return waiting
+            }
+            guard !wasWaiting else { return }
             Task { @MainActor [weak self] in
+                isWaiting.withLock { $0 = false }
                 guard let self else { return }
-                self.wakeIsWaiting.store(false, ordering: .releasing)
                 guard self.observation.hasObservers else { return self.stopListening() }
                 self.poll()
             }

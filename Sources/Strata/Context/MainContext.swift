@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The stack's read-only context on the main actor: fetched objects live
 /// here, weakly held, and committed change sets — this stack's and every
 /// other writer's, read from the commit log — are merged into them in
@@ -35,8 +33,9 @@ final class MainContext {
     /// the server announces a commit, while anyone observes.
     var commitListener: (any ServerCommitListener)?
     /// Whether a wake from the commit listener waits for the main actor:
-    /// announcements that come meanwhile are taken by that one look.
-    nonisolated let wakeIsWaiting = Atomic<Bool>(false)
+    /// announcements that come meanwhile are taken by that one look. (A
+    /// box of its own, so that the listener's thread never holds the context.)
+    let wakeIsWaiting = Locked(false)
     /// How long the watcher waits between two looks at the store (the stack's setting).
     let pollingInterval: @Sendable () -> Duration
 
