@@ -136,6 +136,11 @@ struct PostgreSQLConnectionTests {
         #expect(try backends.settle(at: 3) == 3, "a writer, a reader and the listener")
         try stack.removeStorage()
         #expect(try backends.settle(at: 0) == 0)
+        // The removed store's main context, which the monitors keep, starts
+        // no listener for an observer added after it closed.
+        let observation = try #require(single.object).$rank.observe { _, _ in }
+        #expect(single.main.commitListener == nil)
+        observation.cancel()
         // Added again, the store connects again: no listener without an observer.
         try stack.addStorageAndWait(backends.store())
         #expect(try backends.settle(at: 2) == 2)
