@@ -59,6 +59,9 @@ final class MainContext {
     /// are told nothing more comes (streams end), and reads throw
     /// ``StrataError/storeNotAdded``. Objects keep the values they hold.
     func close() {
+        // Nothing more to follow: an observer added later (a field of an
+        // object held from before) must not start a watcher or a listener.
+        observation.didAddObserver = nil
         watcher?.cancel()
         watcher = nil
         stopListening()

@@ -71,7 +71,7 @@ extension DataStack: CommitMerging {
             let outcome = self.runQueued(body, stores: stores, author: author)
             // The last store's main context merges last: its completion sees every store merged.
             stores[stores.count - 1].deliver { completion(outcome) }
-            self.scheduleMerge()
+            self.scheduleCompletions()
         }
     }
 
@@ -110,7 +110,7 @@ extension DataStack: CommitMerging {
                 stores[stores.count - 1].deliver(holdingMerges: holdsMerges) {
                     continuation.resume(returning: outcome)
                 }
-                self.scheduleMerge()
+                self.scheduleCompletions()
             }
         }
         if holdsMerges { resumeMergingOnMainActor() }
@@ -175,7 +175,22 @@ extension DataStack: CommitMerging {
     }
 
     /// Asks the main actor to merge: a commit's change set waits in the store runtime.
+    ///
+    /// Holds the stack weakly: a commit must not keep the stack, and its
+    /// connections, alive until the main actor comes to this, which on a busy
+    /// main actor is long after its last owner let it go. A stack that is gone
+    /// has nothing to merge into; monitors that outlive it catch up through
+    /// their own watcher or listener.
     func scheduleMerge() {
+        Task { @MainActor [weak self] in
+            for main in self?.mainContexts ?? [] { main.catchUp(yielding: true) }
+        }
+    }
+
+    /// Asks the main actor to merge and run the completions delivered so far,
+    /// holding the stack until it has: a completion runs even when its caller
+    /// let the stack go.
+    func scheduleCompletions() {
         Task { @MainActor in
             for main in self.mainContexts { main.catchUp(yielding: true) }
         }

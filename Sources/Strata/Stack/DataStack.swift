@@ -89,6 +89,17 @@ public final class DataStack: Sendable {
         self.schema = schemaHistory.currentSchema
     }
 
+    deinit {
+        // A finished transaction's objects are freed on the transaction queue,
+        // and until then they hold the store's writer: let them go now, so
+        // that the stack's connections close as it goes, the writer after the
+        // reader (the last to close folds SQLite's WAL into the file). Not
+        // when the last reference went on that queue, which would wait for itself.
+        if DispatchQueue.getSpecific(key: Self.queueKey) != ObjectIdentifier(self) {
+            transactionQueue.sync {}
+        }
+    }
+
     /// The migration steps adding `storage` would run, in order, without running
     /// them or changing the store: `[]` when it does not exist yet, is empty, or
     /// already holds the current version.

@@ -55,7 +55,7 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
         let result = failure
         // The last store's main context merges last: its completion sees every store merged.
         contexts.all[contexts.all.count - 1].store.deliver { completion(result) }
-        stack.scheduleMerge()
+        stack.scheduleCompletions()
     }
 
     /// Brings the objects the transaction holds up to the store's last
@@ -103,8 +103,10 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
 /// into the main context. Kept a protocol so that transactions do not reach
 /// up to the stack.
 protocol CommitMerging: AnyObject, Sendable {
-    /// Asks the main actor to merge what was committed, soon.
+    /// Asks the main actor to merge what was committed, soon, if the stack is still alive then.
     func scheduleMerge()
+    /// Asks the main actor to merge and run the completions delivered, keeping the stack alive until then.
+    func scheduleCompletions()
     /// Merges what was committed now, when the caller is on the main actor.
     func mergeIfOnMainActor(_ isolation: isolated (any Actor)?)
 }

@@ -71,18 +71,14 @@ private func noteNumbers(_ stack: DataStack) throws -> [Int] {
 /// commit checkpointed into the main file: the stack that wrote it is gone,
 /// and closing the last connection folds the WAL into the file.
 @MainActor
-private func makeStoreFile(notes count: Int, in directory: TemporaryDirectory) async throws {
+private func makeStoreFile(notes count: Int, in directory: TemporaryDirectory) throws {
     weak var released: DataStack?
     do {
         let stack = try makeStack(noteSchema, .file, in: directory)
         try writeNotes(count, to: stack)
         released = stack
     }
-    // The tasks that deliver change sets to the main actor hold the stack until they run.
-    for _ in 0..<500 where released != nil {
-        try await Task.sleep(for: .milliseconds(2))
-    }
-    #expect(released == nil, "the stack is released, closing its connections")
+    #expect(released == nil, "the stack is released at once, closing its connections")
     #expect(!exists(URL(fileURLWithPath: storeURL(in: directory).path + "-wal")),
             "closing the last connection checkpoints and removes the WAL")
 }
@@ -115,15 +111,6 @@ private func memoryStoreFiles(containing marker: String) -> [URL] {
         }
     }
     return []
-}
-
-/// Waits for the tasks that deliver change sets to the main actor, which hold
-/// a stack until they run, to release it.
-@MainActor
-private func waitUntilReleased(_ stack: () -> DataStack?) async throws {
-    for _ in 0..<500 where stack() != nil {
-        try await Task.sleep(for: .milliseconds(2))
-    }
 }
 
 /// The error `addStorageAndWait` throws for `storage`, recorded as an issue if none.
@@ -181,7 +168,7 @@ struct StoreFileTests {
     @Test
     func truncatedStoreIsNotADatabaseAndStaysUnchanged() async throws {
         let source = TemporaryDirectory()
-        try await makeStoreFile(notes: 300, in: source)
+        try makeStoreFile(notes: 300, in: source)
         let full = try #require(contents(storeURL(in: source)))
         #expect(full.count > 8 * 4_096, "the store spans many pages")
 
@@ -235,7 +222,7 @@ struct StoreFileTests {
     func storeOfAnotherSchemaIsRefusedAndStaysUnchanged() async throws {
         let directory = TemporaryDirectory()
         let url = storeURL(in: directory)
-        try await makeStoreFile(notes: 2, in: directory)
+        try makeStoreFile(notes: 2, in: directory)
         let before = try #require(contents(url))
         let other = Schema("Other", entities: [Entity<Item>("Item"), Entity<Folder>("Folder")])
         let error = openingError(SQLiteStore(fileURL: url), schema: other)
@@ -255,7 +242,7 @@ struct StoreFileTests {
     func readOnlyStoreFetchesButRefusesTransactions() async throws {
         let directory = TemporaryDirectory()
         let url = storeURL(in: directory)
-        try await makeStoreFile(notes: 5, in: directory)
+        try makeStoreFile(notes: 5, in: directory)
         let before = try #require(contents(url))
 
         let stack = DataStack(noteSchema)
@@ -303,7 +290,7 @@ struct StoreFileTests {
         #expect(store.fileURLs.map(\.lastPathComponent)
                 == ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm"])
         try store.deleteFiles()  // nothing there yet: not an error
-        try await makeStoreFile(notes: 2, in: directory)
+        try makeStoreFile(notes: 2, in: directory)
         // Stand-ins for the files a crashed process leaves behind.
         for url in store.fileURLs.dropFirst() {
             #expect(FileManager.default.createFile(atPath: url.path, contents: Data([1, 2, 3])))
@@ -317,7 +304,7 @@ struct StoreFileTests {
     @Test
     func deleteFilesWhileAStackIsClosedLetsANewStoreStartEmpty() async throws {
         let directory = TemporaryDirectory()
-        try await makeStoreFile(notes: 4, in: directory)
+        try makeStoreFile(notes: 4, in: directory)
         try SQLiteStore(fileURL: storeURL(in: directory)).deleteFiles()
         let stack = try makeStack(noteSchema, .file, in: directory)
         #expect(try stack.fetchCount(From<Note>()) == 0)
@@ -417,7 +404,6 @@ struct StoreFileTests {
             #expect(files.allSatisfy(exists), "its database, WAL and shared memory exist while it is open")
             released = stack
         }
-        try await waitUntilReleased { released }
         #expect(released == nil, "the stack is released, closing its connections")
         #expect(!files.contains(where: exists), "the store's files are gone: \(files.map(\.path))")
     }
@@ -445,7 +431,6 @@ struct StoreFileTests {
         // Releasing one leaves the other intact and writable.
         weak let released = second
         second = nil
-        try await waitUntilReleased { released }
         #expect(released == nil)
         #expect(try noteNumbers(first) == [0, 1, 2, 3])
         try first.perform(synchronous: { tx in tx.create(Into<Note>()).number = 4 })
