@@ -64,10 +64,8 @@ final class PostgreSQLCommitListener: ServerCommitListener {
                 if state.unlessStopped(onCommit) { return }
                 continue
             }
-            var watched = pollfd(fd: listening.socket, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&watched, 1, stopCheckMilliseconds)
             var announced = false
-            if ready > 0 {
+            if listening.hasInput(waitingAtMost: stopCheckMilliseconds) {
                 do {
                     announced = try !listening.takeNotifications().isEmpty
                 } catch {

@@ -149,8 +149,14 @@ final class PostgreSQLSession: ServerConnection {
         return received
     }
 
-    /// The socket libpq reads, to wait on for notifications; -1 when closed.
-    var socket: Int32 { handle.map { PQsocket($0) } ?? -1 }
+    /// Waits at most `milliseconds` (0: not at all) for the server to send
+    /// something — a notification, a goodbye, the end of the stream — and
+    /// says whether it did. `false` for a closed connection.
+    func hasInput(waitingAtMost milliseconds: Int32) -> Bool {
+        guard let handle else { return false }
+        var watched = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        return poll(&watched, 1, milliseconds) > 0
+    }
 
     // MARK: Errors
 
@@ -182,9 +188,7 @@ final class PostgreSQLSession: ServerConnection {
     /// there (or libpq met the end of the stream): a server that goes away
     /// says so before it closes the socket.
     private func noticeClosedByServer() {
-        guard let handle else { return }
-        var watched = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
-        guard poll(&watched, 1, 0) > 0 else { return }
+        guard let handle, hasInput(waitingAtMost: 0) else { return }
         // Reads, then parses what came: an idle connection's goodbye goes to
         // the notice receiver, error or not.
         if PQconsumeInput(handle) == 1 { _ = PQisBusy(handle) }

@@ -116,10 +116,9 @@ extension MainContext {
         endKeptSnapshot()  // a look at the store now, not at a snapshot kept from earlier
         do {
             let reader = try context.readConnection()
-            let changed = try reader.scalar(CommitLog.generationQuery(in: reader.dialect)).map { _ in
-                reader.dataVersion != context.knownSnapshot.dataVersion
-            } ?? false
-            guard changed else { return }
+            // The read that brings SQLite's data version up to date, and a server's.
+            let generation = try CommitLog.generation(on: reader)
+            guard reader.dataVersion(knowing: generation) != context.knownSnapshot.dataVersion else { return }
             try inPinnedSnapshot { connection in _ = try examineSnapshot(on: connection) }
         } catch {
             StrataLog.warning(.history, "Strata could not look for other writers' commits: \(error)")
@@ -182,7 +181,7 @@ extension MainContext {
         guard context.store.hasLog else {
             // No log to read (a read-only store made before it): every change is a refresh.
             let generation = try CommitLog.generation(on: connection)
-            let dataVersion = connection.dataVersion
+            let dataVersion = connection.dataVersion(knowing: generation)
             if dataVersion != context.knownSnapshot.dataVersion {
                 let next = max(generation, self.generation)
                 waitingRefresh = try readRefresh(at: next, on: connection)
@@ -191,7 +190,7 @@ extension MainContext {
             return context.knownSnapshot.generation
         }
         let generation = try CommitLog.generation(on: connection)
-        let dataVersion = connection.dataVersion
+        let dataVersion = connection.dataVersion(knowing: generation)
         let known = context.knownSnapshot
         context.knownSnapshot = (dataVersion, generation)
         if dataVersion != known.dataVersion, generation == known.generation {

@@ -47,7 +47,7 @@ final class MainContext {
         let reader = try context.readConnection()
         let generation = context.store.hasLog ? try CommitLog.generation(on: reader) : 0
         // The reader's data version is that of the snapshot the query just read.
-        context.knownSnapshot = (reader.dataVersion, generation)
+        context.knownSnapshot = (reader.dataVersion(knowing: generation), generation)
         self.generation = generation
         context.follower = self
         observation.didAddObserver = { [weak self] in self?.startWatching() }

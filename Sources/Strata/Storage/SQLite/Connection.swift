@@ -235,16 +235,24 @@ final class Connection {
     /// connection's number, so that it moves with every commit logged and
     /// after a reconnection. A write that bypassed the log does not move it.
     var dataVersion: UInt32 {
-        if let server {
-            guard case .integer(let generation)? = try? scalar(CommitLog.generationQuery(in: dialect)) else {
+        if server != nil {
+            guard let generation = try? CommitLog.generation(on: self) else {
                 return .max  // unreadable: the caller's look at the log says why
             }
-            return UInt32(truncatingIfNeeded: generation)
-                &+ UInt32(truncatingIfNeeded: server.connectionNumber) &* 0x9E37_79B9
+            return dataVersion(knowing: generation)
         }
         var version: UInt32 = 0
         _ = sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version)
         return version
+    }
+
+    /// The data version of the snapshot open, whose commit `generation` the
+    /// caller has just read in it: on a server it is made of that generation
+    /// (see ``dataVersion``) without reading it again; SQLite's is read as ever.
+    func dataVersion(knowing generation: UInt64) -> UInt32 {
+        guard let server else { return dataVersion }
+        return UInt32(truncatingIfNeeded: generation)
+            &+ UInt32(truncatingIfNeeded: server.connectionNumber) &* 0x9E37_79B9
     }
 
     /// How many rows the last statement inserted, updated or deleted.

@@ -142,8 +142,7 @@ struct PostgreSQLSessionTests {
         // Once the server's goodbye is on the socket, the next use notices it
         // and reconnects, rather than fail (a fresh connection: search_path
         // is back to public).
-        var socket = pollfd(fd: session.socket, events: Int16(POLLIN), revents: 0)
-        #expect(poll(&socket, 1, 10_000) == 1)
+        #expect(session.hasInput(waitingAtMost: 10_000))
         try session.execute("SELECT 1")
         #expect(session.isConnected && session.connectionNumber == 2)
     }
