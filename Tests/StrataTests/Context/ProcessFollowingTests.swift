@@ -76,11 +76,14 @@ struct ProcessFollowingTests {
         await withTaskGroup(of: Void.self) { group in
             for seed in seeds {
                 group.addTask(executorPreference: ThreadPerJobExecutor.shared) {
-                    await #expect(processExitsWith: .success) {
+                    let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
                         [address = address as StoreAddress, seed = seed as UInt64, writers = writers as StoppedWriters] in
                         try await FollowingChild.commitRandomly(
                             at: address, seed: seed, commits: 40, writers: writers)
                     }
+                    // A child that crashed said nothing: its siblings need not wait for it.
+                    writers.markStopped("child \(seed)")
+                    expectCleanExit(result, "child \(seed)")
                 }
             }
         }
@@ -108,9 +111,11 @@ struct ProcessFollowingTests {
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<4 {
                 group.addTask(executorPreference: ThreadPerJobExecutor.shared) {
-                    await #expect(processExitsWith: .success) { [address = address as StoreAddress] in
+                    let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                        [address = address as StoreAddress] in
                         try await FollowingChild.increment(at: address, times: 150)
                     }
+                    expectCleanExit(result, "an incrementing child")
                 }
             }
         }
@@ -122,10 +127,22 @@ struct ProcessFollowingTests {
     }
 }
 
+/// Records what a child that did not exit cleanly last wrote to its
+/// standard error (a trap's message, say), which the test would otherwise lose.
+func expectCleanExit(_ result: ExitTest.Result?, _ child: String) {
+    guard let result, result.exitStatus != .exitCode(EXIT_SUCCESS) else { return }
+    let text = String(decoding: result.standardErrorContent.suffix(4_000), as: UTF8.self)
+    Issue.record("\(child) ended with \(result.exitStatus); the end of its standard error:\n\(text)")
+}
+
 /// Once every writer has stopped: the stack has merged every commit, and
 /// its monitors and held objects equal the store's rows read afresh.
 @MainActor
 func expectSettled(_ watcher: Watcher, at address: StoreAddress, _ context: String) throws {
+    // The main context's reads keep their snapshot until the main actor has
+    // run the jobs that were waiting when it opened, and this may be one of
+    // them, with a snapshot from before the last writer stopped: look now.
+    for main in watcher.stack.mainContexts { main.endKeptSnapshot() }
     _ = try watcher.stack.fetchCount(From<MonOwner>())
     #expect(watcher.stack.mergedGeneration == (try watcher.stack.currentGeneration()), "\(context)")
     try watcher.check(rows: try itemRows(in: address.storage), context)
