@@ -27,7 +27,14 @@ extension ListMonitor {
                 path: $0.path, ascending: $0.isAscending, options: $0.options, nullsFirst: $0.nullsFirst,
                 slot: $0.path.relationships.isEmpty ? $0.path.field.flatMap(entity.slot(of:)) : nil)
         }
-        let loaded = objects.map(member)
+        // In the order of the keys the monitor keeps, not the SQL's, which
+        // may differ: a path through a relationship orders by the related
+        // row in the read's snapshot, the key by the object the main context
+        // holds, and a read made while a merge is notifying sees a newer
+        // snapshot than its objects show. Out of key order, the list's
+        // searches miss members (a deletion is lost) and its invariant
+        // check traps. Sorting what is already sorted is one pass.
+        let loaded = objects.map(member).sorted { $0.key < $1.key }
         members = ListMembers(loaded.map { ListEntry(object: $0.object, key: $0.key) }, chunkCapacity: members.chunkCapacity)
         keysByRowID = ListKeyMap(loaded.map(\.key))
         rebuildSections(names: loaded.map(\.section))
