@@ -76,7 +76,10 @@ extension ObjectContext {
             // Reset before the merge, which ends the kept snapshot.
             defer {
                 statement.reset()
+                // The merge may read too: the read's generation stays its own.
+                let generation = lastReadGeneration
                 follower?.readDidEnd()
+                lastReadGeneration = generation
             }
             let generation = try follower?.snapshotDidChange() ?? knownSnapshot.generation
             return try body(statement, hasRow, generation)

@@ -35,7 +35,8 @@ final class ObjectContext {
     /// What bulk writes changed without objects (see `ObjectContext+BulkWrites`).
     var bulkChanges = BulkChanges()
     var hasLinkChanges = false
-    /// The commit generation the last fetch's rows reflect (main context).
+    /// The commit generation the last fetch's rows reflect (main context),
+    /// not that of a read the merge it set off made.
     var lastReadGeneration: UInt64 = 0
     /// The reader's data version and the generation it was seen at: a read
     /// whose snapshot shows the same data version needs nothing merged (main context).

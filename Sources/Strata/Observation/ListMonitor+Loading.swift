@@ -16,8 +16,18 @@ extension ListMonitor {
         let fetchQuery = query.ordered(by: orderForFetch)
         isLoading = true
         defer { isLoading = false }
-        let objects = try main.context.fetchAll(fetchQuery)
-        generation = max(main.context.lastReadGeneration, main.generation)
+        var objects = try main.context.fetchAll(fetchQuery)
+        // A read that saw a new snapshot merges up to it before it returns,
+        // and a read made during that merge may see a newer one still, which
+        // the merge goes on to: change sets this list, being loaded, never
+        // got. Its rows are then older than the main context: read again.
+        while main.context.lastReadGeneration < main.generation {
+            objects = try main.context.fetchAll(fetchQuery)
+        }
+        // Rows read at least as new as the main context, and objects as it
+        // holds them: the change sets up to the read come to the list too,
+        // and merge as no change where the read already showed them.
+        generation = main.generation
         let schema = main.context.schema
         entitiesRead = orderForFetch.keys.reduce(into: query.predicate.map { schema.entitiesRead(by: $0.predicate, from: entity) } ?? []) {
             $0.formUnion(schema.entitiesRead(by: $1.path, from: entity))

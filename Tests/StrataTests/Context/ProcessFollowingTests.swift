@@ -12,6 +12,10 @@ enum FollowingChild {
         at address: StoreAddress, seed: UInt64, commits: Int, writers: StoppedWriters
     ) async throws {
         let watcher: Watcher
+        // Every read in a snapshot of its own, as on a main actor whose jobs
+        // outlast the kept snapshot's age: reads made while a merge notifies
+        // see newer commits than it, the case that is hardest to follow.
+        ObjectContext.keptSnapshotMaximumAge.store(0, ordering: .relaxed)
         do {
             // Also when this child fails: the others need not wait for it.
             defer { writers.markStopped("child \(seed)") }
