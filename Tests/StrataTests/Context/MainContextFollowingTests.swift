@@ -167,3 +167,60 @@ final class ReadingObserver: ListObserver {
         events.append("did \(stack.mergingChangeSet?.generation ?? 0) count \(monitor.numberOfObjects()) read \(read)")
     }
 }
+
+/// A list monitor made while the main context is behind the store: its read
+/// merges up to its snapshot before it returns, and a read made during that
+/// merge (an observer's) may see a newer commit still, which the merge goes
+/// on to while the new list is not yet following.
+@MainActor
+@Suite("Main context: a list loaded while its read's merge runs on")
+struct ListLoadedWhileMergingTests {
+    @Test
+    func aListMadeBehindTheStoreMissesNoCommitMergedWhileItLoads() throws {
+        // Every read in a snapshot of its own, as when the main actor's jobs are slow.
+        let saved = ObjectContext.keptSnapshotMaximumAge.exchange(0, ordering: .relaxed)
+        defer { ObjectContext.keptSnapshotMaximumAge.store(saved, ordering: .relaxed) }
+        let directory = TemporaryDirectory()
+        let viewer = try openStack(in: directory)
+        let writer = try openStack(in: directory)
+        try writer.perform(synchronous: { tx in
+            for rank in 0..<3 { tx.create(Into<MonItem>()).rank = rank }
+        })
+        let watched = try viewer.monitorList(From<MonItem>().orderBy(.ascending(\.$rank)))
+        let meddler = DeletingObserver(viewer: viewer, writer: writer)
+        watched.addObserver(meddler)
+        try writer.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 10 })
+        // Its read sees rank 10 and merges it; the observer then deletes rank 0
+        // and reads, and the merge goes on to the deletion.
+        let made = try viewer.monitorList(From<MonItem>().orderBy(.ascending(\.$rank)))
+        #expect(meddler.deleted)
+        _ = try viewer.fetchCount(From<MonItem>())
+        #expect(made.objectsInAllSections().map(\.rank) == [1, 2, 10])
+        #expect(watched.objectsInAllSections().map(\.rank) == [1, 2, 10])
+        made.members.checkInvariants()
+    }
+}
+
+/// On its first change, has another stack delete the lowest-ranked item,
+/// then reads from inside the callback.
+@MainActor
+final class DeletingObserver: ListObserver {
+    typealias ListEntityType = MonItem
+    let viewer: DataStack
+    let writer: DataStack
+    var deleted = false
+
+    init(viewer: DataStack, writer: DataStack) {
+        self.viewer = viewer
+        self.writer = writer
+    }
+
+    func listMonitorDidChange(_ monitor: ListMonitor<MonItem>) {
+        guard !deleted else { return }
+        deleted = true
+        try? writer.perform(synchronous: { tx in
+            try tx.delete(tx.fetchOne(From<MonItem>().where(\.$rank == 0)))
+        })
+        _ = try? viewer.fetchCount(From<MonOwner>())
+    }
+}
