@@ -50,6 +50,22 @@ enum CommitLog {
         return UInt64(max(0, value))
     }
 
+    /// Adds one to the store's generation, in the write transaction open on
+    /// `connection`, and returns the new one: one statement, one round trip
+    /// to a server.
+    static func advanceGeneration(on connection: Connection) throws -> UInt64 {
+        let dialect = connection.dialect
+        let value = dialect.metaInteger("value")
+        guard case .integer(let generation) = try connection.scalar(
+            "UPDATE _strata_meta SET value = \(dialect.metaValue("\(value) + 1")) WHERE key = 'generation' "
+                + "RETURNING \(value)"),
+            generation > 0
+        else {
+            throw StrataError.storage(path: connection.path, reason: "the commit generation is unreadable")
+        }
+        return UInt64(generation)
+    }
+
     /// The last generation purged from the log: history is complete after it.
     static func horizon(on connection: Connection) throws -> UInt64 {
         guard case .integer(let value) = try connection.scalar(
@@ -59,14 +75,16 @@ enum CommitLog {
         return UInt64(max(0, value))
     }
 
-    /// Writes the record of a commit, inside its open transaction.
+    /// Writes the record of a commit, inside its open transaction, and on a
+    /// server announces the commit (``SQLDialect/announcingCommit(_:)``).
     static func append(
         generation: UInt64, author: String?, date: Date, entities: [String: LoggedChanges],
         on connection: Connection
     ) throws {
         let bytes = CommitRecordCoding.encode(entities)
         try connection.run(
-            "INSERT INTO _strata_log (generation, author, time, changes) VALUES (?, ?, ?, ?)",
+            connection.dialect.announcingCommit(
+                "INSERT INTO _strata_log (generation, author, time, changes) VALUES (?, ?, ?, ?)"),
             [.integer(Int64(generation)), author.map(StoredValue.text) ?? .null,
              .real(date.timeIntervalSince1970), .blob(Data(bytes))])
     }

@@ -99,15 +99,20 @@ package enum SQLDialect: Sendable {
         "SELECT pg_advisory_xact_lock(\(advisoryLockClass), hashtext(\(schema)))"
     }
 
-    /// Run inside every logged commit to wake the stacks that follow the
-    /// store, with the generation bound: PostgreSQL delivers the notification
-    /// when the transaction commits, to every connection listening on the
-    /// store's channel (``commitChannel(_:)``). SQLite's followers poll the
-    /// file's data version instead.
-    var notifyCommit: String? {
+    /// The statement that writes a commit's log record, given the `INSERT`
+    /// that writes it. On PostgreSQL it also wakes the stacks that follow
+    /// the store, in the same round trip, with the generation as payload:
+    /// the server delivers the notification when the transaction commits, to
+    /// every connection listening on the store's channel
+    /// (``commitChannel(_:)``). SQLite's followers poll the file's data
+    /// version instead.
+    func announcingCommit(_ insert: String) -> String {
         switch self {
-        case .sqlite: return nil
-        case .postgreSQL: return "SELECT pg_notify('strata:' || current_schema(), ?)"
+        case .sqlite:
+            return insert
+        case .postgreSQL:
+            return "WITH logged AS (\(insert) RETURNING generation) "
+                + "SELECT pg_notify('strata:' || current_schema(), CAST(generation AS TEXT)) FROM logged"
         }
     }
 

@@ -21,9 +21,7 @@ extension StoreRuntime {
     func prepareLogged(
         _ changes: [String: ChangeSet.EntityChanges], author: String?, on connection: Connection
     ) throws -> ChangeSet {
-        let generation = try CommitLog.generation(on: connection) + 1
-        try connection.run(
-            "UPDATE _strata_meta SET value = ? WHERE key = 'generation'", [.integer(Int64(generation))])
+        let generation = try CommitLog.advanceGeneration(on: connection)
         var changeSet = ChangeSet(
             generation: generation, author: author, date: Date(), isLocal: true, changes: changes,
             configuration: settings.configuration)
@@ -34,9 +32,6 @@ extension StoreRuntime {
             entities: changeSet.loggedChanges, on: connection)
         try CommitLog.apply(
             settings.historyRetention, afterCommitting: generation, at: changeSet.date, on: connection)
-        if let notify = connection.dialect.notifyCommit {
-            try connection.run(notify, [.text(String(generation))])
-        }
         return changeSet
     }
 
