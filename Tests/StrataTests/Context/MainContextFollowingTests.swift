@@ -177,9 +177,8 @@ final class ReadingObserver: ListObserver {
 struct ListLoadedWhileMergingTests {
     @Test
     func aListMadeBehindTheStoreMissesNoCommitMergedWhileItLoads() throws {
-        // Every read in a snapshot of its own, as when the main actor's jobs are slow.
-        let saved = ObjectContext.keptSnapshotMaximumAge.exchange(0, ordering: .relaxed)
-        defer { ObjectContext.keptSnapshotMaximumAge.store(saved, ordering: .relaxed) }
+        // Each commit below is made in this process, so the read after it
+        // opens a new snapshot (no global setting: other suites run beside).
         let directory = TemporaryDirectory()
         let viewer = try openStack(in: directory)
         let writer = try openStack(in: directory)
