@@ -85,7 +85,7 @@ struct ProcessFollowingTests {
                         try await FollowingChild.commitRandomly(
                             at: address, seed: seed, commits: 40, writers: writers)
                     }
-                    // A child that crashed said nothing: its siblings need not wait for it.
+                    // A child that crashed never said it stopped: its siblings need not wait for it.
                     writers.markStopped("child \(seed)")
                 }
             }
