@@ -56,6 +56,8 @@ extension SelectTerm {
         let value = compiler.value(path, in: entity, alias: alias)
         switch function {
         case .value: return value
+        case .average where !isDecimal:
+            return compiler.dialect.average(value)
         case .sum, .average, .minimum, .maximum:
             // `rawValue` is the SQL name: sum, avg, min, max.
             return isDecimal ? "strata_decimal_\(function.rawValue)(\(value))" : "\(function.rawValue)(\(value))"

@@ -68,6 +68,17 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// The average of a number column as a `Double`, computed as SQLite
+    /// computes it: the values summed as doubles, then divided by their count.
+    /// PostgreSQL's `avg` of integers is an exact `numeric`, whose decimal
+    /// text can round to a neighbouring `Double`.
+    func average(_ expression: String) -> String {
+        switch self {
+        case .sqlite: return "avg(\(expression))"
+        case .postgreSQL: return "avg(CAST(\(expression) AS DOUBLE PRECISION))"
+        }
+    }
+
     /// Begins a write transaction that holds the store's write lock from its
     /// first statement, so that what it reads stays true until it commits:
     /// SQLite's `BEGIN IMMEDIATE`; on PostgreSQL, an advisory lock named

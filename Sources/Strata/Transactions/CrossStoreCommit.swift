@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A commit over several store files that happens whole or not at all, even
 /// when the process dies half-way (SQLite makes a commit atomic in one WAL
@@ -176,7 +175,7 @@ enum CrossStoreCommit {
     }
 
     /// Called at each ``Step`` (by tests, which kill the process there).
-    static let stepHook = Mutex<(@Sendable (Step) -> Void)?>(nil)
+    static let stepHook = Locked<(@Sendable (Step) -> Void)?>(nil)
 
     static func reach(_ step: Step) {
         if let hook = stepHook.withLock({ $0 }) { hook(step) }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// An open store: its writer (behind a gate), the generation of its last
 /// commit, and the change sets this stack committed that the main context
@@ -119,7 +118,7 @@ extension StoreRuntime {
 
     /// Called at each ``CommitStep`` of every store's commit, with the store
     /// (by the fault tests, which kill the process or restart the server there).
-    static let commitStepHook = Mutex<(@Sendable (CommitStep, StoreRuntime) -> Void)?>(nil)
+    static let commitStepHook = Locked<(@Sendable (CommitStep, StoreRuntime) -> Void)?>(nil)
 
     private func reach(_ step: CommitStep) {
         if let hook = Self.commitStepHook.withLock({ $0 }) { hook(step, self) }

@@ -159,9 +159,11 @@ struct SplitMix64: RandomNumberGenerator, Sendable {
         self.state = seed
     }
 
-    /// A generator with a fresh seed; print `seed` in failure messages.
+    /// A generator with a fresh seed; print `seed` in failure messages. To
+    /// run a failure again, set `STRATA_TEST_SEED` to the seed it printed.
     static func random() -> SplitMix64 {
-        SplitMix64(seed: UInt64.random(in: 0 ... .max))
+        let given = ProcessInfo.processInfo.environment["STRATA_TEST_SEED"].flatMap { UInt64($0) }
+        return SplitMix64(seed: given ?? UInt64.random(in: 0 ... .max))
     }
 
     mutating func next() -> UInt64 {

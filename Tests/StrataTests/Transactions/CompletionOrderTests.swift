@@ -67,7 +67,6 @@ struct CompletionOrderTests {
                     return item.objectID
                 }
                 let own = try stack.history().first { $0.insertedIDs(entity: "MonItem").contains(id.erased) }
-                print("DEBUG resumed \(rank) own \(own?.generation ?? 0) merged \(stack.mergedGeneration)")
                 log.seen.append(own?.generation == stack.mergedGeneration ? "own" : "merged \(stack.mergedGeneration)")
             })
         }
