@@ -43,8 +43,11 @@ extension ListMonitor {
         // holds, and a read made while a merge is notifying sees a newer
         // snapshot than its objects show. Out of key order, the list's
         // searches miss members (a deletion is lost) and its invariant
-        // check traps. Sorting what is already sorted is one pass.
-        let loaded = objects.map(member).sorted { $0.key < $1.key }
+        // check traps. Mostly they agree: one pass finds it, and nothing is copied.
+        var loaded = objects.map(member)
+        if zip(loaded, loaded.dropFirst()).contains(where: { $1.key < $0.key }) {
+            loaded.sort { $0.key < $1.key }
+        }
         members = ListMembers(loaded.map { ListEntry(object: $0.object, key: $0.key) }, chunkCapacity: members.chunkCapacity)
         keysByRowID = ListKeyMap(loaded.map(\.key))
         rebuildSections(names: loaded.map(\.section))
