@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Creating and updating objects from source values (decoded JSON, network
 /// payloads). See `Docs/Importing.md` for the rules these calls follow.
@@ -198,7 +197,7 @@ extension BaseDataTransaction {
     }
 
     /// The entities already warned about, so each is named once per process.
-    private static let warnedUnindexed = Mutex<Set<ObjectIdentifier>>([])
+    private static let warnedUnindexed = Locked<Set<ObjectIdentifier>>([])
 
     /// Logs once per entity when its unique-ID field has no index, so every
     /// batch query of an import scans the whole table.

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The `SELECT` of the commonest query shape, compiled once: one comparison
 /// of a field of the entity's own row with a value, no order, no offset
@@ -79,5 +78,5 @@ enum SelectCache {
     /// reach it; only a program with that many entity and field pairs would).
     static let capacity = 512
 
-    static let shared = Mutex<[Key: Entry]>([:])
+    static let shared = Locked<[Key: Entry]>([:])
 }

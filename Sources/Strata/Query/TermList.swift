@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The terms of an `AND` or `OR` list in a ``WherePredicate``.
 ///
@@ -11,10 +10,10 @@ import Synchronization
 /// as anyone can tell.
 struct TermList: Sendable {
     private final class Buffer: Sendable {
-        let terms: Mutex<[WherePredicate]>
+        let terms: Locked<[WherePredicate]>
 
         init(_ terms: [WherePredicate]) {
-            self.terms = Mutex(terms)
+            self.terms = Locked(terms)
         }
     }
 

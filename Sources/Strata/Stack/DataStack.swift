@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// The entry point: a schema, a store, a read-only main context and the
 /// transactions that write.

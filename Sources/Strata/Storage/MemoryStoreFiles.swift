@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The files behind ``InMemoryStore``s.
 ///
@@ -51,7 +50,7 @@ enum MemoryStoreFiles {
         var lockDescriptor: Int32 = -1
     }
 
-    private static let state = Mutex(State())
+    private static let state = Locked(State())
 
     /// Keeps an in-memory store's files alive. The connections of the store
     /// hold it and drop it once closed; when the last lease of a store goes,

@@ -3,11 +3,11 @@ import Foundation
 /// State shared across threads behind a lock, for state that many threads
 /// touch at once.
 ///
-/// Like `Synchronization.Mutex`, which the rest of Strata uses, but built on
-/// `NSLock` (a pthread mutex): on Linux `Mutex` waits on a futex, which the
-/// thread sanitizer does not see, so every access under it from two threads
-/// is reported as a race. State that ordinary field access reaches from any
-/// thread lives here, so that `swift test --sanitize=thread` stays quiet.
+/// Strata's lock, in place of `Synchronization.Mutex`: built on `NSLock` (a
+/// pthread mutex), where on Linux `Mutex` waits on a futex, which the thread
+/// sanitizer does not see, so that accesses under it from two threads are
+/// reported as races. Every state Strata shares between threads lives here
+/// (counters are `Atomic`), so that `swift test --sanitize=thread` stays quiet.
 ///
 /// `@unchecked Sendable`: `state` is only touched while `lock` is held.
 final class Locked<State>: @unchecked Sendable {

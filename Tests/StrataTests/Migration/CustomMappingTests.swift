@@ -1,6 +1,5 @@
 import Foundation
 @testable import Strata
-import Synchronization
 import Testing
 
 // V1 → V2 with a custom step: Person.first + Person.last become fullName; Log
@@ -118,7 +117,7 @@ private struct Halfway: Error, Equatable {}
 
 /// The steps and hook events seen, in order.
 private final class EventLog: Sendable {
-    let events = Mutex<[String]>([])
+    let events = Locked<[String]>([])
     func record(_ event: String) { events.withLock { $0.append(event) } }
     var all: [String] { events.withLock { $0 } }
 }
@@ -208,7 +207,7 @@ struct CustomMappingTests {
         let count = 5_000
         _ = try await makeMappedV1Store(kind, in: directory, count: count)
         let before = try storeContents(kind, in: directory)
-        let calls = Mutex(0)
+        let calls = Locked(0)
         let failing = CustomEntityMapping.transformEntity(
             source: "Person", destination: "Person"
         ) { source, createDestination in

@@ -1,13 +1,12 @@
 import Foundation
 import Observation
-import Synchronization
 import Testing
 
 @testable import Strata
 
 /// A flag an `@Sendable` closure can set.
 private final class Flag: Sendable {
-    private let value = Mutex(false)
+    private let value = Locked(false)
     func set() { value.withLock { $0 = true } }
     var isSet: Bool { value.withLock { $0 } }
 }

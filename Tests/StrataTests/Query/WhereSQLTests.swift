@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import Strata
@@ -25,7 +24,7 @@ func condition(_ predicate: Where<ProbeItem>) throws -> (
 
 /// Collects the statements a ``DataStack`` runs; safe to call from any thread.
 final class RecordedStatements: Sendable {
-    private let statements = Mutex<[String]>([])
+    private let statements = Locked<[String]>([])
 
     func record(_ sql: String) { statements.withLock { $0.append(sql) } }
 

@@ -1,6 +1,5 @@
 import Foundation
 @testable import Strata
-import Synchronization
 import Testing
 
 @Suite("StrataLog: levels, categories, SQL trace")
@@ -10,7 +9,7 @@ struct LogTests {
         let capture = LogCapture()
         defer { capture.stop() }
         let marker = UUID().uuidString
-        let built = Mutex(0)
+        let built = Locked(0)
         func text(_ level: StrataLog.Level) -> String {
             built.withLock { $0 += 1 }
             return "\(marker) \(level)"

@@ -1,5 +1,4 @@
 import CSQLite
-import Synchronization
 
 /// Test support: hands the SQL of every statement a connection runs to a
 /// closure, as it was prepared (with `?` placeholders, never the bound
@@ -29,7 +28,7 @@ extension Connection {
 }
 
 /// Keeps each connection's recorder alive while SQLite holds a pointer to it.
-private let statementRecorders = Mutex<[ObjectIdentifier: StatementRecorder]>([:])
+private let statementRecorders = Locked<[ObjectIdentifier: StatementRecorder]>([:])
 
 private final class StatementRecorder: Sendable {
     let record: @Sendable (String) -> Void

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import Strata
@@ -386,7 +385,7 @@ private final class TransferRun {
 /// Blocking work (`pg_ctl`) on a thread of its own, so that the main actor
 /// goes on committing and following meanwhile.
 private final class BackgroundWork: Sendable {
-    private let outcome = Mutex<Result<Void, any Error>?>(nil)
+    private let outcome = Locked<Result<Void, any Error>?>(nil)
 
     init(_ body: @escaping @Sendable () throws -> Void) {
         Thread.detachNewThread {
