@@ -1,4 +1,3 @@
-
 /// A scope of objects: an identity map (one object per ID), their values and,
 /// in a transaction, their changes.
 ///

@@ -1,4 +1,3 @@
-
 /// Creating and updating objects from source values (decoded JSON, network
 /// payloads). See `Docs/Importing.md` for the rules these calls follow.
 extension BaseDataTransaction {

@@ -1,4 +1,3 @@
-
 /// The `SELECT` of the commonest query shape, compiled once: one comparison
 /// of a field of the entity's own row with a value, no order, no offset
 /// (`From<Person>().where(\.$email == email)`, a lookup repeated with a new

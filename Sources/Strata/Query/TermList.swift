@@ -1,4 +1,3 @@
-
 /// The terms of an `AND` or `OR` list in a ``WherePredicate``.
 ///
 /// A chain built term by term (`reduce(&&)`, `||` in a loop) extends the
@@ -9,24 +8,17 @@
 /// place, extending an older one copies its prefix. A list is a value as far
 /// as anyone can tell.
 struct TermList: Sendable {
-    private final class Buffer: Sendable {
-        let terms: Locked<[WherePredicate]>
-
-        init(_ terms: [WherePredicate]) {
-            self.terms = Locked(terms)
-        }
-    }
-
-    private let buffer: Buffer
+    /// The terms of every version, shared.
+    private let buffer: Locked<[WherePredicate]>
     /// The number of terms: this version's prefix of the buffer.
     let count: Int
 
     init(_ terms: [WherePredicate]) {
-        buffer = Buffer(terms)
+        buffer = Locked(terms)
         count = terms.count
     }
 
-    private init(buffer: Buffer, count: Int) {
+    private init(buffer: Locked<[WherePredicate]>, count: Int) {
         self.buffer = buffer
         self.count = count
     }
@@ -35,13 +27,13 @@ struct TermList: Sendable {
 
     /// The terms, in order (sharing the buffer's storage until it changes).
     var terms: ArraySlice<WherePredicate> {
-        buffer.terms.withLock { $0[..<count] }
+        buffer.withLock { $0[..<count] }
     }
 
     /// This list followed by `more`: in place when this is the newest
     /// version of the buffer, so that building a chain costs O(1) a term.
     func appending(_ more: [WherePredicate]) -> TermList {
-        let extended: TermList? = buffer.terms.withLock { stored in
+        let extended: TermList? = buffer.withLock { stored in
             guard stored.count == count else { return nil }
             stored.append(contentsOf: more)
             return TermList(buffer: buffer, count: stored.count)
