@@ -119,9 +119,9 @@ extension BaseDataTransaction {
     @inlinable
     public func importUniqueObjects<Object: ImportableUniqueObject, Sources: Sequence>(
         _ into: Into<Object>, sourceArray: Sources,
-        preProcess: (
+        preProcess: ((
             _ mapping: [Object.UniqueIDType: Object.ImportSource]
-        ) throws -> [Object.UniqueIDType: Object.ImportSource] = { $0 }
+        ) throws -> [Object.UniqueIDType: Object.ImportSource])? = nil
     ) throws(StrataError) -> [Object] where Sources.Element == Object.ImportSource {
         try StrataError.catching { try runUniqueImport(into, sourceArray, preProcess) }
     }
@@ -132,25 +132,25 @@ extension BaseDataTransaction {
     func runUniqueImport<Object: ImportableUniqueObject, Sources: Sequence>(
         _ into: Into<Object>, _ sourceArray: Sources,
         _ preProcess: (
-            [Object.UniqueIDType: Object.ImportSource]
-        ) throws -> [Object.UniqueIDType: Object.ImportSource]
+            ([Object.UniqueIDType: Object.ImportSource]) throws -> [Object.UniqueIDType: Object.ImportSource]
+        )?
     ) throws -> [Object] where Sources.Element == Object.ImportSource {
-        var order: [Object.UniqueIDType] = []
-        var sourcesByID: [Object.UniqueIDType: Object.ImportSource] = [:]
-        sourcesByID.reserveCapacity(sourceArray.underestimatedCount)
+        // Each ID once, at its first position, with its last source: one hash
+        // of each ID, into a table of positions (smaller than one of sources).
+        var pending: [(id: Object.UniqueIDType, source: Object.ImportSource)] = []
+        var positions: [Object.UniqueIDType: Int] = [:]
+        pending.reserveCapacity(sourceArray.underestimatedCount)
+        positions.reserveCapacity(sourceArray.underestimatedCount)
         for source in sourceArray {
             guard let id = try Object.uniqueID(from: source, in: self) else { continue }
-            if sourcesByID.updateValue(source, forKey: id) == nil { order.append(id) }
-        }
-        sourcesByID = try preProcess(sourcesByID)
-        // The sources in input order, each ID once, then any IDs preProcess added.
-        var pending = order.compactMap { id in sourcesByID[id].map { (id: id, source: $0) } }
-        if pending.count < sourcesByID.count {
-            let inputIDs = Set(order)
-            pending += sourcesByID.lazy.filter { !inputIDs.contains($0.key) }.map {
-                (id: $0.key, source: $0.value)
+            if let first = positions.updateValue(pending.count, forKey: id) {
+                positions[id] = first
+                pending[first].source = source
+            } else {
+                pending.append((id, source))
             }
         }
+        if let preProcess { pending = try Self.preProcessed(pending, by: preProcess) }
 
         let uniqueIDField = Object.uniqueIDField
         return try withImportData(Object.self, for: pending.map(\.source)) {
@@ -175,6 +175,21 @@ extension BaseDataTransaction {
             if !objects.isEmpty { Self.warnIfUnindexed(uniqueIDField, of: Object.self) }
             return objects
         }
+    }
+
+    /// `pending` as `preProcess` leaves it: the IDs it keeps, in their
+    /// order, with the sources it gives them; then any IDs it adds.
+    @usableFromInline
+    static func preProcessed<ID: Hashable, Source>(
+        _ pending: [(id: ID, source: Source)], by preProcess: ([ID: Source]) throws -> [ID: Source]
+    ) throws -> [(id: ID, source: Source)] {
+        let mapping = try preProcess(Dictionary(pending, uniquingKeysWith: { _, last in last }))
+        var kept = pending.compactMap { id, _ in mapping[id].map { (id: id, source: $0) } }
+        if kept.count < mapping.count {
+            let inputIDs = Set(pending.lazy.map(\.id))
+            kept += mapping.lazy.filter { !inputIDs.contains($0.key) }.map { (id: $0.key, source: $0.value) }
+        }
+        return kept
     }
 
     @inlinable

@@ -415,6 +415,50 @@ struct ImportTests {
             if stored != expected { return }
         }
     }
+
+    /// `preProcess` sees each ID once with its last source; what it keeps is
+    /// imported in input order, then the IDs it adds, in any order.
+    @Test(arguments: [UInt64(4), 5, 0xFEED])
+    func preProcessDropsReplacesAndAddsAsAModelSays(_ seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(ImpSchema.schema, .inMemory, in: directory)
+        let records = (0..<Int.random(in: 1...1_200, using: &random)).map { index in
+            ImpRecord(id: Int.random(in: 0..<900, using: &random), name: "in-\(index)")
+        }
+        var inputOrder: [Int] = []
+        var lastByID: [Int: ImpRecord] = [:]
+        for record in records where lastByID.updateValue(record, forKey: record.id!) == nil {
+            inputOrder.append(record.id!)
+        }
+        let dropped = Set(inputOrder.filter { _ in Int.random(in: 0..<4, using: &random) == 0 })
+        let renamed = Set(inputOrder.filter { _ in Int.random(in: 0..<4, using: &random) == 0 })
+        let added = Set((0..<Int.random(in: 0...30, using: &random)).map { 1_000 + $0 * 3 })
+        let seen = Locked<[Int: ImpRecord]>([:])
+
+        let imported = try stack.perform(synchronous: { tx in
+            try tx.importUniqueObjects(Into<ImpPerson>(), sourceArray: records) { byID in
+                seen.withLock { $0 = byID }
+                var kept = byID
+                for id in dropped { kept[id] = nil }
+                for id in renamed where kept[id] != nil { kept[id]?.name = "renamed-\(id)" }
+                for id in added { kept[id] = ImpRecord(id: id, name: "added-\(id)") }
+                return kept
+            }.map(\.remoteID)
+        })
+
+        #expect(seen.withLock { $0 } == lastByID)
+        let keptInOrder = inputOrder.filter { !dropped.contains($0) }
+        #expect(Array(imported.prefix(keptInOrder.count)) == keptInOrder)
+        #expect(Set(imported.dropFirst(keptInOrder.count)) == added)
+        #expect(imported.count == keptInOrder.count + added.count)
+        let names = Dictionary(uniqueKeysWithValues: try people(stack).map { ($0.remoteID, $0.name) })
+        for id in keptInOrder {
+            #expect(names[id] == (renamed.contains(id) ? "renamed-\(id)" : lastByID[id]!.name))
+        }
+        for id in added { #expect(names[id] == "added-\(id)") }
+        #expect(names.count == keptInOrder.count + added.count)
+    }
 }
 
 // MARK: Importer data: loaded once per import call
