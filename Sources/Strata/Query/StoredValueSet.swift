@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The values of an `in` test, hashed so that membership costs one lookup
 /// whatever the number of values, with exactly the equality SQL uses:
@@ -11,22 +12,20 @@ import Foundation
 /// compares it (Swift's `String` equality would merge canonically equivalent
 /// spellings such as `"é"` and `"e\u{301}"`, which SQL keeps apart), and blobs
 /// by their bytes.
+///
+/// The values are hashed on the first ``contains(_:)``, not when the set is
+/// made: most `in` tests only ever run as SQL (a fetch, an import's look-up
+/// of a batch of IDs), and never hash their values.
 struct StoredValueSet: Sendable {
     /// The values in the order given, NULLs included.
     let values: [StoredValue]
     /// Whether one of the values is NULL.
     let containsNull: Bool
-    private let keys: Set<Key>
+    private let keys = LazyKeys()
 
     init(_ values: [StoredValue]) {
         self.values = values
-        var keys = Set<Key>(minimumCapacity: values.count)
-        var containsNull = false
-        for value in values {
-            if let key = Key(value) { keys.insert(key) } else { containsNull = true }
-        }
-        self.keys = keys
-        self.containsNull = containsNull
+        containsNull = values.contains { $0.isNull }
     }
 
     /// The values that are not NULL, in the order given.
@@ -37,7 +36,47 @@ struct StoredValueSet: Sendable {
     /// Whether `value` equals one of the values (NULL: whether NULL is one of them).
     func contains(_ value: StoredValue) -> Bool {
         guard let key = Key(value) else { return containsNull }
-        return keys.contains(key)
+        return keys.withKeys(of: values) { $0.contains(key) }
+    }
+
+    /// The keys of the non-NULL values, made once by whichever thread asks
+    /// first; a thread that loses the race drops its copy and reads the
+    /// winner's.
+    private final class LazyKeys: Sendable {
+        private final class Built: Sendable {
+            let keys: Set<Key>
+            init(_ keys: Set<Key>) { self.keys = keys }
+        }
+
+        /// The address of a retained `Built` once made, 0 until then.
+        private let built = Atomic<UInt>(0)
+
+        func withKeys<Result>(of values: [StoredValue], _ body: (Set<Key>) -> Result) -> Result {
+            let address = built.load(ordering: .acquiring)
+            let made = address != 0 ? address : publish(values)
+            return Self.unmanaged(made)._withUnsafeGuaranteedRef { body($0.keys) }
+        }
+
+        private func publish(_ values: [StoredValue]) -> UInt {
+            var keys = Set<Key>(minimumCapacity: values.count)
+            for value in values { if let key = Key(value) { keys.insert(key) } }
+            let made = UInt(bitPattern: Unmanaged.passRetained(Built(keys)).toOpaque())
+            let (exchanged, winner) = built.compareExchange(
+                expected: 0, desired: made, successOrdering: .acquiringAndReleasing,
+                failureOrdering: .acquiring)
+            if exchanged { return made }
+            Self.unmanaged(made).release()
+            return winner
+        }
+
+        private static func unmanaged(_ address: UInt) -> Unmanaged<Built> {
+            Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
+        }
+
+        deinit {
+            let address = built.load(ordering: .acquiring)
+            if address != 0 { Self.unmanaged(address).release() }
+        }
     }
 
     /// A value reduced to what SQLite's equality sees; `nil` for NULL.
@@ -46,8 +85,9 @@ struct StoredValueSet: Sendable {
         /// A real that no integer equals: a fraction, an infinity, a value
         /// outside Int64's range (or a NaN, which Strata never stores).
         case real(UInt64)
-        case text([UInt8])
-        case blob([UInt8])
+        /// Compared and hashed by its UTF-8 bytes (see ``Text``).
+        case text(Text)
+        case blob(Data)
 
         init?(_ value: StoredValue) {
             switch value {
@@ -62,9 +102,24 @@ struct StoredValueSet: Sendable {
                 } else {
                     self = .real(real.bitPattern)
                 }
-            case .text(let text): self = .text(Array(text.utf8))
-            case .blob(let data): self = .blob(Array(data))
+            case .text(let text): self = .text(Text(string: text))
+            case .blob(let data): self = .blob(data)
             }
+        }
+    }
+
+    /// A text compared and hashed by its UTF-8 bytes, as SQLite's BINARY
+    /// collation compares it, without copying them out of the string.
+    private struct Text: Hashable {
+        var string: String
+
+        static func == (lhs: Text, rhs: Text) -> Bool {
+            lhs.string.utf8.elementsEqual(rhs.string.utf8)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            var string = string
+            string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         }
     }
 }

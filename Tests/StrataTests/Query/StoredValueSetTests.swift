@@ -61,6 +61,27 @@ struct StoredValueSetTests {
         }
     }
 
+    /// A set hashes its values on the first membership test; threads that
+    /// ask together all see the same answers (one of them makes the keys).
+    @Test(arguments: [UInt64(4), 5])
+    func threadsAskingAFreshSetTogetherAgree(seed: UInt64) async {
+        var random = SplitMix64(seed: seed)
+        for _ in 0..<20 {
+            let values = (0..<Int(random.next() % 40)).map { _ in
+                Self.edgeValues[Int(random.next() % UInt64(Self.edgeValues.count))]
+            }
+            let set = StoredValueSet(values)
+            let expected = Self.edgeValues.map { value in values.contains { Self.matches(value, $0) } }
+            let answers = await withTaskGroup(of: [Bool].self) { group in
+                for _ in 0..<4 {
+                    group.addTask { Self.edgeValues.map(set.contains) }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers == Array(repeating: expected, count: 4), "seed \(seed): \(values)")
+        }
+    }
+
     private func rows(_ connection: Connection, _ sql: String, _ arguments: [StoredValue]) throws
         -> [StoredValue]
     {
