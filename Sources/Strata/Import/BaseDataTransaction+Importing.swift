@@ -104,6 +104,8 @@ extension BaseDataTransaction {
     /// - `preProcess` receives the sources by ID and returns the ones to
     ///   import; it may drop or replace them. IDs it adds that were not in
     ///   `sourceArray` are imported after the others, in no particular order.
+    ///   Without it (`nil`, the default) the sources are imported as
+    ///   deduplicated, and no dictionary of them is built.
     /// - IDs are matched in batches of 500, one `IN (...)` query per batch,
     ///   so index the ID field (`.unique` or `.indexed`).
     ///
