@@ -7,7 +7,8 @@ import Foundation
 /// pthread mutex), where on Linux `Mutex` waits on a futex, which the thread
 /// sanitizer does not see, so that accesses under it from two threads are
 /// reported as races. Every state Strata shares between threads lives here
-/// (counters are `Atomic`), so that `swift test --sanitize=thread` stays quiet.
+/// (counters, and a value published once such as an `in` test's hashed keys,
+/// are `Atomic`), so that `swift test --sanitize=thread` stays quiet.
 ///
 /// `@unchecked Sendable`: `state` is only touched while `lock` is held.
 final class Locked<State>: @unchecked Sendable {
