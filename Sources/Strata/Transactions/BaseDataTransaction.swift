@@ -31,13 +31,14 @@ public class BaseDataTransaction {
     /// ``StrataError/storeNotFound(entity:configuration:)``. Creating with
     /// `Into<T>()` when several stores hold the entity traps: name one.
     public func create<Object: ManagedObject>(_ into: Into<Object>) -> Object {
-        var context = contexts.primary
-        var entity = contexts.schema.entity(of: Object.self)
+        var target: (context: ObjectContext, entity: EntityDescription)?
         do {
-            context = try contexts.context(for: into)
-            entity = context.entity(Object.self)
-            return try context.create(entity) as! Object
+            let found = try createTarget(into)
+            target = found
+            return try found.context.create(found.entity) as! Object
         } catch {
+            let context = target?.context ?? contexts.primary
+            let entity = target?.entity ?? contexts.schema.entity(of: Object.self)
             // create cannot throw; the failure fails the commit instead.
             context.deferredError = context.deferredError ?? StrataError.wrapping(error)
             let object = Object()
@@ -49,6 +50,27 @@ public class BaseDataTransaction {
             object.isWritten = false
             return object
         }
+    }
+
+    /// The context and entity of the last `create`, for the next one of the
+    /// same class and `Into`: many creates of one entity resolve them once.
+    private var lastCreateTarget: (
+        type: ObjectIdentifier, into: (configuration: String?, infersStore: Bool),
+        context: ObjectContext, entity: EntityDescription
+    )?
+
+    /// The context `into` names, and the entity of `Object` in its store.
+    private func createTarget<Object: ManagedObject>(
+        _ into: Into<Object>
+    ) throws -> (context: ObjectContext, entity: EntityDescription) {
+        if let last = lastCreateTarget, last.type == ObjectIdentifier(Object.self),
+           last.into == (into.configuration, into.infersStore) {
+            return (last.context, last.entity)
+        }
+        let context = try contexts.context(for: into)
+        let entity = context.entity(Object.self)
+        lastCreateTarget = (ObjectIdentifier(Object.self), (into.configuration, into.infersStore), context, entity)
+        return (context, entity)
     }
 
     /// This transaction's instance of an object from any context (for example

@@ -65,6 +65,38 @@ struct ConfigurationTransactionTests {
         #expect(try stack.fetchOne(From<CfgItem>("Config1"))?.tags.map(\.objectID) == [first])
     }
 
+    /// A transaction remembers where its last create went; creates of
+    /// several classes into several stores, interleaved at random, each land
+    /// in the store their `Into` names.
+    @Test(arguments: [UInt64(3), 4])
+    func interleavedCreatesLandInTheStoresTheirIntoNames(_ seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let directory = TemporaryDirectory()
+        let stack = try makeConfigurationStack([nil, "Config1", "Config2"], .inMemory, in: directory)
+        let targets: [(label: String, configuration: String?, create: (BaseDataTransaction) -> ManagedObject)] = [
+            ("item, default", nil, { $0.create(Into<CfgItem>(nil)) }),
+            ("item, Config1", "Config1", { $0.create(Into<CfgItem>("Config1")) }),
+            ("tag, Config1", "Config1", { $0.create(Into<CfgTag>("Config1")) }),
+            ("note, Config2", "Config2", { $0.create(Into<CfgNote>("Config2")) }),
+            ("note, default", nil, { $0.create(Into<CfgNote>(nil)) }),
+            ("user, inferred", nil, { $0.create(Into<CfgUser>()) }),
+        ]
+        let picks = (0..<300).map { _ in Int(random.next() % UInt64(targets.count)) }
+        let landed = try stack.perform(synchronous: { tx in
+            picks.map { pick in targets[pick].create(tx).objectID.configuration }
+        })
+        for (pick, configuration) in zip(picks, landed) {
+            #expect(configuration == targets[pick].configuration, "seed \(seed): \(targets[pick].label)")
+        }
+        func count(_ label: String) -> Int { picks.filter { targets[$0].label == label }.count }
+        #expect(try stack.fetchCount(From<CfgItem>(nil)) == count("item, default"))
+        #expect(try stack.fetchCount(From<CfgItem>("Config1")) == count("item, Config1"))
+        #expect(try stack.fetchCount(From<CfgTag>("Config1")) == count("tag, Config1"))
+        #expect(try stack.fetchCount(From<CfgNote>("Config2")) == count("note, Config2"))
+        #expect(try stack.fetchCount(From<CfgNote>(nil)) == count("note, default"))
+        #expect(try stack.fetchCount(From<CfgUser>()) == count("user, inferred"))
+    }
+
     @Test
     func intoWithoutAConfigurationTrapsWhenSeveralStoresHoldTheEntity() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
