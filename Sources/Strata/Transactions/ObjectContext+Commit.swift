@@ -154,7 +154,9 @@ extension ObjectContext {
     private func collectChanges() throws -> [String: ChangeSet.EntityChanges] {
         // Grouped by entity object first: hashing a pointer is cheaper than a name.
         var byEntity: [ObjectIdentifier: (name: String, changes: ChangeSet.EntityChanges)] = [:]
+        // Only needed, and only filled, when to-many relationships changed.
         var updatedKeys: Set<ObjectKey> = []
+        let relationshipsChanged = !relationshipChanges.isEmpty
         forEachRegistered { object in
             let entity = object.entity!
             let id = ObjectIdentifier(entity)
@@ -163,14 +165,16 @@ extension ObjectContext {
                 byEntity[id, default: (entity.name, .init())].changes.inserted.append((object.rowID, object.values))
             } else if object.isDeleted {
                 byEntity[id, default: (entity.name, .init())].changes.deleted.insert(object.rowID)
-            } else if object.baseline != nil || !relationshipChanges.isEmpty {
+            } else if object.baseline != nil || relationshipsChanged {
                 var fields = object.baseline.map { baseline in
                     entity.changedFieldNames(from: baseline, to: object.value(at:))
                 } ?? []
-                let key = ObjectKey(entity, object.rowID)
-                fields.formUnion(relationshipChanges[key] ?? [])
+                if relationshipsChanged {
+                    let key = ObjectKey(entity, object.rowID)
+                    fields.formUnion(relationshipChanges[key] ?? [])
+                    if !fields.isEmpty { updatedKeys.insert(key) }
+                }
                 if !fields.isEmpty {
-                    updatedKeys.insert(key)
                     byEntity[id, default: (entity.name, .init())].changes.updated[object.rowID] =
                         ChangeSet.Update(values: object.values, changedFields: fields)
                 }
