@@ -6,9 +6,9 @@ import Foundation
 /// Strata's lock, in place of `Synchronization.Mutex`: built on `NSLock` (a
 /// pthread mutex), where on Linux `Mutex` waits on a futex, which the thread
 /// sanitizer does not see, so that accesses under it from two threads are
-/// reported as races. Every state Strata shares between threads lives here
-/// (counters, and a value published once such as an `in` test's hashed keys,
-/// are `Atomic`), so that `swift test --sanitize=thread` stays quiet.
+/// reported as races. State Strata shares between threads lives here, so
+/// that `swift test --sanitize=thread` stays quiet; only counters and values
+/// published once (an `in` test's hashed keys) are `Atomic` instead.
 ///
 /// `@unchecked Sendable`: `state` is only touched while `lock` is held.
 final class Locked<State>: @unchecked Sendable {
