@@ -76,20 +76,27 @@ struct StoreContexts {
         return contexts[0]
     }
 
-    /// The context an object created with `into` goes to.
+    /// The context an object created with `into` goes to, and the entity of
+    /// `Object` in its store: the one look-up that finds the store is the
+    /// one that finds the entity.
     ///
     /// - Throws: ``StrataError/storeNotFound(entity:configuration:)`` when no
     ///   store of the named configuration holds the entity. Traps when `into`
     ///   names none and several stores hold it, as CoreStore does.
-    func context<Object: ManagedObject>(for into: Into<Object>) throws -> ObjectContext {
+    func creationTarget<Object: ManagedObject>(
+        for into: Into<Object>
+    ) throws -> (context: ObjectContext, entity: EntityDescription) {
+        if into.infersStore, all.count == 1, let entity = all[0].schema.entity(for: Object.self) {
+            return (all[0], entity)
+        }
         guard into.infersStore else {
             guard let context = context(ofConfiguration: into.configuration),
-                  context.schema.entity(for: Object.self) != nil
+                  let entity = context.schema.entity(for: Object.self)
             else {
                 throw StrataError.storeNotFound(
                     entity: schema.entity(of: Object.self).name, configuration: into.configuration)
             }
-            return context
+            return (context, entity)
         }
         let candidates = try holding(Object.self, in: nil)
         if candidates.count > 1 {
@@ -99,6 +106,6 @@ struct StoreContexts {
                     + "); name one with Into<\(Object.self)>(\"Configuration\"), or Into<\(Object.self)>(nil) "
                     + "for the default configuration's store.")
         }
-        return candidates[0]
+        return (candidates[0], candidates[0].entity(Object.self))
     }
 }

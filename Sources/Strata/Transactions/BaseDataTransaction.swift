@@ -33,7 +33,7 @@ public class BaseDataTransaction {
     public func create<Object: ManagedObject>(_ into: Into<Object>) -> Object {
         var target: (context: ObjectContext, entity: EntityDescription)?
         do {
-            let found = try createTarget(into)
+            let found = try contexts.creationTarget(for: into)
             target = found
             return try found.context.create(found.entity) as! Object
         } catch {
@@ -50,27 +50,6 @@ public class BaseDataTransaction {
             object.isWritten = false
             return object
         }
-    }
-
-    /// The context and entity of the last `create`, for the next one of the
-    /// same class and `Into`: many creates of one entity resolve them once.
-    private var lastCreateTarget: (
-        type: ObjectIdentifier, into: (configuration: String?, infersStore: Bool),
-        context: ObjectContext, entity: EntityDescription
-    )?
-
-    /// The context `into` names, and the entity of `Object` in its store.
-    private func createTarget<Object: ManagedObject>(
-        _ into: Into<Object>
-    ) throws -> (context: ObjectContext, entity: EntityDescription) {
-        if let last = lastCreateTarget, last.type == ObjectIdentifier(Object.self),
-           last.into == (into.configuration, into.infersStore) {
-            return (last.context, last.entity)
-        }
-        let context = try contexts.context(for: into)
-        let entity = context.entity(Object.self)
-        lastCreateTarget = (ObjectIdentifier(Object.self), (into.configuration, into.infersStore), context, entity)
-        return (context, entity)
     }
 
     /// This transaction's instance of an object from any context (for example
