@@ -18,6 +18,10 @@ struct IdentityMap {
         tables[entity.tableIndex].object(rowID)
     }
 
+    func objects(_ entity: EntityDescription, _ rowIDs: [Int64]) -> [ManagedObject?] {
+        tables[entity.tableIndex].objects(rowIDs)
+    }
+
     func insert(_ object: ManagedObject, _ entity: EntityDescription) {
         tables[entity.tableIndex].insert(object)
     }
@@ -148,6 +152,21 @@ final class EntityObjectTable {
         guard let slot = slot(of: rowID), let entry = slab[slot] else { return nil }
         let object = entry.takeUnretainedValue()
         return object.rowID == rowID ? object : nil
+    }
+
+    /// The objects held for `rowIDs`, in the same order, `nil` where none is.
+    ///
+    /// Looked up in passes that retain nothing until the last: a retain is
+    /// a locked instruction, which holds back the loads after it, so rows
+    /// looked up one at a time wait for each one's cache misses in turn (the
+    /// direct array, the slab, the object). Here the processor fetches many
+    /// rows' at once; a merge of 10,000 rows at random does this.
+    func objects(_ rowIDs: [Int64]) -> [ManagedObject?] {
+        let entries = rowIDs.map { rowID in slot(of: rowID).flatMap { slab[$0] } }
+        let isLive = zip(entries, rowIDs).map { entry, rowID in
+            entry?._withUnsafeGuaranteedRef { $0.rowID == rowID } ?? false
+        }
+        return entries.indices.map { isLive[$0] ? entries[$0]!.takeUnretainedValue() : nil }
     }
 
     func insert(_ object: ManagedObject) {

@@ -79,11 +79,10 @@ final class MainContext {
         changeSet.families = context.schema.entityFamilies
         for (entityName, changes) in changeSet.changes {
             guard let entity = context.schema.entity(named: entityName) else { continue }
-            var rows: [(rowID: Int64, object: ManagedObject?)] = []
-            rows.reserveCapacity(changes.updated.count)
-            for (rowID, update) in changes.updated {
-                let object = context.registered(entity, rowID)
-                rows.append((rowID, object))
+            let rowIDs = Array(changes.updated.keys)
+            let rows = zip(rowIDs, context.registered(entity, rowIDs)).map { (rowID: $0, object: $1) }
+            // The values come in the order of the keys.
+            for ((_, object), update) in zip(rows, changes.updated.values) {
                 guard let object, object.generation < changeSet.generation else { continue }
                 object.values = update.values
                 object.generation = changeSet.generation

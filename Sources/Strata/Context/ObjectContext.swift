@@ -218,6 +218,12 @@ final class ObjectContext {
         objects.object(entity, rowID)
     }
 
+    /// The registered objects for `rowIDs`, in the same order; faster than
+    /// one look-up at a time for many rows (see `EntityObjectTable.objects(_:)`).
+    func registered(_ entity: EntityDescription, _ rowIDs: [Int64]) -> [ManagedObject?] {
+        objects.objects(entity, rowIDs)
+    }
+
     func register(_ object: ManagedObject) {
         objects.insert(object, object.entity!)
     }

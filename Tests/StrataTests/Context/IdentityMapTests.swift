@@ -26,12 +26,21 @@ struct IdentityMapTests {
                 Issue.record("seed \(seed), \(phase): row \(rowID) is not found as its object")
                 return
             }
+            var asked: [Int64] = []
             for _ in 0..<200 {
                 let rowID = Int64(random.next() % 400_000)
+                asked.append(rowID)
                 if model[rowID] == nil, table.object(rowID) != nil {
                     Issue.record("seed \(seed), \(phase): absent row \(rowID) is found")
                     return
                 }
+            }
+            // Many rows at once (as a merge asks) agree with the model, present and absent alike.
+            asked += model.keys.shuffled(using: &random).prefix(300)
+            let found = table.objects(asked)
+            for (rowID, object) in zip(asked, found) where object !== model[rowID] {
+                Issue.record("seed \(seed), \(phase): row \(rowID) is found otherwise when asked with others")
+                return
             }
         }
         func insert(_ rowID: Int64) {
