@@ -77,6 +77,11 @@ final class MainContext {
         generation = changeSet.generation
         var changeSet = listingClearedRows(changeSet)
         changeSet.families = context.schema.entityFamilies
+        // The values the objects held, freed once the observers have been
+        // told: freeing touches every replaced array, cold in memory (about
+        // a tenth of a 10,000-row merge), and nothing the observers see
+        // needs it done first.
+        var replaced: [ContiguousArray<StoredValue>] = []
         for (entityName, changes) in changeSet.changes {
             guard let entity = context.schema.entity(named: entityName) else { continue }
             let rowIDs = Array(changes.updated.keys)
@@ -84,7 +89,7 @@ final class MainContext {
             // The values come in the order of the keys.
             for ((_, object), update) in zip(rows, changes.updated.values) {
                 guard let object, object.generation < changeSet.generation else { continue }
-                object.values = update.values
+                replaced.append(object.exchangeValues(update.values))
                 object.generation = changeSet.generation
             }
             updatedRows[entityName] = rows
@@ -102,7 +107,7 @@ final class MainContext {
             mergingChangeSet = nil
             updatedRows = [:]
         }
-        observation.didMerge(changeSet)
+        withExtendedLifetime(replaced) { observation.didMerge(changeSet) }
     }
 
     /// The change set with the rows of each entity it cleared that this

@@ -145,6 +145,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         }
     }
 
+    /// Sets the values, handing back the ones the object held of its own
+    /// (empty when it read from a row batch) without releasing them, for a
+    /// caller that frees many later, out of a latency-bound path.
+    final func exchangeValues(_ newValue: ContiguousArray<StoredValue>) -> ContiguousArray<StoredValue> {
+        leaveBatch()
+        var replaced = newValue
+        swap(&ownValues, &replaced)
+        return replaced
+    }
+
     /// Stops reading from the row batch; the object now holds the context.
     private final func leaveBatch() {
         guard let batch else { return }
