@@ -131,8 +131,8 @@ extension MainContext {
     private func inPinnedSnapshot<Result>(_ body: (Connection) throws -> Result) throws -> Result {
         let reader = try context.readConnection()
         reader.endKeptRead()
-        try reader.execute(reader.dialect.beginRead)
-        defer { try? reader.execute("COMMIT") }
+        try reader.executePrepared(reader.dialect.beginRead)
+        defer { try? reader.executePrepared("COMMIT") }
         // The snapshot starts with the first read.
         return try body(reader)
     }

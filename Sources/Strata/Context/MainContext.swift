@@ -82,6 +82,7 @@ final class MainContext {
         // a tenth of a 10,000-row merge), and nothing the observers see
         // needs it done first.
         var replaced: [ContiguousArray<StoredValue>] = []
+        replaced.reserveCapacity(changeSet.changes.values.reduce(0) { $0 + $1.updated.count })
         for (entityName, changes) in changeSet.changes {
             guard let entity = context.schema.entity(named: entityName) else { continue }
             let rowIDs = Array(changes.updated.keys)

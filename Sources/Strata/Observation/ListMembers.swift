@@ -172,6 +172,7 @@ struct ListMembers: Sequence {
         guard !positions.isEmpty else { return }
         var next = 0
         var emptied = false
+        var changed: [(chunk: Int, delta: Int)] = []
         while next < positions.count {
             let chunk = chunkIndex(containing: positions[next])
             let start = starts[chunk], end = start + chunks[chunk].count
@@ -182,9 +183,14 @@ struct ListMembers: Sequence {
             }
             Self.remove(offsets, from: &chunks[chunk])
             if chunks[chunk].isEmpty { emptied = true }
+            changed.append((chunk, -offsets.count))
         }
-        if emptied { chunks.removeAll { $0.isEmpty } }
-        restart()
+        if emptied {
+            chunks.removeAll { $0.isEmpty }
+            restart()
+        } else {
+            adjust(changed)
+        }
         #if STRATA_CHECKED
         checkAfterChange()
         #endif
@@ -195,6 +201,8 @@ struct ListMembers: Sequence {
     /// place, and splitting any that grows past the capacity.
     mutating func insert(_ placed: [(position: Int, entry: ListEntry)]) {
         guard !placed.isEmpty else { return }
+        // An empty list gets its first chunk, whose last key is only known once filled.
+        var mustRestart = chunks.isEmpty
         if chunks.isEmpty {
             chunks = [[]]
             restart()
@@ -222,9 +230,14 @@ struct ListMembers: Sequence {
             Self.insert(placed[range], before: starts[chunk], into: &chunks[chunk])
             if chunks[chunk].count > chunkCapacity {
                 chunks.replaceSubrange(chunk...chunk, with: Self.split(chunks[chunk][...], capacity: chunkCapacity))
+                mustRestart = true
             }
         }
-        restart()
+        if mustRestart {
+            restart()
+        } else {
+            adjust(groups.map { ($0.chunk, $0.range.count) })
+        }
         #if STRATA_CHECKED
         checkAfterChange()
         #endif
@@ -253,6 +266,24 @@ struct ListMembers: Sequence {
             if let last = chunks[index].last { lastKeys.append(last.key) }
         }
         count = start
+    }
+
+    /// What `restart()` does, after the chunks in `changed` (ascending,
+    /// distinct) gained or lost `delta` entries in place, none emptied or
+    /// split: their last keys, and the starts after each shifted by the
+    /// deltas before them. Only the changed chunks are read; `restart()`
+    /// reads every one, a cache miss or two each once the caches have moved
+    /// on, which for a commit of one change was a quarter of its update.
+    private mutating func adjust(_ changed: [(chunk: Int, delta: Int)]) {
+        var shift = 0
+        for (index, change) in changed.enumerated() {
+            let entries = chunks[change.chunk]
+            lastKeys[change.chunk] = entries[entries.count - 1].key
+            shift += change.delta
+            let end = index + 1 < changed.count ? changed[index + 1].chunk + 1 : chunks.count
+            for later in (change.chunk + 1)..<end { starts[later] += shift }
+        }
+        count += shift
     }
 
     /// Cuts entries into chunks filled to three quarters, leaving room to grow.

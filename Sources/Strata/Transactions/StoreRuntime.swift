@@ -58,7 +58,7 @@ final class StoreRuntime: Sendable {
             throw StrataError.storeNotAdded
         }
         do {
-            try connection.execute(connection.dialect.beginWrite)
+            try connection.executePrepared(connection.dialect.beginWrite)
         } catch {
             gate.release()
             throw StoreErrors.translate(error, path: path)

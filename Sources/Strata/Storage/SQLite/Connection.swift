@@ -116,12 +116,21 @@ final class Connection {
         }
     }
 
+    /// Runs one statement that takes no arguments and returns no rows, kept
+    /// prepared: for `BEGIN` and `COMMIT`, which every read and write
+    /// transaction runs and ``execute(_:)`` would parse each time (a tenth
+    /// of a one-change merge into a list monitor was parsing its `COMMIT`).
+    func executePrepared(_ sql: String) throws {
+        if let server { return try server.execute(sql) }
+        try run(sql)
+    }
+
     /// Commits the open write transaction. A commit ends every kept read of
     /// this process (``commitCount``): SQLite's commit hook counts it on its
     /// writers; a server connection, which has no such hook, counts it here.
     func commit() throws {
         if server != nil { Connection.commitCount.add(1, ordering: .relaxed) }
-        try execute("COMMIT")
+        try executePrepared("COMMIT")
     }
 
     /// Runs `sql` with `arguments` bound and steps it to completion.
@@ -197,7 +206,7 @@ final class Connection {
     func beginKeptRead() throws {
         endKeptRead()
         let commits = Connection.commitCount.load(ordering: .relaxed)
-        try execute(dialect.beginRead)
+        try executePrepared(dialect.beginRead)
         keptRead = KeptRead(began: Connection.monotonicNanoseconds(), commits: commits)
     }
 
@@ -208,7 +217,7 @@ final class Connection {
         keptRead = nil
         // A read transaction's COMMIT only releases its locks; if it fails
         // (no transaction left after an error), there is nothing to end.
-        try? execute("COMMIT")
+        try? executePrepared("COMMIT")
     }
 
     var lastErrorMessage: String {
