@@ -275,6 +275,10 @@ struct ListMembers: Sequence {
     /// reads every one, a cache miss or two each once the caches have moved
     /// on: a quarter of the merge of a one-change commit into a list of 45,000.
     private mutating func adjust(_ changed: [(chunk: Int, delta: Int)]) {
+        #if DEBUG || STRATA_CHECKED
+        checkInvariant(
+            zip(changed, changed.dropFirst()).allSatisfy { $0.chunk < $1.chunk }, "changed chunks out of order")
+        #endif
         var shift = 0
         for (index, change) in changed.enumerated() {
             let entries = chunks[change.chunk]
@@ -376,8 +380,9 @@ struct ListMembers: Sequence {
                 "chunk \(index) is empty or too full")
             checkInvariant(
                 starts[index] == start, "chunk \(index) starts at \(starts[index]), not \(start)")
+            let last = chunk[chunk.count - 1].key
             checkInvariant(
-                lastKeys[index].rowID == chunk[chunk.count - 1].rowID, "chunk \(index)'s last key")
+                lastKeys[index].rowID == last.rowID && lastKeys[index].sortsWith(last), "chunk \(index)'s last key")
             if index > 0 {
                 checkInvariant(
                     lastKeys[index - 1] < chunk[0].key, "chunks \(index - 1) and \(index) overlap")

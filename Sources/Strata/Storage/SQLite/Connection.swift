@@ -123,6 +123,10 @@ final class Connection {
     /// one-change merge into a list monitor).
     func executePrepared(_ sql: String) throws {
         if let server { return try server.execute(sql) }
+        #if DEBUG || STRATA_CHECKED
+        // A prepared statement is one statement: SQLite would ignore the rest.
+        checkInvariant(!sql.contains(";"), "executePrepared runs one statement, not \(sql)")
+        #endif
         try run(sql)
     }
 
@@ -147,9 +151,10 @@ final class Connection {
     ) throws -> [T] {
         let statement = try statement(sql)
         try statement.bind(arguments)
+        // Reset however it ends: a statement left stepping keeps its read open.
+        defer { statement.reset() }
         var rows: [T] = []
         while try statement.step() { rows.append(try row(statement)) }
-        statement.reset()
         return rows
     }
 
