@@ -185,6 +185,9 @@ extension ObjectContext {
                         .joined(separator: ", ")
                     + " WHERE _pk = ?",
                 [.integer(pending.rowID)])
+            // The row now holds NULL there: should an update below fail and
+            // the caller put the old value back, the next flush must write it.
+            for slot in unique { pending.object.flushed?[slot] = .null }
         }
         // One statement per entity and set of changed columns, not one SQL
         // string per object; runs of the same shape skip the look-up.

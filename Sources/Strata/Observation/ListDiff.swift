@@ -77,10 +77,13 @@ package enum ListDiff {
     ///   its section's survivors that kept their relative order; so the moves are as few as
     ///   possible. Otherwise it is an update at its old index path if it is in `updated`.
     /// - IDs in `updated` that are deleted, inserted or moved add nothing.
+    /// - An ID in `moved` (whose sort key changed) that survives is always a move, even to the
+    ///   index path it had, as the in-memory update reports it; the others that kept their
+    ///   order stay in place around it.
     ///
     /// Each list must hold distinct IDs and distinct section identifiers; a repeat traps.
     package static func changes<ID: Hashable>(
-        from old: SectionedList<ID>, to new: SectionedList<ID>, updated: Set<ID>
+        from old: SectionedList<ID>, to new: SectionedList<ID>, updated: Set<ID>, moved: Set<ID> = []
     ) -> ListChanges {
         var changes = ListChanges()
         let newSectionOfOld = matchSections(old, new, into: &changes)
@@ -96,36 +99,37 @@ package enum ListDiff {
         // One hash lookup per new ID: whether each old ID survives is kept by old position.
         var survives = old.sections.map { [Bool](repeating: false, count: $0.items.count) }
         var insertedIDs = Set<ID>()
-        var resolved: [Position?] = []
+        // Each new item's old position, and whether it may stay in place (same section, key unchanged).
+        var resolved: [(position: Position?, mayStay: Bool)] = []
         var stayedOldItems: [Int] = []
         for (sectionIndex, section) in new.sections.enumerated() {
             resolved.removeAll(keepingCapacity: true)
             stayedOldItems.removeAll(keepingCapacity: true)
             for id in section.items {
                 let position = oldPositions[id]
+                var mayStay = false
                 if let position {
                     precondition(
                         !survives[position.section][position.item],
                         "ID \(id) appears twice in the new list")
                     survives[position.section][position.item] = true
-                    if newSectionOfOld[position.section] == sectionIndex {
-                        stayedOldItems.append(position.item)
-                    }
+                    mayStay = newSectionOfOld[position.section] == sectionIndex
+                        && (moved.isEmpty || !moved.contains(id))
+                    if mayStay { stayedOldItems.append(position.item) }
                 } else {
                     precondition(
                         insertedIDs.insert(id).inserted, "ID \(id) appears twice in the new list")
                 }
-                resolved.append(position)
+                resolved.append((position, mayStay))
             }
             let inOrder = longestIncreasingSubsequence(stayedOldItems)
             var nextStayed = 0
-            for (itemIndex, position) in resolved.enumerated() {
+            for (itemIndex, (position, stays)) in resolved.enumerated() {
                 let newPath = IndexPath(item: itemIndex, section: sectionIndex)
                 guard let position else {
                     changes.inserts.append(newPath)
                     continue
                 }
-                let stays = newSectionOfOld[position.section] == sectionIndex
                 if stays, inOrder[nextStayed] {
                     if !updated.isEmpty, updated.contains(section.items[itemIndex]) {
                         changes.updates.append(position.indexPath)

@@ -178,9 +178,10 @@ extension ListMonitor {
         if splitsASection || joinsSections {
             // A SectionBy whose names are not monotone in its key split or
             // joined sections: they are rebuilt and observers told so as a refetch.
-            for box in boxes { box.willRefetch(self) }
+            let removals = observerRemovals
+            for box in boxes where isObserving(box, removals: removals) { box.willRefetch(self) }
             rebuildSections(names: members.map { sectionName(of: $0.object) })
-            for box in boxes { box.didRefetch(self) }
+            for box in boxes where isObserving(box, removals: removals) { box.didRefetch(self) }
             return
         }
 
@@ -280,16 +281,21 @@ extension ListMonitor {
                 && zip(insertedSections, insertedSections.dropFirst()).allSatisfy { $0 < $1 },
             "a list monitor's changes are out of order")
         #endif
-        for box in boxes { box.willChange(self) }
+        // An observer that a callback removes gets nothing more of the batch.
+        let removals = observerRemovals
+        func observing(_ box: ListObserverBox<Object>) -> Bool { isObserving(box, removals: removals) }
+        for box in boxes where observing(box) { box.willChange(self) }
         for box in boxes {
-            for (object, path) in deleted { box.didDeleteObject?(self, typed(object), path) }
-            for (info, index) in deletedSections { box.didDeleteSection?(self, info, index) }
-            for index in insertedSections { box.didInsertSection?(self, sectionInfo(at: index), index) }
-            for (object, path) in inserted { box.didInsertObject?(self, typed(object), path) }
-            for (object, from, to) in moved { box.didMoveObject?(self, typed(object), from, to) }
-            for (object, path) in updated { box.didUpdateObject?(self, typed(object), path) }
+            for (object, path) in deleted where observing(box) { box.didDeleteObject?(self, typed(object), path) }
+            for (info, index) in deletedSections where observing(box) { box.didDeleteSection?(self, info, index) }
+            for index in insertedSections where observing(box) {
+                box.didInsertSection?(self, sectionInfo(at: index), index)
+            }
+            for (object, path) in inserted where observing(box) { box.didInsertObject?(self, typed(object), path) }
+            for (object, from, to) in moved where observing(box) { box.didMoveObject?(self, typed(object), from, to) }
+            for (object, path) in updated where observing(box) { box.didUpdateObject?(self, typed(object), path) }
         }
-        for box in boxes { box.didChange(self) }
+        for box in boxes where observing(box) { box.didChange(self) }
     }
 
     // MARK: By re-fetching
@@ -313,13 +319,20 @@ extension ListMonitor {
         let oldList = sectionedRowIDs()
         let oldMembers = members
         let oldSections = sectionRuns
+        let oldKeys = keysByRowID
         do {
             try load()
         } catch {
             StrataLog.warning(.observation, "A ListMonitor of \(entity.name) could not re-fetch: \(error)")
             return
         }
-        emit(ListDiff.changes(from: oldList, to: sectionedRowIDs(), updated: updated),
+        // An updated member whose sort or section key changed is a move, as
+        // in memory, wherever it lands; the diff keeps the others in place.
+        let moved = updated.filter { rowID in
+            guard let old = oldKeys[rowID], let new = keysByRowID[rowID] else { return false }
+            return !old.sortsWith(new)
+        }
+        emit(ListDiff.changes(from: oldList, to: sectionedRowIDs(), updated: updated, moved: moved),
              oldMembers: oldMembers, oldSections: oldSections)
     }
 

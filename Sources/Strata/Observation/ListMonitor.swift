@@ -42,6 +42,9 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// Section names by section-key value, while the SectionBy stays the same.
     var namesByValue: [SectionNameKey: String] = [:]
     var observers: [ListObserverBox<Object>] = []
+    /// How many times ``removeObserver(_:)`` ran: a batch being delivered
+    /// checks it before each call (see ``isObserving(_:removals:)``).
+    private(set) var observerRemovals = 0
 
     /// `chunkCapacity` sizes the chunks the list is kept in; tests make it
     /// small so that a few dozen members already span several chunks.
@@ -81,9 +84,18 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
         addBox(ListObserverBox(observer))
     }
 
-    /// Removes an observer.
+    /// Removes an observer. It gets nothing more, not even the rest of a
+    /// batch whose callback removes it.
     public func removeObserver(_ observer: AnyObject) {
         observers.removeAll { $0.observer == nil || $0.observer === observer }
+        observerRemovals &+= 1
+    }
+
+    /// Whether `box`'s observer is still added, for a batch that began when
+    /// ``observerRemovals`` was `removals`: one comparison unless a callback
+    /// removed an observer since.
+    func isObserving(_ box: ListObserverBox<Object>, removals: Int) -> Bool {
+        removals == observerRemovals || observers.contains { $0.observer != nil && $0.observer === box.observer }
     }
 
     private func addBox(_ box: ListObserverBox<Object>) {
@@ -118,7 +130,8 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// Replaces the fetch and the sectioning; see ``refetch(_:)``.
     func refetch(from query: From<Object>, sectionBy: SectionBy<Object>?) throws(StrataError) {
         let boxes = liveObservers
-        for box in boxes { box.willRefetch(self) }
+        let removals = observerRemovals
+        for box in boxes where isObserving(box, removals: removals) { box.willRefetch(self) }
         let previous = (self.query, self.sectionBy)
         self.query = query
         self.sectionBy = sectionBy
@@ -128,7 +141,7 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
             (self.query, self.sectionBy) = previous
             throw StrataError.wrapping(error)
         }
-        for box in boxes { box.didRefetch(self) }
+        for box in boxes where isObserving(box, removals: removals) { box.didRefetch(self) }
     }
 
     // MARK: Positions

@@ -100,6 +100,17 @@ public final class ObjectMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// ```
     public func removeObserver(_ observer: AnyObject) {
         observers.removeAll { $0.observer == nil || $0.observer === observer }
+        observerRemovals &+= 1
+    }
+
+    /// How many times ``removeObserver(_:)`` ran, so that a callback that
+    /// removes an observer stops the rest of its notification to it.
+    private var observerRemovals = 0
+
+    /// Whether `box`'s observer is still added, for a notification that began
+    /// when ``observerRemovals`` was `removals`.
+    private func isObserving(_ box: ObjectObserverBox<Object>, removals: Int) -> Bool {
+        removals == observerRemovals || observers.contains { $0.observer != nil && $0.observer === box.observer }
     }
 
     private var liveObservers: [ObjectObserverBox<Object>] {
@@ -162,13 +173,15 @@ public final class ObjectMonitor<Object: ManagedObject>: ChangeSetObserver {
         self.object = nil
         related = []
         main.observation.remove(self)
-        for box in liveObservers { box.didDelete(self, object) }
+        let removals = observerRemovals
+        for box in liveObservers where isObserving(box, removals: removals) { box.didDelete(self, object) }
     }
 
     private func notifyUpdate(of object: Object, keys: Set<String>) {
         guard !keys.isEmpty else { return }
         let boxes = liveObservers
-        for box in boxes { box.willUpdate(self, object) }
-        for box in boxes { box.didUpdate(self, object, keys) }
+        let removals = observerRemovals
+        for box in boxes where isObserving(box, removals: removals) { box.willUpdate(self, object) }
+        for box in boxes where isObserving(box, removals: removals) { box.didUpdate(self, object, keys) }
     }
 }

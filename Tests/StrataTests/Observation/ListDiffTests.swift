@@ -136,12 +136,22 @@ struct ListDiffTests {
         check(seed: UInt64.random(in: 0 ... .max), cases: 1_000)
     }
 
-    private func check(seed: UInt64, cases: Int) {
+    /// With half the updated IDs marked as moved (their sort key changed),
+    /// each that survives is a move, and no more moves than that requires.
+    @Test(arguments: [4, 5, 0x0A11_0DD5] as [UInt64])
+    func randomDiffsReportEveryMovedSurvivorAsAMove(seed: UInt64) {
+        check(seed: seed, cases: 1_000, forcingMoves: true)
+    }
+
+    private func check(seed: UInt64, cases: Int, forcingMoves: Bool = false) {
         var random = SplitMix64(seed: seed)
         for index in 0..<cases {
-            let workload = RandomWorkload(&random)
+            var workload = RandomWorkload(&random)
+            if forcingMoves {
+                workload.moved = workload.updated.filter { _ in random.next() % 2 == 0 }
+            }
             let changes = ListDiff.changes(
-                from: workload.old, to: workload.new, updated: workload.updated)
+                from: workload.old, to: workload.new, updated: workload.updated, moved: workload.moved)
             if let problem = Self.problem(with: changes, for: workload) {
                 Issue.record(
                     """
@@ -149,6 +159,7 @@ struct ListDiffTests {
                     old: \(workload.old)
                     new: \(workload.new)
                     updated: \(workload.updated.sorted())
+                    moved: \(workload.moved.sorted())
                     \(changes)
                     """)
                 return
@@ -183,6 +194,9 @@ struct ListDiffTests {
         let newIDs = Set(new.sections.flatMap(\.items))
         if Set(deleted) != oldIDs.subtracting(newIDs) { return "deletes are not the gone IDs" }
         if Set(inserted) != newIDs.subtracting(oldIDs) { return "inserts are not the new IDs" }
+        if !workload.moved.intersection(oldIDs).intersection(newIDs).isSubset(of: moved) {
+            return "a moved survivor is not reported as a move"
+        }
         let updatedSurvivors = workload.updated.intersection(oldIDs).intersection(newIDs)
         if Set(updated) != updatedSurvivors.subtracting(moved) {
             return "updates are not the updated, unmoved survivors"
@@ -225,7 +239,7 @@ struct ListDiffTests {
             var stayedOldItems: [Int] = []
             for id in section.items {
                 guard let oldPath = oldPaths[id] else { continue }
-                if oldPath.section == section.identifier {
+                if oldPath.section == section.identifier, !workload.moved.contains(id) {
                     stayedOldItems.append(oldPath.item)
                 } else {
                     expectedMoves += 1
@@ -257,6 +271,8 @@ private struct RandomWorkload {
     var old: SectionedList<Int>
     var new: SectionedList<Int>
     var updated: Set<Int>
+    /// Updated IDs whose sort key changed: each must be a move if it survives.
+    var moved: Set<Int> = []
     var reordersSections = false
 
     init(_ random: inout SplitMix64) {

@@ -145,6 +145,97 @@ struct ListMonitorCallbackTests {
         #expect(observer.events == ["willChange", "insert 0.1", "didChange"])
         #expect(monitor.numberOfObjects() == 2)
     }
+
+    // MARK: The re-fetch path reports moves as the in-memory one does
+
+    /// A monitor of items by rank, limited (so that every commit re-fetches
+    /// and diffs) or not; the one whose rank changes is the move, even when
+    /// it keeps its place, and its neighbours are left alone.
+    @Test(arguments: StoreKind.allCases, [false, true])
+    func aSortKeyChangeIsTheOneMoveOnEitherPath(kind: StoreKind, limited: Bool) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, kind, in: directory)
+        let ids = try stack.perform(synchronous: { tx in
+            [10, 20, 30, 40, 50].map { rank -> ObjectID<MonItem> in
+                let item = tx.create(Into<MonItem>())
+                item.rank = rank
+                return item.objectID
+            }
+        })
+        var query = From<MonItem>().orderBy(.ascending(\.$rank))
+        if limited { query = query.tweak { $0.fetchLimit = 3 } }
+        let monitor = try stack.monitorList(query)
+        let observer = RecordingObserver()
+        monitor.addObserver(observer)
+        try stack.perform(synchronous: { tx in tx.edit(ids[0])?.rank = 25 })
+        #expect(observer.events == ["willChange", "move 0.0->0.1", "didChange"])
+        observer.reset()
+        try stack.perform(synchronous: { tx in tx.edit(ids[2])?.rank = 31 })
+        #expect(observer.events == ["willChange", "move 0.2->0.2", "didChange"])
+        observer.reset()
+        try stack.perform(synchronous: { tx in tx.edit(ids[1])?.label = "no key" })
+        #expect(observer.events == ["willChange", "update 0.0", "didChange"])
+        #expect(monitor.objectsInAllSections().map(\.rank) == (limited ? [20, 25, 31] : [20, 25, 31, 40, 50]))
+    }
+
+    /// A commit too large for the in-memory update (over half the list)
+    /// re-fetches; the one sort-key change among many label edits is the move.
+    @Test(arguments: StoreKind.allCases)
+    func aLargeCommitsSortKeyChangeIsTheMove(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, kind, in: directory)
+        let ids = try stack.perform(synchronous: { tx in
+            (0..<40).map { index -> ObjectID<MonItem> in
+                let item = tx.create(Into<MonItem>())
+                item.rank = index * 10
+                return item.objectID
+            }
+        })
+        let monitor = try stack.monitorList(From<MonItem>().orderBy(.ascending(\.$rank)))
+        let observer = RecordingObserver()
+        monitor.addObserver(observer)
+        try stack.perform(synchronous: { tx in
+            tx.edit(ids[0])?.rank = 15
+            for index in 5..<40 { tx.edit(ids[index])?.label = "edited" }
+        })
+        #expect(observer.changes.moves == [ListChanges.Move(
+            from: IndexPath(item: 0, section: 0), to: IndexPath(item: 1, section: 0))])
+        #expect(observer.changes.updates.count == 35)
+        #expect(!observer.events.contains("update 0.0"))
+    }
+
+    // MARK: Removing an observer inside a callback
+
+    /// Removes itself from the monitor in `listMonitorWillChange`, as a screen
+    /// that stops observing on its way out would.
+    @MainActor
+    private final class RemovingObserver: ListObjectObserver {
+        typealias ListEntityType = MonItem
+        var events: [String] = []
+        func listMonitorWillChange(_ monitor: ListMonitor<MonItem>) {
+            events.append("willChange")
+            monitor.removeObserver(self)
+        }
+        func listMonitorDidChange(_ monitor: ListMonitor<MonItem>) { events.append("didChange") }
+        func listMonitor(_ monitor: ListMonitor<MonItem>, didInsertObject object: MonItem, toIndexPath indexPath: IndexPath) {
+            events.append("insert")
+        }
+    }
+
+    /// An observer removed by its own callback gets nothing more of the batch;
+    /// the others get all of it.
+    @Test(arguments: StoreKind.allCases)
+    func anObserverRemovedInACallbackGetsNothingMore(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let (stack, monitor, observer, _) = try makeMonitor([(0, 1)], kind: kind, in: directory)
+        let removing = RemovingObserver()
+        monitor.addObserver(removing)
+        try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 2 })
+        #expect(removing.events == ["willChange"])
+        #expect(observer.events == ["willChange", "insert 0.1", "didChange"])
+        try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 3 })
+        #expect(removing.events == ["willChange"])
+    }
 }
 
 @MainActor

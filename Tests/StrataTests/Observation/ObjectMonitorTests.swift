@@ -344,4 +344,36 @@ struct ObjectMonitorTests {
         })
         #expect(recorder.take() == ["will", "did age,pets"])
     }
+
+    /// An observer that removes itself in `willUpdateObject`, as a screen
+    /// closing would: it gets no `didUpdateObject` for that commit, nor anything after.
+    @Test(arguments: StoreKind.allCases)
+    func anObserverRemovedInWillUpdateGetsNothingMore(_ kind: StoreKind) throws {
+        @MainActor
+        final class Remover: ObjectObserver {
+            typealias ObjectEntityType = ObsPerson
+            var events: [String] = []
+            func objectMonitor(_ monitor: ObjectMonitor<ObsPerson>, willUpdateObject object: ObsPerson) {
+                events.append("will")
+                monitor.removeObserver(self)
+            }
+            func objectMonitor(
+                _ monitor: ObjectMonitor<ObsPerson>, didUpdateObject object: ObsPerson, changedPersistentKeys: Set<String>
+            ) {
+                events.append("did")
+            }
+        }
+        let directory = TemporaryDirectory()
+        let (stack, ann, _) = try makeObservedPeople(kind, in: directory)
+        let monitor = try stack.monitorObject(ann)
+        let remover = Remover()
+        let recorder = ObjectEventRecorder()
+        monitor.addObserver(remover)
+        monitor.addObserver(recorder)
+        try stack.perform(synchronous: { tx in tx.edit(ann)?.age = 1 })
+        #expect(remover.events == ["will"])
+        #expect(recorder.take() == ["will", "did age"])
+        try stack.perform(synchronous: { tx in tx.edit(ann)?.age = 2 })
+        #expect(remover.events == ["will"])
+    }
 }
