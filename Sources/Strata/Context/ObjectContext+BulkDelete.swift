@@ -22,7 +22,7 @@ extension ObjectContext {
         try exclusively {
             try flush()
             let connection = try writeConnection()
-            return try inSavepoint(connection) {
+            return try connection.inSavepoint {
                 var deletion = BulkDeletion(context: self, connection: connection)
                 let count = try deletion.delete(entity, target.table + target.whereClause, target.arguments)
                 try deletion.run()
@@ -40,7 +40,7 @@ extension ObjectContext {
         try exclusively {
             try flush()
             let connection = try writeConnection()
-            return try inSavepoint(connection) {
+            return try connection.inSavepoint {
                 var total = 0
                 // One table per entity outside a tree, one per tree.
                 for entity in schema.entities where entity.ownsTable {
@@ -61,21 +61,6 @@ extension ObjectContext {
                 forEachRegistered { object in if !object.isDeleted { storeDidDelete(object) } }
                 return total
             }
-        }
-    }
-
-    /// Runs `body` inside a savepoint of the open write transaction: when it
-    /// throws, the store is as before the call, and the transaction goes on.
-    func inSavepoint<Result>(_ connection: Connection, _ body: () throws -> Result) throws -> Result {
-        try connection.execute("SAVEPOINT strata_bulk")
-        do {
-            let result = try body()
-            try connection.execute("RELEASE strata_bulk")
-            return result
-        } catch {
-            try? connection.execute("ROLLBACK TO strata_bulk")
-            try? connection.execute("RELEASE strata_bulk")
-            throw error
         }
     }
 

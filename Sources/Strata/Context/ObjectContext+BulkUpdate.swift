@@ -18,7 +18,7 @@ extension ObjectContext {
             let resolved = try resolve(assignments, in: entity)
             try flush()
             let connection = try writeConnection()
-            return try inSavepoint(connection) {
+            return try connection.inSavepoint {
                 var update = BulkUpdate(context: self, connection: connection, entity: entity)
                 do {
                     if resolved.count == 1, resolved[0].inverse == nil {

@@ -96,11 +96,15 @@ extension ObjectContext {
     /// Writes every pending insert, update and delete into the open SQLite
     /// transaction: deletes first, then updates, then inserts, so that a unique
     /// value can move from one object to another within a transaction.
-    func flush() throws {
-        try exclusively { try flushPending() }
+    ///
+    /// A flush that fails can be retried once the caller fixes the value
+    /// (Docs/Transactions.md, Rule 9), unless it is the commit's own
+    /// (`forCommit`), whose failure rolls everything back anyway.
+    func flush(forCommit: Bool = false) throws {
+        try exclusively { try flushPending(forCommit: forCommit) }
     }
 
-    private func flushPending() throws {
+    private func flushPending(forCommit: Bool) throws {
         if let deferredError { throw deferredError }
         guard kind == .transaction, !pendingObjects.isEmpty else { return }
         let connection = try writeConnection()
@@ -108,25 +112,47 @@ extension ObjectContext {
         for object in objects where object.invalidValues != nil {
             if let (_, error) = object.invalidValues?.values.first { throw error }
         }
-        // Each object is marked as soon as its statement succeeds, so a flush
-        // that fails part-way can be retried once the caller fixes the value.
+        // SQLite undoes only a failed statement, and each object is marked as
+        // soon as its statement succeeds, so what was written stays written.
+        // PostgreSQL ends the transaction at a failed statement instead: there
+        // the flush runs in a savepoint, and a failure puts every object back
+        // as it was before the flush.
+        let inSavepoint = !forCommit && connection.dialect.failedStatementEndsTransaction
+        let marks = inSavepoint ? objects.map { (written: $0.isWritten, flushed: $0.flushed) } : []
         do {
-            for object in objects where object.isDeleted && object.isWritten {
-                let entity = object.entity!
-                try connection.run(
-                    "DELETE FROM \(entity.quotedTable) WHERE _pk = ?", [.integer(object.rowID)])
-                object.isWritten = false
-                object.flushed = nil
+            if inSavepoint {
+                try connection.inSavepoint { try write(objects, connection) }
+            } else {
+                try write(objects, connection)
             }
-            try writeUpdates(objects.filter { !$0.isDeleted && $0.isWritten }, connection)
-            try writeInserts(objects, connection)
         } catch let error as DatabaseError {
-            pendingObjects = objects.filter { object in
-                object.isDeleted ? object.isWritten : (!object.isWritten || object.flushed != nil)
+            if inSavepoint {
+                for (object, mark) in zip(objects, marks) {
+                    object.isWritten = mark.written
+                    object.flushed = mark.flushed
+                }
+                pendingObjects = objects
+            } else {
+                pendingObjects = objects.filter { object in
+                    object.isDeleted ? object.isWritten : (!object.isWritten || object.flushed != nil)
+                }
             }
             throw StoreErrors.translate(error, path: store.path)
         }
         pendingObjects.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes `objects`' deletes, updates and inserts, marking each object as
+    /// its statement succeeds.
+    private func write(_ objects: [ManagedObject], _ connection: Connection) throws {
+        for object in objects where object.isDeleted && object.isWritten {
+            let entity = object.entity!
+            try connection.run("DELETE FROM \(entity.quotedTable) WHERE _pk = ?", [.integer(object.rowID)])
+            object.isWritten = false
+            object.flushed = nil
+        }
+        try writeUpdates(objects.filter { !$0.isDeleted && $0.isWritten }, connection)
+        try writeInserts(objects, connection)
     }
 
     /// Inserts the unwritten objects, preparing the statement once per run of one entity.

@@ -147,6 +147,11 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// Whether a statement that fails ends the transaction it runs in:
+    /// PostgreSQL then refuses every statement until the rollback (SQLSTATE
+    /// 25P02), where SQLite undoes only the failed statement.
+    var failedStatementEndsTransaction: Bool { self == .postgreSQL }
+
     /// Begins a read transaction whose statements all read one snapshot.
     /// (PostgreSQL's default, READ COMMITTED, takes a new one per statement.)
     var beginRead: String {

@@ -53,7 +53,7 @@ extension ObjectContext {
             return nil
         }
         do {
-            try flush()
+            try flush(forCommit: true)
             try checkDenyRules()
             let changes = try collectChanges()
             guard !changes.isEmpty else {

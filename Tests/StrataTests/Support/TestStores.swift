@@ -28,14 +28,22 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// A unique folder under the temporary directory, removed with everything in it on deinit.
+/// It is created when first asked for, so that a test whose process ends in
+/// a trap (an exit test's child, which never runs `deinit`) leaves nothing
+/// behind unless its store had files.
 final class TemporaryDirectory: @unchecked Sendable {
-    let url: URL
+    private let location: URL
+
+    /// The folder, created if it is not there yet.
+    var url: URL {
+        try! FileManager.default.createDirectory(at: location, withIntermediateDirectories: true)
+        return location
+    }
 
     init(function: String = #function) {
         let safe = function.filter { $0.isLetter || $0.isNumber }.prefix(40)
-        url = FileManager.default.temporaryDirectory
+        location = FileManager.default.temporaryDirectory
             .appendingPathComponent("strata-tests-\(safe)-\(UUID().uuidString)", isDirectory: true)
-        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
     /// A path inside the folder (not created).
@@ -44,7 +52,7 @@ final class TemporaryDirectory: @unchecked Sendable {
     }
 
     deinit {
-        try? FileManager.default.removeItem(at: url)
+        try? FileManager.default.removeItem(at: location)
     }
 }
 

@@ -138,6 +138,22 @@ final class Connection {
         try executePrepared("COMMIT")
     }
 
+    /// Runs `body` inside a savepoint of the open transaction: when it
+    /// throws, the database is as before the call, and the transaction goes
+    /// on (on PostgreSQL too, where a failed statement otherwise ends it).
+    func inSavepoint<Result>(_ body: () throws -> Result) throws -> Result {
+        try executePrepared("SAVEPOINT strata")
+        do {
+            let result = try body()
+            try executePrepared("RELEASE strata")
+            return result
+        } catch {
+            try? executePrepared("ROLLBACK TO strata")
+            try? executePrepared("RELEASE strata")
+            throw error
+        }
+    }
+
     /// Runs `sql` with `arguments` bound and steps it to completion.
     func run(_ sql: String, _ arguments: [StoredValue] = []) throws {
         let statement = try statement(sql)
