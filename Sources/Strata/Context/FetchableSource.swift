@@ -97,6 +97,22 @@ extension FetchableSource {
         try StrataError.catching { try sourceContext().contexts.fetchObjectIDs(query) }
     }
 
+    /// The ID of the first object the query matches, in its order; `nil`
+    /// when none does. Reads only the row ID.
+    ///
+    /// ```swift
+    /// let oldestID = try stack.fetchObjectID(From<Person>().orderBy(.descending(\.$age)))
+    /// ```
+    ///
+    /// - Throws: a ``StrataError`` (see ``FetchableSource``).
+    public func fetchObjectID<Object: ManagedObject>(
+        _ query: From<Object>
+    ) throws(StrataError) -> ObjectID<Object>? {
+        try StrataError.catching {
+            try sourceContext().contexts.fetchObjectIDs(query.tweak { $0.fetchLimit = 1 }).first
+        }
+    }
+
     /// Whether any object matches the query.
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``).

@@ -264,9 +264,48 @@ extension ObjectContext {
         let columns: SlotSet
     }
 
+    /// Whether a to-many relationship of `object` gained or lost a member in
+    /// this transaction.
+    func hasRelationshipChanges(_ object: ManagedObject) -> Bool {
+        guard !relationshipChanges.isEmpty, let entity = object.entity else { return false }
+        return relationshipChanges[ObjectKey(entity, object.rowID)]?.isEmpty == false
+    }
+
+    /// The objects the transaction created, changed or deleted, by what it
+    /// did to them; an object created and deleted again is in none. Changed
+    /// objects are those whose ``ManagedObject/hasChanges`` is true, those
+    /// that only lost or gained a to-many member through the other side
+    /// included (read from the store first, as the commit reads them).
+    func changedObjects(_ change: ObjectChange) throws -> [ManagedObject] {
+        if change == .updated, !relationshipChanges.isEmpty {
+            var rowIDs: [Int: [Int64]] = [:]
+            for key in relationshipChanges.keys { rowIDs[key.table, default: []].append(key.rowID) }
+            for (table, rowIDs) in rowIDs { _ = try existingObjects(schema.entities[table], rowIDs: rowIDs) }
+        }
+        var found: [ManagedObject] = []
+        forEachRegistered { object in
+            let matches: Bool
+            switch change {
+            case .inserted: matches = object.isInserted && !object.isDeleted
+            case .deleted: matches = object.isDeleted && !object.isInserted
+            case .updated: matches = !object.isInserted && !object.isDeleted && object.hasChanges
+            }
+            if matches { found.append(object) }
+        }
+        return found
+    }
+
     /// Whether the transaction holds anything to commit.
     var hasChanges: Bool {
         hasLinkChanges || !relationshipChanges.isEmpty || !bulkChanges.isEmpty
             || registeredObjects.contains { $0.hasChanges }
     }
+}
+
+/// What a transaction did to an object it holds (see
+/// ``ObjectContext/changedObjects(_:)``).
+enum ObjectChange {
+    case inserted
+    case updated
+    case deleted
 }

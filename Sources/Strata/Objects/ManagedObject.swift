@@ -267,10 +267,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// merged into the main context.
     public final var isDeletedObject: Bool { isDeleted }
 
-    /// Whether the object has changes its transaction has not committed.
+    /// Whether the object has changes its transaction has not committed:
+    /// it was created or deleted, a field or to-one relationship holds
+    /// another value than at the start, or a to-many relationship gained or
+    /// lost a member. Always `false` in the main context.
     public final var hasChanges: Bool {
         if isInserted || isDeleted { return isInserted != isDeleted }
-        return baseline.map { !$0.isIdentical(to: values) } ?? false
+        if let baseline, let entity, entity.hasChangedFields(from: baseline, to: values) { return true }
+        return context?.hasRelationshipChanges(self) ?? false
     }
 }
 

@@ -172,6 +172,18 @@ final class EntityDescription: Sendable {
 }
 
 extension EntityDescription {
+    /// Whether a field or to-one relationship holds another value in `new`
+    /// than in `old`; an ordered relationship's positions are its owner's
+    /// change, not the member's.
+    func hasChangedFields(from old: ContiguousArray<StoredValue>, to new: ContiguousArray<StoredValue>) -> Bool {
+        attributes.contains { attribute in
+            switch attribute.kind {
+            case .stored, .coded, .foreignKey: return !old[attribute.slot].isIdentical(to: new[attribute.slot])
+            case .order, .discriminator: return false
+            }
+        }
+    }
+
     /// The names of the fields and relationships whose stored values differ
     /// between `old` and `new` (a slot's new value); order columns are not
     /// fields of their own.

@@ -77,6 +77,17 @@ public class BaseDataTransaction {
         deferringFailure(or: ()) { try context.delete(mine) }
     }
 
+    /// Deletes two or more objects (from any context); `nil`s are skipped.
+    ///
+    /// ```swift
+    /// tx.delete(john, jane)
+    /// ```
+    public func delete<Object: ManagedObject>(_ first: Object?, _ second: Object?, _ more: Object?...) {
+        delete(first)
+        delete(second)
+        for object in more { delete(object) }
+    }
+
     /// Deletes objects (from any context).
     public func delete<Objects: Sequence>(_ objects: Objects) where Objects.Element: ManagedObject {
         for object in objects { delete(object) }
@@ -85,6 +96,17 @@ public class BaseDataTransaction {
     /// Deletes the object with `id`, if it exists.
     public func delete<Object: ManagedObject>(_ id: ObjectID<Object>) {
         delete(edit(id))
+    }
+
+    /// Deletes the objects with `ids` that exist, reading those the
+    /// transaction does not hold yet in one query per entity.
+    ///
+    /// ```swift
+    /// tx.delete(objectIDs: selectedIDs)
+    /// ```
+    public func delete<Object: ManagedObject>(objectIDs ids: [ObjectID<Object>]) {
+        let objects: [Object] = edit(ids)
+        delete(objects)
     }
 
     /// Whether the transaction has changes it has not committed.
