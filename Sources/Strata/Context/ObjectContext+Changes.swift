@@ -14,6 +14,13 @@ extension ObjectContext {
         let object = entity.type.init()
         object.attach(to: self, entity: entity, rowID: try nextRowID(for: entity))
         object.values = entity.defaultValues
+        for (slot, make) in entity.initialValues {
+            do {
+                object.values[slot] = try make()
+            } catch {
+                throw StrataError.wrapping(error).located(entity: entity.name, field: entity.attributes[slot].name)
+            }
+        }
         object.isInserted = true
         object.isWritten = false
         register(object)

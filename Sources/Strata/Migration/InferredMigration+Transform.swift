@@ -44,12 +44,19 @@ extension InferredMigration {
                     entity: old.name, rowID: rowID, fieldNames: sourceFields,
                     values: oldValues.filter { sourceFields.contains($0.key) })
                 var created: DestinationObject?
+                var unstorable: StrataError?
                 do {
                     try transformer(sourceObject) {
                         if let created { return created }
+                        let values: [String: StoredValue]
+                        do throws(StrataError) {
+                            values = try initialValues(entity, matches, oldValues)
+                        } catch {
+                            unstorable = error
+                            values = [:]
+                        }
                         let object = DestinationObject(
-                            entity: entity.name, rowID: rowID, fieldNames: destinationFields,
-                            values: initialValues(entity, matches, oldValues))
+                            entity: entity.name, rowID: rowID, fieldNames: destinationFields, values: values)
                         created = object
                         return object
                     }
@@ -58,6 +65,7 @@ extension InferredMigration {
                         sourceVersion: source.version, destinationVersion: destination.version,
                         entity: entity.name, error: error)
                 }
+                if let unstorable { throw unstorable }
                 guard let created else { continue }
                 var arguments: [StoredValue] = [.integer(rowID)] + (entity.tree == nil ? [] : [.text(entity.name)])
                 for (attribute, previous) in zip(entity.fieldAttributes, matches) {
@@ -84,14 +92,20 @@ extension InferredMigration {
     }
 
     /// A destination object's first values: the old value where inference
-    /// carries the field with the same column type, else the default.
+    /// carries the field with the same column type, else the default (a new
+    /// one from a `dynamicInitialValue:`).
+    ///
+    /// - Throws: the ``StrataError/migrationFailed(sourceVersion:destinationVersion:entity:field:reason:)``
+    ///   of a dynamic initial value that cannot be stored.
     private func initialValues(
         _ entity: EntityDescription, _ matches: [AttributeDescription?],
         _ oldValues: [String: StoredValue]
-    ) -> [String: StoredValue] {
+    ) throws(StrataError) -> [String: StoredValue] {
         var values: [String: StoredValue] = [:]
         for (attribute, previous) in zip(entity.fieldAttributes, matches) where attribute.holdsValue {
-            var value = attribute.defaultValue
+            var value = try attribute.initialValue.map { make throws(StrataError) in
+                try initialValue(make, of: attribute, in: entity)
+            } ?? attribute.defaultValue
             if let previous, previous.kind == attribute.kind,
                previous.storedType == attribute.storedType,
                let old = oldValues[previous.name], old != .null || attribute.isOptional

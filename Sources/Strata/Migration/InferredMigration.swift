@@ -118,6 +118,45 @@ struct InferredMigration {
         } catch let error as DatabaseError where error.primaryCode == 19 && entity.tree != nil {  // SQLITE_CONSTRAINT
             throw sharedRowIDs(entity)
         }
+        let added = zip(entity.fieldAttributes, matches).filter { $0.1 == nil }.map(\.0)
+        try fillInitialValues(entity, added: added, on: connection)
+    }
+
+    /// Gives every copied row of `entity` its own value of each added field
+    /// declared with `dynamicInitialValue:`, as a new object gets one (the
+    /// copy wrote the placeholder default; the indexes come later).
+    private func fillInitialValues(
+        _ entity: EntityDescription, added: [AttributeDescription], on connection: Connection
+    ) throws {
+        let dynamic = added.filter { $0.initialValue != nil }
+        guard !dynamic.isEmpty else { return }
+        let table = SQL.quote(Self.temporaryPrefix + entity.tableName)
+        // In a tree, the entity's own rows: its subentities fill theirs.
+        let own = entity.tree == nil
+            ? (sql: "", arguments: [])
+            : (sql: " WHERE \(SQL.quote(EntityTree.discriminatorColumn)) = ?", arguments: [StoredValue.text(entity.name)])
+        let rowIDs = try connection.query("SELECT _pk FROM \(table)\(own.sql)", own.arguments) { $0.int64(at: 0) }
+        let update = "UPDATE \(table) SET "
+            + dynamic.map { "\(SQL.quote($0.name)) = ?" }.joined(separator: ", ") + " WHERE _pk = ?"
+        for rowID in rowIDs {
+            var arguments: [StoredValue] = []
+            for attribute in dynamic {
+                arguments.append(try initialValue(attribute.initialValue!, of: attribute, in: entity))
+            }
+            try connection.run(update, arguments + [.integer(rowID)])
+        }
+    }
+
+    /// One value of a `dynamicInitialValue:`, or the migration's failure
+    /// when it cannot be stored.
+    func initialValue(
+        _ make: InitialValue, of attribute: AttributeDescription, in entity: EntityDescription
+    ) throws(StrataError) -> StoredValue {
+        do {
+            return try make()
+        } catch {
+            throw failure(entity.name, attribute.name, "its dynamic initial value cannot be stored: \(error)")
+        }
     }
 
     /// The condition that keeps the old entity's own rows of its table: in a

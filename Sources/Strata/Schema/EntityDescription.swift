@@ -26,6 +26,9 @@ struct AttributeDescription: Sendable {
     var slot: Int
     /// The column's name in the previous schema version, for migrations.
     var renamingIdentifier: String? = nil
+    /// Makes each new object's value (`dynamicInitialValue:`); `defaultValue`
+    /// is then only a placeholder.
+    var initialValue: InitialValue? = nil
 }
 
 /// Where a relationship's links live in the store.
@@ -147,6 +150,10 @@ final class EntityDescription: Sendable {
             if attribute.kind == .discriminator { return .text(name) }
             return tree.isMember(attribute.slot) ? attribute.defaultValue : .null
         })
+        self.initialValues = attributes.compactMap { attribute in
+            guard let make = attribute.initialValue, tree?.isMember(attribute.slot) ?? true else { return nil }
+            return (attribute.slot, make)
+        }
         self.insertSQL = "INSERT INTO \(quotedTable) (\(selectList)) VALUES "
             + "(\(SQL.placeholders(attributes.count + 1)))"
         self.selectRowSQL = "SELECT \(selectList) FROM \(quotedTable) WHERE _pk = ?"
@@ -164,6 +171,10 @@ final class EntityDescription: Sendable {
 
     /// The default values of a new object, slot by slot.
     let defaultValues: ContiguousArray<StoredValue>
+
+    /// The slots whose value each new object takes from its field's
+    /// `dynamicInitialValue:`, replacing the default.
+    let initialValues: [(slot: Int, make: InitialValue)]
 
     /// The answers of ``changedFieldNames(from:to:)``, by the slots that changed.
     // Behind a `Locked`, not a `Mutex`: transactions of any thread reach it,

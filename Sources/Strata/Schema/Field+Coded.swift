@@ -41,6 +41,25 @@ extension Field {
             self.init(wrappedValue: nil, name, renamingIdentifier: renamingIdentifier)
         }
 
+        /// Declares a coded field whose value `dynamicInitialValue` makes anew
+        /// for every object created (see the same argument of
+        /// ``Field/Stored``); declare it without `= value`.
+        ///
+        /// ```swift
+        /// @Field.Coded("session", dynamicInitialValue: { Session(started: Date()) })
+        /// var session: Session
+        /// ```
+        public init(
+            _ name: String, renamingIdentifier: String? = nil,
+            dynamicInitialValue: @escaping @Sendable () -> Value
+        ) {
+            declaredField = DeclaredFields.isDescribing
+                ? Self.declare(
+                    dynamicInitialValue(), name, renamingIdentifier,
+                    initialValue: { try CodedValue.encode(dynamicInitialValue()) })
+                : nil
+        }
+
         /// Unavailable: the value lives in the object, read through the
         /// `_enclosingInstance` subscript, so a field outside a class has none.
         @available(*, unavailable, message: "Fields live in ManagedObject subclasses only")
@@ -88,10 +107,11 @@ extension Field {
 
         /// The declaration a prototype's wrapper keeps.
         private static func declare(
-            _ defaultValue: Value, _ name: String, _ renamingIdentifier: String?
+            _ defaultValue: Value, _ name: String, _ renamingIdentifier: String?,
+            initialValue: InitialValue? = nil
         ) -> DeclaredField<Value> {
             let declaration = FieldDeclaration(
-                name: name, renamingIdentifier: renamingIdentifier,
+                name: name, renamingIdentifier: renamingIdentifier, initialValue: initialValue,
                 failing: "its default value cannot be encoded"
             ) {
                 .coded(

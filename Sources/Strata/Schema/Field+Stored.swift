@@ -58,13 +58,41 @@ extension Field {
             self.init(wrappedValue: nil, name, options, renamingIdentifier: renamingIdentifier)
         }
 
+        /// Declares a field whose value `dynamicInitialValue` makes anew for
+        /// every object created, where `= value` is worked out once for the
+        /// whole class. Declare it without `= value`:
+        ///
+        /// ```swift
+        /// @Field.Stored("identifier", .unique, dynamicInitialValue: { UUID() })
+        /// var identifier: UUID
+        /// @Field.Stored("createdDate", dynamicInitialValue: { Date() })
+        /// var createdDate: Date
+        /// ```
+        ///
+        /// The closure runs in the transaction's `create` (imports included),
+        /// and once per existing row when a migration adds the field. A value
+        /// that cannot be stored fails the transaction's commit (or the
+        /// migration) with ``StrataError/invalidValue(entity:field:reason:)``.
+        @inlinable @inline(__always)
+        public init(
+            _ name: String, _ options: FieldOptions = [], renamingIdentifier: String? = nil,
+            dynamicInitialValue: @escaping @Sendable () -> Value
+        ) {
+            declaredField = DeclaredFields.isDescribing
+                ? Self.declare(
+                    dynamicInitialValue(), name, options, renamingIdentifier,
+                    initialValue: { try dynamicInitialValue().storedValue() })
+                : nil
+        }
+
         /// The declaration a prototype's wrapper keeps.
         @usableFromInline
         static func declare(
-            _ defaultValue: Value, _ name: String, _ options: FieldOptions, _ renamingIdentifier: String?
+            _ defaultValue: Value, _ name: String, _ options: FieldOptions, _ renamingIdentifier: String?,
+            initialValue: (@Sendable () throws -> StoredValue)? = nil
         ) -> DeclaredField<Value> {
             let declaration = FieldDeclaration(
-                name: name, renamingIdentifier: renamingIdentifier,
+                name: name, renamingIdentifier: renamingIdentifier, initialValue: initialValue,
                 failing: "its default value cannot be stored"
             ) {
                 .stored(

@@ -51,15 +51,26 @@ struct FieldDeclaration {
     var problem: String?
     /// The field's name in the previous schema version, for migrations.
     var renamingIdentifier: String? = nil
+    /// Makes each new object's value, for a field declared with
+    /// `dynamicInitialValue:`.
+    var initialValue: InitialValue? = nil
 }
+
+/// Makes a field's value for each new object (`dynamicInitialValue:`); throws
+/// when the value cannot be stored.
+typealias InitialValue = @Sendable () throws -> StoredValue
 
 extension FieldDeclaration {
     /// A declaration whose kind holds the stored default value: when `kind`
     /// throws (a default that cannot be stored), a declaration whose problem
     /// is `reason` and the error.
-    init(name: String, renamingIdentifier: String?, failing reason: String, kind: () throws -> Kind) {
+    init(
+        name: String, renamingIdentifier: String?, initialValue: InitialValue? = nil, failing reason: String,
+        kind: () throws -> Kind
+    ) {
         do {
-            self.init(name: name, kind: try kind(), renamingIdentifier: renamingIdentifier)
+            self.init(
+                name: name, kind: try kind(), renamingIdentifier: renamingIdentifier, initialValue: initialValue)
         } catch {
             self.init(name: name, kind: .virtual, problem: "\(reason): \(error)")
         }

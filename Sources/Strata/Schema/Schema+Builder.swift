@@ -129,12 +129,12 @@ struct SchemaBuilder {
                     list.append(AttributeDescription(
                         name: field.name, kind: .stored, storedType: type, isOptional: isOptional,
                         defaultValue: defaultValue, options: options, slot: list.count,
-                        renamingIdentifier: field.renamingIdentifier))
+                        renamingIdentifier: field.renamingIdentifier, initialValue: field.initialValue))
                 case let .coded(isOptional, defaultValue):
                     list.append(AttributeDescription(
                         name: field.name, kind: .coded, storedType: .text, isOptional: isOptional,
                         defaultValue: defaultValue, options: [], slot: list.count,
-                        renamingIdentifier: field.renamingIdentifier))
+                        renamingIdentifier: field.renamingIdentifier, initialValue: field.initialValue))
                 case .relationship(_, .toOne, _, _):
                     list.append(AttributeDescription(
                         name: field.name, kind: .foreignKey(relationship: field.name),
