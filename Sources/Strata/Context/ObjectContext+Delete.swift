@@ -55,10 +55,12 @@ extension ObjectContext {
                 if let orderSlot { assign(.null, slot: orderSlot, of: member) }
             }
         case let .linkTable(table, ownerColumn, _, _):
-            try writeConnection().run(
+            let connection = try writeConnection()
+            try connection.run(
                 "DELETE FROM \(SQL.quote(table)) WHERE \(SQL.quote(ownerColumn)) = ?",
                 [.integer(object.rowID)])
-            hasLinkChanges = true
+            // No link row gone (an object created and deleted here, say): nothing changed.
+            if connection.changes > 0 { hasLinkChanges = true }
             if let inverse {
                 for member in related { noteRelationshipChange(target, member.rowID, inverse.name) }
             }

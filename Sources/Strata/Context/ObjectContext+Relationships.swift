@@ -149,9 +149,12 @@ extension ObjectContext {
     ) throws {
         let current = try loadRelated(of: owner, relationship)
         let wanted = uniqued(objects)
-        guard current.map(ObjectIdentifier.init) != wanted.map(ObjectIdentifier.init)
-            || (orderSlot == nil && Set(current) != Set(wanted))
-        else { return }
+        // Unordered: the same members in any order are no change (Transactions.md, Rule 6).
+        let unchanged =
+            orderSlot == nil
+            ? Set(current) == Set(wanted)
+            : current.map(ObjectIdentifier.init) == wanted.map(ObjectIdentifier.init)
+        guard !unchanged else { return }
         let wantedSet = Set(wanted)
         for member in current where !wantedSet.contains(member) {
             assign(.null, slot: targetSlot, of: member)

@@ -5,8 +5,12 @@ extension ListMonitor {
     func makeSnapshot() -> ListSnapshot<Object> {
         var items: [ObjectID<Object>] = []
         items.reserveCapacity(members.count)
+        // In an inheritance tree each ID names its object's concrete entity, as
+        // `objectID` and `fetchObjectIDs` do, so that the IDs compare equal.
+        let namesConcreteEntity = entity.sharesTable
         for member in members {
-            items.append(ObjectID(entityName: entity.name, rowID: member.rowID, configuration: entity.configuration))
+            let name = namesConcreteEntity ? (member.object.entity ?? entity).name : entity.name
+            items.append(ObjectID(entityName: name, rowID: member.rowID, configuration: entity.configuration))
         }
         return ListSnapshot(sectionIDs: sectionRuns.map(\.name), items: items, sectionEnds: sectionEnds(sectionRuns))
     }

@@ -17,8 +17,9 @@ import Foundation
 /// Task.detached { print(snapshot.count) }  // snapshots cross threads
 /// ```
 ///
-/// Section identifiers are the ``SectionBy`` names; an unsectioned list that
-/// is not empty has one section named `""`, and an empty list has none. Two
+/// Section identifiers are the ``SectionBy`` names; an unsectioned list has
+/// one section named `""`, empty or not (as a ``ListMonitor`` has), and an
+/// empty sectioned list has none. Two
 /// sections share a name only when a ``SectionBy`` names different key values
 /// alike and other values sort between them.
 public struct ListSnapshot<Object: ManagedObject>: Sendable, Equatable, RandomAccessCollection {

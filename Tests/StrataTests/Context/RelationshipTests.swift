@@ -135,4 +135,36 @@ struct RelationshipTests {
         #expect(changeSet.changedFields(of: rexID.erased) == ["owner"])
         #expect(changeSet.changedFields(of: annID.erased) == ["pets"])
     }
+
+    /// Giving an unordered to-many the members it has, in any order, is no
+    /// change (Transactions.md, Rule 6); an ordered one in another order is.
+    @Test(arguments: StoreKind.sqlite)
+    func theSameMembersInAnotherOrderAreNoChangeUnlessOrdered(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        let annID = try stack.perform(synchronous: { tx in
+            let ann = tx.create(Into<Owner>())
+            for index in 0..<8 {
+                let pet = tx.create(Into<Animal>())
+                pet.name = "p\(index)"
+                pet.owner = ann
+                pet.queuedAt = ann
+                let club = tx.create(Into<Club>())
+                club.members = [ann]
+            }
+            return ann.objectID
+        })
+        let tx = try stack.beginUnsafe()
+        let ann = try #require(tx.edit(annID))
+        let pets = ann.pets
+        ann.pets = Set(pets.sorted { $0.name > $1.name })
+        ann.pets = Set(Array(pets).reversed())
+        ann.clubs = Set(Array(ann.clubs).reversed())
+        #expect(!tx.hasChanges && !ann.hasChanges)
+        #expect(try tx.commitAndWait() == nil)
+        ann.queue = ann.queue.reversed()
+        #expect(tx.hasChanges && ann.hasChanges, "an ordered relationship's order is its value")
+        let changeSet = try #require(try tx.commitAndWait())
+        #expect(changeSet.changedFields(of: annID.erased) == ["queue"])
+    }
 }

@@ -158,6 +158,28 @@ struct InheritanceMonitorTests {
         #expect(observer.deleted && monitor.isObjectDeleted)
         #expect(keeperObserver.updates.count == 2)
     }
+
+    /// A base entity's snapshot names each object by its concrete entity,
+    /// as `objectID` and `fetchObjectIDs` do, so the IDs compare equal and
+    /// a subentity object's ID is found in it.
+    @Test(arguments: StoreKind.sqlite)
+    func aBaseEntitysSnapshotNamesEachObjectsOwnEntity(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(zooSchema(), kind, in: directory)
+        let dogID = try stack.perform(synchronous: { tx in
+            tx.create(Into<ZooDog>()).name = "Tom"
+            tx.create(Into<ZooCat>()).name = "Felix"
+            let rex = tx.create(Into<ZooDog>())
+            rex.name = "Rex"
+            return rex.objectID
+        })
+        let query = From<ZooAnimal>().orderBy(.ascending(\.$name))
+        let publisher = try stack.publishList(query)
+        #expect(Array(publisher.snapshot) == (try stack.fetchObjectIDs(query)))
+        #expect(publisher.snapshot.map(\.entityName) == ["ZooCat", "ZooDog", "ZooDog"])
+        let rex: ZooAnimal = try #require(try stack.fetchExisting(dogID))
+        #expect(publisher.snapshot.indexPath(of: rex.objectID) == IndexPath(item: 1, section: 0))
+    }
 }
 
 @MainActor

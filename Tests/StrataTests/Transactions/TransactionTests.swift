@@ -509,6 +509,25 @@ struct TransactionTests {
 
     // MARK: hasChanges and empty commits
 
+    /// An object with a many-to-many relationship (a link table), created,
+    /// flushed and deleted again: no change, and no commit.
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func anObjectCreatedAndDeletedLeavesNoChange(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        let generation = stack.mergedGeneration
+        let tx = try stack.beginUnsafe()
+        let brief = tx.create(Into<Owner>())
+        brief.name = "Brief"
+        _ = try tx.fetchCount(From<Owner>())  // written to the store
+        tx.delete(brief)
+        #expect(!brief.hasChanges)
+        #expect(!tx.hasChanges)
+        #expect(try tx.commitAndWait() == nil)
+        #expect(stack.mergedGeneration == generation)
+    }
+
     @Test(arguments: StoreKind.allCases)
     @MainActor
     func hasChangesIsHonest(_ kind: StoreKind) throws {
