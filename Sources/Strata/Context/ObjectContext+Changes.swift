@@ -210,7 +210,7 @@ extension ObjectContext {
         updates.sort { ($0.entity, $0.rowID) < ($1.entity, $1.rowID) }
         for pending in updates {
             let entity = pending.object.entity!
-            let unique = pending.changed.filter { entity.attributes[$0].options.contains(.unique) }
+            let unique = pending.changed.intersection(entity.uniqueSlots)
             guard !unique.isEmpty else { continue }
             try connection.run(
                 "UPDATE \(entity.quotedTable) SET "

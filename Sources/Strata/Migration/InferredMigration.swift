@@ -308,9 +308,13 @@ struct InferredMigration {
             do {
                 try connection.execute(statement)
             } catch let error as DatabaseError where error.primaryCode == 19 {  // SQLITE_CONSTRAINT
+                guard index.columns.count > 1 else {
+                    throw failure(table.name, index.columns.first, "two objects hold the same value, which .unique forbids")
+                }
                 throw failure(
-                    table.name, index.columns.first,
-                    "two objects hold the same value, which .unique forbids")
+                    table.name, nil,
+                    "two objects hold the same values of (\(index.columns.joined(separator: ", "))), "
+                        + "which its unique constraint forbids")
             }
         }
     }

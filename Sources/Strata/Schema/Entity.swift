@@ -11,8 +11,13 @@ public protocol AnyEntity: Sendable {
     /// configuration, which holds every entity.
     var configurations: Set<String> { get }
     /// Whether the entity is abstract: it has no objects of its own, only
-    /// objects of its subentities (see ``Entity/init(_:renamingIdentifier:isAbstract:configurations:)``).
+    /// objects of its subentities (see ``Entity/init(_:renamingIdentifier:isAbstract:configurations:indexes:uniqueConstraints:)``).
     var isAbstract: Bool { get }
+    /// Indexes over several fields, each a list of key paths to fields of the entity.
+    var compoundIndexes: [[any AnyKeyPath & Sendable]] { get }
+    /// Combinations of fields no two objects of the entity may share, each a
+    /// list of key paths to fields of the entity.
+    var uniqueConstraints: [[any AnyKeyPath & Sendable]] { get }
 }
 
 extension AnyEntity {
@@ -22,6 +27,10 @@ extension AnyEntity {
     public var configurations: Set<String> { [] }
     /// Not abstract: a type that does not say otherwise can be created.
     public var isAbstract: Bool { false }
+    /// No index over several fields.
+    public var compoundIndexes: [[any AnyKeyPath & Sendable]] { [] }
+    /// No constraint over several fields.
+    public var uniqueConstraints: [[any AnyKeyPath & Sendable]] { [] }
 }
 
 /// Declares that a ``ManagedObject`` subclass is an entity of a ``Schema``.
@@ -46,6 +55,10 @@ public struct Entity<Object: ManagedObject>: AnyEntity {
     public let configurations: Set<String>
     /// Whether the entity is abstract: only its subentities have objects.
     public let isAbstract: Bool
+    /// Indexes over several fields (see ``init(_:renamingIdentifier:isAbstract:configurations:indexes:uniqueConstraints:)``).
+    public let compoundIndexes: [[any AnyKeyPath & Sendable]]
+    /// Combinations of fields no two objects may share.
+    public let uniqueConstraints: [[any AnyKeyPath & Sendable]]
 
     /// Declares the entity under `name` (by default the class name).
     ///
@@ -81,14 +94,33 @@ public struct Entity<Object: ManagedObject>: AnyEntity {
     /// try stack.addStorageAndWait(SQLiteStore(fileName: "user.sqlite"))         // every entity
     /// try stack.addStorageAndWait(InMemoryStore(configuration: "Cache"))      // Thumbnail only
     /// ```
+    ///
+    /// `indexes` lists indexes over several fields, for queries that test or
+    /// sort by them together; `uniqueConstraints` lists combinations of
+    /// fields no two objects of the entity may share, as CoreStore spells
+    /// them. Each is a list of key paths to stored or coded fields or to-one
+    /// relationships of the entity (its inherited ones included). A
+    /// constraint is checked as `.unique` is, when a transaction writes
+    /// (`StrataError.uniqueConstraintViolation` naming its fields), and a
+    /// `nil` in any of its fields never clashes. Both change the schema's
+    /// fingerprint, so adding one is a new version that a migration builds.
+    ///
+    /// ```swift
+    /// Entity<Person>("Person",
+    ///     indexes: [[\.$lastName, \.$firstName]],
+    ///     uniqueConstraints: [[\.$team, \.$jerseyNumber]])
+    /// ```
     public init(
         _ name: String? = nil, renamingIdentifier: String? = nil, isAbstract: Bool = false,
-        configurations: Set<String> = []
+        configurations: Set<String> = [], indexes: [[any PartialKeyPath<Object> & Sendable]] = [],
+        uniqueConstraints: [[any PartialKeyPath<Object> & Sendable]] = []
     ) {
         self.entityName = name ?? String(describing: Object.self)
         self.renamingIdentifier = renamingIdentifier
         self.isAbstract = isAbstract
         self.configurations = configurations
+        self.compoundIndexes = indexes
+        self.uniqueConstraints = uniqueConstraints
     }
 
     /// The model class the entity's objects are made of.

@@ -1,7 +1,8 @@
 extension EntityDescription {
     /// The entity's table: `_pk INTEGER PRIMARY KEY`, then a column per
-    /// attribute, an index per foreign key and per `.indexed` field, and a
-    /// unique index per `.unique` field.
+    /// attribute, an index per foreign key and per `.indexed` field, a
+    /// unique index per `.unique` field, and one per compound index or
+    /// unique constraint.
     ///
     /// In an inheritance tree only the root has a table, named after it: it
     /// holds the discriminator (`_entity TEXT`, indexed) and the columns of
@@ -25,6 +26,9 @@ extension EntityDescription {
                     name: "\(tableName)_\(attribute.name)_index", columns: [attribute.name],
                     isUnique: false))
             }
+        }
+        for index in compoundIndexes {
+            indexes.append(.init(name: index.name(in: tableName), columns: index.fields, isUnique: index.isUnique))
         }
         return TableDefinition(name: tableName, columns: columns, indexes: indexes, primaryKey: nil)
     }

@@ -31,6 +31,19 @@ struct AttributeDescription: Sendable {
     var initialValue: InitialValue? = nil
 }
 
+/// An index over several fields of an entity, from `Entity(indexes:)` or,
+/// when unique, `Entity(uniqueConstraints:)`; its fields are column names.
+struct CompoundIndex: Sendable, Hashable {
+    var fields: [String]
+    var isUnique: Bool
+
+    /// The index's name in `table`: two underscores after the table's name,
+    /// where a field's own index has one (a field name starts with a letter).
+    func name(in table: String) -> String {
+        "\(table)__\(fields.joined(separator: "__"))_\(isUnique ? "unique" : "index")"
+    }
+}
+
 /// Where a relationship's links live in the store.
 enum RelationshipStorage: Sendable, Equatable {
     /// A to-one: a column of the owner's table holding the related row ID.
@@ -105,6 +118,12 @@ final class EntityDescription: Sendable {
     let sharesTable: Bool
     /// Whether the entity is abstract: creating one of its objects traps.
     let isAbstract: Bool
+    /// The indexes and unique constraints over several fields of the
+    /// entity's table (in a tree, those of every entity of the tree).
+    let compoundIndexes: [CompoundIndex]
+    /// The slots of the columns a unique index covers: `.unique` fields and
+    /// the fields of unique constraints.
+    let uniqueSlots: SlotSet
     /// The attributes that are fields of this entity, its own and inherited
     /// ones (not the discriminator, nor other entities' columns of its tree).
     let fieldAttributes: [AttributeDescription]
@@ -113,9 +132,16 @@ final class EntityDescription: Sendable {
         index: Int, name: String, type: ManagedObject.Type, attributes: [AttributeDescription],
         relationships: [String: RelationshipDescription], fieldNames: [String],
         renamingIdentifier: String? = nil, tree: EntityTree? = nil, isAbstract: Bool = false,
-        configuration: String? = nil
+        configuration: String? = nil, compoundIndexes: [CompoundIndex] = []
     ) {
         self.configuration = configuration
+        self.compoundIndexes = compoundIndexes
+        let uniqueColumns = Set(compoundIndexes.filter(\.isUnique).flatMap(\.fields))
+        var uniqueSlots = SlotSet()
+        for attribute in attributes where attribute.options.contains(.unique) || uniqueColumns.contains(attribute.name) {
+            uniqueSlots.insert(attribute.slot)
+        }
+        self.uniqueSlots = uniqueSlots
         self.index = index
         self.name = name
         self.renamingIdentifier = renamingIdentifier

@@ -12,6 +12,8 @@ struct SchemaBuilder {
         /// The nearest superclass that is an entity of the schema.
         var parent: String?
         var isAbstract: Bool
+        /// The indexes and unique constraints over several fields it declares.
+        var compoundIndexes: [CompoundIndex]
     }
 
     var declared: [Declared] = []
@@ -68,9 +70,48 @@ struct SchemaBuilder {
             declared.append(Declared(
                 name: name, renamingIdentifier: entity.renamingIdentifier, type: entity.objectType,
                 fields: checked(own, entity: name, inherited: inherited, parent: parent),
-                parent: parent, isAbstract: entity.isAbstract))
+                parent: parent, isAbstract: entity.isAbstract,
+                compoundIndexes: compoundIndexes(of: entity)))
         }
         checkTreeFieldNames()
+    }
+
+    /// The entity's `indexes` and `uniqueConstraints` by field name; a key
+    /// path that names no stored or coded field or to-one relationship, an
+    /// empty list, or a field listed twice is a problem.
+    private mutating func compoundIndexes(of entity: any AnyEntity) -> [CompoundIndex] {
+        let declared = entity.compoundIndexes.map { ($0, false) } + entity.uniqueConstraints.map { ($0, true) }
+        var indexes: [CompoundIndex] = []
+        for (keyPaths, isUnique) in declared {
+            let what = isUnique ? "a unique constraint" : "an index"
+            var fields: [String] = []
+            for keyPath in keyPaths {
+                guard let declaration = DeclaredFields.field(at: keyPath)?.declaration else {
+                    problems.append(.invalidSchema(
+                        entity: entity.entityName, field: nil,
+                        reason: "\(what) lists a key path that names no field of the entity"))
+                    return []
+                }
+                switch declaration.kind {
+                case .stored, .coded, .relationship(_, .toOne, _, _):
+                    fields.append(declaration.name)
+                case .relationship, .virtual:
+                    problems.append(.invalidSchema(
+                        entity: entity.entityName, field: declaration.name,
+                        reason: "\(what) can hold stored and coded fields and to-one relationships only"))
+                    return []
+                }
+            }
+            guard !fields.isEmpty, Set(fields).count == fields.count else {
+                problems.append(.invalidSchema(
+                    entity: entity.entityName, field: nil,
+                    reason: "\(what) must list at least one field, each once"))
+                return []
+            }
+            let index = CompoundIndex(fields: fields, isUnique: isUnique)
+            if !indexes.contains(index) { indexes.append(index) }
+        }
+        return indexes
     }
 
     private mutating func checked(
@@ -174,6 +215,14 @@ struct SchemaBuilder {
                 deleteRule: link.deleteRule, storage: storage,
                 renamingIdentifier: renamingIdentifier(of: link.name, in: link.entity))
         }
+        // A tree's table holds the compound indexes every entity of the tree declares.
+        var tableIndexes: [String: [CompoundIndex]] = [:]
+        for entity in declared {
+            let table = trees.trees[entity.name]?.rootName ?? entity.name
+            for index in entity.compoundIndexes where !(tableIndexes[table] ?? []).contains(index) {
+                tableIndexes[table, default: []].append(index)
+            }
+        }
         let entities = declared.enumerated().map { index, entity in
             EntityDescription(
                 index: index, name: entity.name, type: entity.type,
@@ -181,7 +230,8 @@ struct SchemaBuilder {
                 relationships: inherited(relationships, by: entity.name),
                 fieldNames: ancestry(of: entity.name).reversed().flatMap { fieldNames[$0] ?? [] },
                 renamingIdentifier: entity.renamingIdentifier, tree: trees.trees[entity.name],
-                isAbstract: entity.isAbstract, configuration: configuration)
+                isAbstract: entity.isAbstract, configuration: configuration,
+                compoundIndexes: tableIndexes[trees.trees[entity.name]?.rootName ?? entity.name] ?? [])
         }
         return (entities, linkTables.keys.sorted().compactMap { linkTables[$0] })
     }

@@ -28,6 +28,13 @@ enum SchemaFingerprint {
                 lines.append("  \(attribute.name) \(kind) \(attribute.storedType.rawValue) "
                              + flags.joined(separator: " "))
             }
+            // Only a table with indexes over several fields has these lines, so
+            // that the fingerprints of schemas without them stay as they were.
+            if entity.ownsTable {
+                lines += entity.compoundIndexes.map {
+                    "  \($0.isUnique ? "unique" : "index") (\($0.fields.joined(separator: ", ")))"
+                }.sorted()
+            }
             // A subentity lists the relationships it declares, not the inherited ones.
             for relationship in entity.relationships.values.sorted(by: { $0.name < $1.name })
             where relationship.entity == entity.name {
