@@ -12,8 +12,8 @@ import Foundation
 /// older version of ``schemaHistory``, and makes it the stack's store; each
 /// throws (or completes with) the same errors.
 extension DataStack {
-    /// Opens `storage` on the main actor, migrating it when needed, and makes
-    /// it the stack's store. Best for tests, tools and small stores.
+    /// Opens `storage` on the main actor, migrating it when needed, makes it
+    /// the stack's store, and returns it. Best for tests, tools and small stores.
     ///
     /// ```swift
     /// try stack.addStorageAndWait(SQLiteStore(fileName: "zoo.sqlite"))
@@ -30,8 +30,26 @@ extension DataStack {
     ///   when the store holds another schema, ``StrataError/storage(path:reason:)``
     ///   when the file cannot be created or opened, or when the stack already has a store.
     @MainActor
-    public func addStorageAndWait(_ storage: some StorageInterface) throws(StrataError) {
+    @discardableResult
+    public func addStorageAndWait<Storage: StorageInterface>(_ storage: Storage) throws(StrataError) -> Storage {
         try addStorageNow(storage)
+        return storage
+    }
+
+    /// Opens the default store, `SQLiteStore()` (`<program name>.sqlite` in
+    /// ``SQLiteStore/defaultDirectory``), as CoreStore's argument-less form
+    /// does, and returns it.
+    ///
+    /// ```swift
+    /// let stack = DataStack(schema)
+    /// try stack.addStorageAndWait()
+    /// ```
+    ///
+    /// - Throws: the errors of ``addStorageAndWait(_:)``.
+    @MainActor
+    @discardableResult
+    public func addStorageAndWait() throws(StrataError) -> SQLiteStore {
+        try addStorageAndWait(SQLiteStore())
     }
 
     /// Opens `storage` off the main actor, migrating it when needed, and makes

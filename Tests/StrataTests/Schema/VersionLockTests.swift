@@ -38,7 +38,7 @@ struct VersionLockTests {
                 "V1", entities: [Entity<LockedThing>("Thing")],
                 versionLock: "0123456789abcdef0123456789abcdef")
             try await MainActor.run {
-                try DataStack(stale).addStorageAndWait(InMemoryStore())
+                _ = try DataStack(stale).addStorageAndWait(InMemoryStore())
             }
         }
     }

@@ -15,6 +15,27 @@ struct StoreLifecycleTests {
         })
     }
 
+    /// CoreStore's argument-less `addStorageAndWait()` opens `SQLiteStore()`,
+    /// the program's file in the default folder, and returns it. In a child
+    /// process, which points the default folder at a temporary one.
+    @Test func theArgumentlessFormOpensTheDefaultStore() async {
+        await #expect(processExitsWith: .success) {
+            let folder = FileManager.default.temporaryDirectory
+                .appendingPathComponent("strata-default-\(UUID().uuidString)")
+            setenv("XDG_DATA_HOME", folder.path, 1)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            try await MainActor.run {
+                let stack = DataStack(bulkSchema)
+                let store = try stack.addStorageAndWait()
+                try stack.perform(synchronous: { tx in tx.create(Into<BulkOwner>()).label = "a" })
+                guard store.fileURL == SQLiteStore().fileURL, store.fileURL.path.hasPrefix(folder.path),
+                      FileManager.default.fileExists(atPath: store.fileURL.path),
+                      try stack.fetchCount(From<BulkOwner>()) == 1
+                else { throw StrataError.storeNotAdded }
+            }
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aRemovedStoreIsClosedAndAnotherCanBeAdded(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
