@@ -52,15 +52,18 @@ enum CommitLog {
 
     /// Adds one to the store's generation, in the write transaction open on
     /// `connection`, and returns the new one: one statement, one round trip
-    /// to a server.
-    static func advanceGeneration(on connection: Connection) throws -> UInt64 {
+    /// to a server. Returns `nil`, changing nothing, when the store no longer
+    /// holds the schema of `fingerprint` (another stack migrated or recreated
+    /// it since this one opened it).
+    static func advanceGeneration(on connection: Connection, fingerprint: String) throws -> UInt64? {
         let dialect = connection.dialect
         let value = dialect.metaInteger("value")
-        guard case .integer(let generation) = try connection.scalar(
+        let result = try connection.scalar(
             "UPDATE _strata_meta SET value = \(dialect.metaValue("\(value) + 1")) WHERE key = 'generation' "
-                + "RETURNING \(value)"),
-            generation > 0
-        else {
+                + "AND EXISTS (SELECT 1 FROM _strata_meta WHERE key = 'fingerprint' AND value = ?) "
+                + "RETURNING \(value)", [.text(fingerprint)])
+        guard let result else { return nil }
+        guard case .integer(let generation) = result, generation > 0 else {
             throw StrataError.storage(path: connection.path, reason: "the commit generation is unreadable")
         }
         return UInt64(generation)

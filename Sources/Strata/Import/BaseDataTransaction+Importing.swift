@@ -155,6 +155,11 @@ extension BaseDataTransaction {
         if let preProcess { pending = try Self.preProcessed(pending, by: preProcess) }
 
         let uniqueIDField = Object.uniqueIDField
+        uniqueImportDepth += 1
+        defer {
+            uniqueImportDepth -= 1
+            if uniqueImportDepth == 0 { createdDuringUniqueImport.removeAll() }
+        }
         return try withImportData(Object.self, for: pending.map(\.source)) {
             var objects: [Object] = []
             objects.reserveCapacity(pending.count)
@@ -166,11 +171,32 @@ extension BaseDataTransaction {
                 // transaction (and in earlier batches) are found by SQL.
                 let found = try fetchAll(
                     From<Object>().where(Where(Object.uniqueIDKeyPath, in: batch.map(\.id))))
-                let existing = Dictionary(
+                var existing = Dictionary(
                     found.lazy.map { ($0.readStored(uniqueIDField), $0) }, uniquingKeysWith: { first, _ in first })
+                var createdSeen = createdDuringUniqueImport.count
                 for (id, source) in batch {
+                    if createdDuringUniqueImport.count > createdSeen {
+                        // Objects created since the lookup (by a hook's nested import or
+                        // create, or by this loop) are matched too, never duplicated.
+                        for case let object as Object in createdDuringUniqueImport[createdSeen...]
+                        where !object.isDeletedObject {
+                            let key = object.readStored(uniqueIDField)
+                            if existing[key] == nil { existing[key] = object }
+                        }
+                        createdSeen = createdDuringUniqueImport.count
+                    }
+                    // An object a hook deleted since the lookup is not found (Rule 6).
+                    var match = existing[id]
+                    if match?.isDeletedObject == true { match = nil }
+                    let before = createdDuringUniqueImport.count
                     let imported = try importUnique(
-                        into, id: id, source: source, existing: existing[id], uniqueIDField: uniqueIDField)
+                        into, id: id, source: source, existing: match, uniqueIDField: uniqueIDField)
+                    // The object this record created holds an ID no later record has
+                    // (the sources are deduplicated): it needs no matching.
+                    if createdSeen == before, createdDuringUniqueImport.count == before + 1,
+                       let imported, createdDuringUniqueImport[before] === imported {
+                        createdSeen += 1
+                    }
                     if let imported { objects.append(imported) }
                 }
             }

@@ -25,6 +25,8 @@ public final class DataStack: Sendable {
     /// first, then the named ones by name. Every stack and process orders
     /// them alike, which makes that the order a transaction locks them in.
     private let runtimes = Locked<[StoreRuntime]>([])
+    /// The configurations whose store an `addStorage` call is opening right now.
+    private let opening = Locked<Set<String?>>([])
     /// Settings any thread may change: the default author, the polling interval.
     let settings = Locked<(author: String?, pollingInterval: Duration)>((nil, .milliseconds(20)))
     /// The main actor's context of each store, in the order of `runtimes`.
@@ -136,6 +138,7 @@ public final class DataStack: Sendable {
     func addStorageNow(_ storage: some StorageInterface) throws(StrataError) {
         try StrataError.catching {
             try refuseASecondStore(of: storage)
+            defer { finishOpening(storage) }
             let opened = try StoreOpener(settings: storage.settings, history: schemaHistory).open()
             try install(opened.store, reader: opened.reader, migrationsRun: opened.migrationsRun)
         }
@@ -148,6 +151,7 @@ public final class DataStack: Sendable {
     ) async throws(StrataError) {
         try await StrataError.catching {
             try refuseASecondStore(of: storage)
+            defer { finishOpening(storage) }
             var opener = StoreOpener(settings: storage.settings, history: schemaHistory)
             opener.progress = progress
             let opened = try await Self.open(opener)
@@ -177,6 +181,19 @@ public final class DataStack: Sendable {
                 reason: "the stack already has the store at \(current.path) for configuration "
                     + "\(configuration ?? "(default)"); remove it first (removeStorage())")
         }
+        // Another add of the configuration still opening its store: refused
+        // too, before this file is opened (and so neither migrated nor recreated).
+        guard opening.withLock({ $0.insert(configuration).inserted }) else {
+            throw StrataError.storage(
+                path: storage.settings.displayPath,
+                reason: "the stack is already adding a store for configuration "
+                    + "\(configuration ?? "(default)")")
+        }
+    }
+
+    /// Ends the reservation ``refuseASecondStore(of:)`` made for `storage`'s configuration.
+    private func finishOpening(_ storage: some StorageInterface) {
+        _ = opening.withLock { $0.remove(storage.settings.configuration) }
     }
 
     @MainActor

@@ -11,6 +11,11 @@ public class BaseDataTransaction {
     /// What ``ImportableObject/prepareImport(for:in:)`` loaded, by object
     /// type, while an import call of that type runs.
     @usableFromInline var preparedImports: [ObjectIdentifier: Any] = [:]
+    /// How many unique imports are running (nested in hooks included).
+    @usableFromInline var uniqueImportDepth = 0
+    /// The objects ``create(_:)`` made while a unique import runs, so that it
+    /// also matches those a hook created after its lookup query (Importing, Rule 6).
+    @usableFromInline var createdDuringUniqueImport: [ManagedObject] = []
 
     init(contexts: StoreContexts, author: String?) {
         self.contexts = contexts
@@ -35,7 +40,9 @@ public class BaseDataTransaction {
         do {
             let found = try contexts.creationTarget(for: into)
             target = found
-            return try found.context.create(found.entity) as! Object
+            let object = try found.context.create(found.entity) as! Object
+            if uniqueImportDepth > 0 { createdDuringUniqueImport.append(object) }
+            return object
         } catch {
             let context = target?.context ?? contexts.primary
             let entity = target?.entity ?? contexts.schema.entity(of: Object.self)

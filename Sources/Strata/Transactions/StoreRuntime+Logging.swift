@@ -21,7 +21,17 @@ extension StoreRuntime {
     func prepareLogged(
         _ changes: [String: ChangeSet.EntityChanges], author: String?, on connection: Connection
     ) throws -> ChangeSet {
-        let generation = try CommitLog.advanceGeneration(on: connection)
+        guard let generation = try CommitLog.advanceGeneration(on: connection, fingerprint: schema.fingerprint)
+        else {
+            // Written by this stack's schema into a store that now holds another
+            // (migrated or recreated by another stack): refuse, rather than
+            // commit rows the store's version reads differently.
+            let version = try connection.scalar("SELECT value FROM _strata_meta WHERE key = 'version'")
+            throw StrataError.schemaMismatch(
+                path: path, storeVersion: version.flatMap { if case .text(let text) = $0 { text } else { nil } }
+                    ?? "unknown",
+                schemaVersion: schema.version)
+        }
         var changeSet = ChangeSet(
             generation: generation, author: author, date: Date(), isLocal: true, changes: changes,
             configuration: settings.configuration)

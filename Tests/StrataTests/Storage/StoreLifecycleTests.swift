@@ -15,6 +15,39 @@ struct StoreLifecycleTests {
         })
     }
 
+    /// A stack of the old schema, still open on a file another stack
+    /// recreated for its own (`.recreateStoreOnModelMismatch`): its next
+    /// commit is refused with `.schemaMismatch`, not written into the new tables.
+    @Test
+    func aStackWhoseStoreWasRecreatedForAnotherSchemaCannotCommit() throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        let old = DataStack(bulkSchema)
+        try old.addStorageAndWait(SQLiteStore(fileURL: url))
+        try add(["a"], to: old)
+        let other = DataStack(Schema("Other", entities: bulkSchema.declarations + [Entity<HookNode>("HookNode")]))
+        try other.addStorageAndWait(SQLiteStore(fileURL: url, options: .recreateStoreOnModelMismatch))
+        #expect(performing: { try add(["b"], to: old) }, throws: { error in
+            if case .schemaMismatch? = error as? StrataError { true } else { false }
+        })
+        #expect(try other.fetchCount(From<BulkOwner>()) == 0)
+    }
+
+    /// Two stores added to one stack at once: one is added, and the other is
+    /// refused before its file is opened (none is created).
+    @Test
+    func ofTwoStoresAddedAtOnceTheOtherIsRefusedBeforeItsFileOpens() async throws {
+        let directory = TemporaryDirectory()
+        let files = [directory.file("x.sqlite"), directory.file("y.sqlite")]
+        let stack = DataStack(bulkSchema)
+        let adds = files.map { file in Task { @MainActor in try await stack.addStorage(SQLiteStore(fileURL: file)) } }
+        var failures = 0
+        for add in adds where (try? await add.value) == nil { failures += 1 }
+        #expect(failures == 1 && stack.hasStore)
+        let loser = try #require(files.first { $0 != stack.storeURL })
+        #expect(!FileManager.default.fileExists(atPath: loser.path))
+    }
+
     /// CoreStore's argument-less `addStorageAndWait()` opens `SQLiteStore()`,
     /// the program's file in the default folder, and returns it. In a child
     /// process, which points the default folder at a temporary one.
