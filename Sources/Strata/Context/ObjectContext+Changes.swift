@@ -272,10 +272,14 @@ extension ObjectContext {
     }
 
     /// Whether a to-many relationship of `object` gained or lost a member in
-    /// this transaction.
+    /// this transaction, or a bulk write (`deleteAll`, `updateAll`) changed
+    /// its row: the commit lists the object as updated either way.
     func hasRelationshipChanges(_ object: ManagedObject) -> Bool {
-        guard !relationshipChanges.isEmpty, let entity = object.entity else { return false }
-        return relationshipChanges[ObjectKey(entity, object.rowID)]?.isEmpty == false
+        guard let entity = object.entity else { return false }
+        if !relationshipChanges.isEmpty, relationshipChanges[ObjectKey(entity, object.rowID)]?.isEmpty == false {
+            return true
+        }
+        return bulkChanges.updated[entity.tableIndex]?[object.rowID]?.isEmpty == false
     }
 
     /// The objects the transaction created, changed or deleted, by what it

@@ -33,7 +33,8 @@ extension StoreContexts {
         if contexts.count == 1 { return try contexts[0].fetchCount(query) }
         let all = query.tweak { $0 = Tweak() }
         let total = try contexts.reduce(0) { $0 + (try $1.fetchCount(all)) }
-        let remaining = max(0, total - query.options.fetchOffset)
+        // A negative offset is none, as in SQL (`OFFSET` is bound as at least 0).
+        let remaining = max(0, total - max(query.options.fetchOffset, 0))
         return query.options.effectiveLimit.map { min($0, remaining) } ?? remaining
     }
 
@@ -114,7 +115,9 @@ extension StoreContexts {
     /// The query each store runs: no offset, and a limit that leaves room for it.
     private func widened<Object>(_ query: From<Object>) -> From<Object> {
         query.tweak { tweak in
-            tweak.fetchLimit = tweak.effectiveLimit.map { $0 + tweak.fetchOffset }
+            // Saturating: a limit of `Int.max` stays one. A negative offset is none.
+            let offset = max(tweak.fetchOffset, 0)
+            tweak.fetchLimit = tweak.effectiveLimit.map { $0 > Int.max - offset ? Int.max : $0 + offset }
             tweak.fetchOffset = 0
         }
     }
@@ -139,8 +142,8 @@ extension StoreContexts {
     }
 
     private func page<Element>(_ rows: [Element], _ tweak: Tweak) -> [Element] {
-        let start = min(tweak.fetchOffset, rows.count)
-        let end = tweak.effectiveLimit.map { min(rows.count, start + $0) } ?? rows.count
+        let start = min(max(tweak.fetchOffset, 0), rows.count)
+        let end = tweak.effectiveLimit.map { start + min(rows.count - start, $0) } ?? rows.count
         return Array(rows[start..<end])
     }
 }

@@ -269,8 +269,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Whether the object has changes its transaction has not committed:
     /// it was created or deleted, a field or to-one relationship holds
-    /// another value than at the start, or a to-many relationship gained or
-    /// lost a member. Always `false` in the main context.
+    /// another value than at the start, a to-many relationship gained or
+    /// lost a member, or a bulk write (`deleteAll`, `updateAll`) changed its
+    /// row. Always `false` in the main context.
     public final var hasChanges: Bool {
         if isInserted || isDeleted { return isInserted != isDeleted }
         if let baseline, let entity, entity.hasChangedFields(from: baseline, to: values) { return true }

@@ -156,7 +156,11 @@ extension ListMonitor {
     /// if let row = monitor.index(of: person) { print("row \(row)") }
     /// ```
     public func index(of object: Object) -> Int? {
-        guard object.entity != nil, let key = keysByRowID[object.rowID] else { return nil }
+        // Of this store: an object of another store (another stack's, or
+        // another configuration's) with the same row ID is not in the list.
+        guard object.entity != nil, object.context?.store === main.context.store,
+              let key = keysByRowID[object.rowID]
+        else { return nil }
         return members.position(of: key)
     }
 

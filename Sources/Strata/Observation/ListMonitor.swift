@@ -42,6 +42,10 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// Section names by section-key value, while the SectionBy stays the same.
     var namesByValue: [SectionNameKey: String] = [:]
     var observers: [ListObserverBox<Object>] = []
+    /// The main context of the store a query names, as `monitorList` finds
+    /// it (set by the stack; `nil` once the stack is gone): a refetch must
+    /// name the store the monitor follows.
+    var storeOfQuery: ((From<Object>) throws -> MainContext?)?
     /// How many times ``removeObserver(_:)`` ran: a batch being delivered
     /// checks it before each call (see ``isObserving(_:removals:)``).
     private(set) var observerRemovals = 0
@@ -129,6 +133,18 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
 
     /// Replaces the fetch and the sectioning; see ``refetch(_:)``.
     func refetch(from query: From<Object>, sectionBy: SectionBy<Object>?) throws(StrataError) {
+        // A monitor follows one store: a query of another (or one several
+        // stores answer) is refused, as `monitorList` refuses it, before
+        // observers hear of a refetch; the old list stays.
+        if let storeOfQuery {
+            let target = try StrataError.catching { try storeOfQuery(query) }
+            if let target, target !== main {
+                throw StrataError.invalidValue(
+                    entity: entity.name, field: "configuration",
+                    reason: "a monitor follows one store, and the query names another; "
+                        + "refetch with a query of the store it follows, or make a new monitor")
+            }
+        }
         let boxes = liveObservers
         let removals = observerRemovals
         for box in boxes where isObserving(box, removals: removals) { box.willRefetch(self) }

@@ -71,8 +71,9 @@ extension Field {
         ///
         /// The closure runs in the transaction's `create` (imports included),
         /// and once per existing row when a migration adds the field. A value
-        /// that cannot be stored fails the transaction's commit (or the
-        /// migration) with ``StrataError/invalidValue(entity:field:reason:)``.
+        /// that cannot be stored fails the transaction's commit with
+        /// ``StrataError/invalidValue(entity:field:reason:)``, or the migration
+        /// with ``StrataError/migrationFailed(sourceVersion:destinationVersion:entity:field:reason:)``.
         @inlinable @inline(__always)
         public init(
             _ name: String, _ options: FieldOptions = [], renamingIdentifier: String? = nil,

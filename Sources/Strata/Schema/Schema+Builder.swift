@@ -21,7 +21,11 @@ struct SchemaBuilder {
     /// The configuration the schema is restricted to, given to every entity.
     private let configuration: String?
 
-    init(entities: [any AnyEntity], configuration: String? = nil) {
+    /// `outside` are the entities of the whole schema that a configuration's
+    /// schema leaves out: a subentity stored without its base takes the
+    /// indexes and unique constraints its left-out ancestors declare, as it
+    /// takes their fields.
+    init(entities: [any AnyEntity], configuration: String? = nil, outside: [any AnyEntity] = []) {
         self.configuration = configuration
         var seen: Set<String> = []
         var seenTypes: Set<ObjectIdentifier> = []
@@ -67,11 +71,22 @@ struct SchemaBuilder {
             }
             let inherited = byClass[..<ownFrom].flatMap(\.fields)
             let own = byClass[ownFrom...].flatMap(\.fields)
+            var indexes = compoundIndexes(of: entity)
+            if !outside.isEmpty {
+                // Ancestors above this schema's parent (if any) that the configuration left out.
+                for level in byClass[ownFrom..<max(ownFrom, byClass.count - 1)] {
+                    guard let ancestor = outside.first(where: { ObjectIdentifier($0.objectType) == ObjectIdentifier(level.type) }) else { continue }
+                    var unreported = SchemaBuilder(entities: [])
+                    for index in unreported.compoundIndexes(of: ancestor) where !indexes.contains(index) {
+                        indexes.append(index)
+                    }
+                }
+            }
             declared.append(Declared(
                 name: name, renamingIdentifier: entity.renamingIdentifier, type: entity.objectType,
                 fields: checked(own, entity: name, inherited: inherited, parent: parent),
                 parent: parent, isAbstract: entity.isAbstract,
-                compoundIndexes: compoundIndexes(of: entity)))
+                compoundIndexes: indexes))
         }
         checkTreeFieldNames()
     }

@@ -18,7 +18,8 @@ extension Schema {
         guard let configuration, configuration != self.configuration else { return self }
         return Schema(
             version, entities: declarations.filter { $0.configurations.contains(configuration) },
-            versionLock: nil, configuration: configuration)
+            versionLock: nil, configuration: configuration,
+            outside: declarations.filter { !$0.configurations.contains(configuration) })
     }
 
     /// The entity names of `configuration` (`nil`: every entity).

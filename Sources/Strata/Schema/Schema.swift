@@ -46,11 +46,15 @@ public struct Schema: Sendable {
 
     /// The schema of `entities`, as a store of `configuration` (`nil`: the
     /// default one) holds them.
-    init(_ version: String, entities: [any AnyEntity], versionLock: String?, configuration: String?) {
+    /// `outside` are the whole schema's other entities (see ``SchemaBuilder/init(entities:configuration:outside:)``).
+    init(
+        _ version: String, entities: [any AnyEntity], versionLock: String?, configuration: String?,
+        outside: [any AnyEntity] = []
+    ) {
         self.versionLock = versionLock
         self.declarations = entities
         self.configuration = configuration
-        var builder = SchemaBuilder(entities: entities, configuration: configuration)
+        var builder = SchemaBuilder(entities: entities, configuration: configuration, outside: outside)
         let built = builder.build()
         self.version = version
         self.entities = built.entities

@@ -16,8 +16,10 @@ extension DataStack {
         throws(StrataError) -> ListMonitor<Object>
     {
         try StrataError.catching {
-            try ListMonitor(
+            let monitor = try ListMonitor(
                 main: main(following: query.from), query: query.from, sectionBy: query.sectionBy)
+            monitor.storeOfQuery = { [weak self] query in try self?.main(following: query) }
+            return monitor
         }
     }
 

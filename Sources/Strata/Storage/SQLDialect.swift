@@ -35,6 +35,19 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// The name an index named `name` has in the store. PostgreSQL cuts
+    /// identifiers at 63 bytes, so that two long names could become one, and
+    /// the cut name would not be found again: there a longer name keeps its
+    /// first 46 characters and ends in `_` and a hash of the whole name.
+    /// (Index names are ASCII: they join validated identifiers.)
+    func indexName(_ name: String) -> String {
+        guard self == .postgreSQL, name.utf8.count > 63 else { return name }
+        var hash: UInt64 = 14_695_981_039_346_656_037  // FNV-1a, the same in every process
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
+        let digits = String(hash, radix: 16)
+        return name.prefix(46) + "_" + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
     /// Ends a `CREATE TABLE` whose table needs no row ID of its own.
     var withoutRowID: String {
         switch self {

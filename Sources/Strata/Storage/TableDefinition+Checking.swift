@@ -12,7 +12,7 @@ extension TableDefinition {
         }
         let indexes = try connection.indexes(of: name)
         for index in self.indexes {
-            guard let unique = indexes[index.name] else {
+            guard let unique = indexes[connection.dialect.indexName(index.name)] else {
                 return "the table \(name) has no index \(index.name)"
             }
             if index.isUnique, !unique { return "the index \(index.name) is not unique" }

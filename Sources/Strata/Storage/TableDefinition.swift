@@ -37,7 +37,7 @@ struct TableDefinition: Sendable, Equatable {
         ]
         for index in indexes {
             statements.append(
-                "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(SQL.quote(index.name)) ON "
+                "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(SQL.quote(dialect.indexName(index.name))) ON "
                     + "\(SQL.quote(name)) (\(index.columns.map(SQL.quote).joined(separator: ", ")))")
         }
         return statements

@@ -5,7 +5,8 @@
 /// the stack. An object created and then deleted in the same transaction is
 /// in none of the sets; rows that `deleteAll` or `updateAll` changed without
 /// an object standing for them are in none either (the commit's
-/// ``ChangeSet`` lists them). After a commit the sets start empty again, as
+/// ``ChangeSet`` lists them), while a held object whose row they changed is
+/// updated. After a commit the sets start empty again, as
 /// the next commit's changes start.
 extension BaseDataTransaction {
     /// The objects of type `type` (its subentities' included) that this

@@ -26,6 +26,28 @@ func playerSchema(_ version: String = "P1", unique: Bool = true) -> Schema {
     ])
 }
 
+/// Names long enough that PostgreSQL, which cuts identifiers at 63 bytes,
+/// would make two of its indexes one.
+final class AnEntityWithANameLongEnoughForPostgreSQLToCutIt: ManagedObject {
+    @Field.Stored("aFieldWithALongishNameNumberOne") var first: String? = nil
+    @Field.Stored("aFieldWithALongishNameNumberTwo") var second: String? = nil
+    @Field.Stored("aFieldWithALongishNameNumberThree") var third: String? = nil
+}
+
+let longNamesSchema = Schema("L1", entities: [
+    Entity<AnEntityWithANameLongEnoughForPostgreSQLToCutIt>(
+        "AnEntityWithANameLongEnoughForPostgreSQLToCutIt",
+        indexes: [[\.$first, \.$second], [\.$first, \.$third]], uniqueConstraints: [[\.$second, \.$third]]),
+])
+
+/// A base with a constraint, and a subentity that one configuration holds without it.
+class ConstrainedBase: ManagedObject {
+    @Field.Stored("a") var a: String? = nil
+    @Field.Stored("b") var b: String? = nil
+}
+
+final class ConstrainedSub: ConstrainedBase {}
+
 /// A player's team and number.
 private struct Pair: Hashable, Sendable {
     var team: String?
@@ -201,6 +223,58 @@ struct CompoundIndexTests {
                 if case .invalidSchema(entity: _, field: _, reason: _)? = error as? StrataError { return true }
                 return false
             })
+        }
+    }
+
+    /// Index names past PostgreSQL's 63 bytes are shortened with a hash of
+    /// the whole name, so two of them stay two and the store opens again.
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func longIndexNamesStayDistinctAndAreFoundAgain(_ kind: StoreKind) throws {
+        typealias Long = AnEntityWithANameLongEnoughForPostgreSQLToCutIt
+        let directory = TemporaryDirectory()
+        do {
+            let stack = try makeStack(longNamesSchema, kind, in: directory)
+            try stack.perform(synchronous: { tx in
+                let object = tx.create(Into<Long>())
+                (object.first, object.second, object.third) = ("1", "2", "3")
+            })
+            #expect(throws: StrataError.self) {
+                try stack.perform(synchronous: { tx in
+                    let object = tx.create(Into<Long>())
+                    (object.second, object.third) = ("2", "3")
+                })
+            }
+            if kind == .inMemory { return }
+            try stack.removeStorage()
+        }
+        let reopened = try makeStack(longNamesSchema, kind, in: directory)
+        #expect(try reopened.fetchCount(From<Long>()) == 1)
+    }
+
+    /// A base's unique constraint binds a subentity stored in a
+    /// configuration without the base, as the base's `.unique` fields do.
+    @Test
+    @MainActor
+    func aBasesConstraintBindsItsSubentityInAConfigurationWithoutIt() throws {
+        let schema = Schema("CF1", entities: [
+            Entity<ConstrainedBase>("ConstrainedBase", uniqueConstraints: [[\.$a, \.$b]]),
+            Entity<ConstrainedSub>("ConstrainedSub", configurations: ["Side"]),
+        ])
+        let stack = DataStack(schema)
+        try stack.addStorageAndWait(InMemoryStore())
+        try stack.addStorageAndWait(InMemoryStore(configuration: "Side"))
+        for configuration in ["Side", nil] as [String?] {
+            try stack.perform(synchronous: { tx in
+                let sub = tx.create(Into<ConstrainedSub>(configuration))
+                (sub.a, sub.b) = ("a", "b")
+            })
+            #expect(throws: StrataError.self, "in store \(configuration ?? "default")") {
+                try stack.perform(synchronous: { tx in
+                    let sub = tx.create(Into<ConstrainedSub>(configuration))
+                    (sub.a, sub.b) = ("a", "b")
+                })
+            }
         }
     }
 }

@@ -250,4 +250,21 @@ struct ConfigurationFetchTests {
         #expect(seen.one == expected.first?.key, "\(context), in a transaction")
         #expect(seen.unique == expectedUnique, "\(context), in a transaction")
     }
+
+    /// Paging over several stores answers as one store's SQL does: a negative
+    /// offset is none, and a limit of `Int.max` with an offset does not
+    /// overflow (both trapped before).
+    @Test(arguments: StoreKind.sqlite)
+    func pagingOverSeveralStoresTakesWhatSQLTakes(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try seededStack(kind, in: directory)
+        #expect(keys(try stack.fetchAll(From<CfgItem>(nil).tweak { $0.fetchOffset = -2 })) == [1, 2])
+        #expect(keys(try stack.fetchAll(From<CfgItem>().orderBy(.ascending(\.$key)).tweak { $0.fetchOffset = -2 }))
+            == [1, 2, 3, 4])
+        #expect(try stack.fetchCount(From<CfgItem>().tweak { $0.fetchOffset = -2 }) == 4)
+        #expect(try stack.fetchObjectIDs(From<CfgItem>().tweak { $0.fetchOffset = -2; $0.fetchLimit = 3 }).count == 3)
+        #expect(keys(try stack.fetchAll(
+            From<CfgItem>().orderBy(.ascending(\.$rank)).tweak { $0.fetchLimit = .max; $0.fetchOffset = 1 })) == [3, 2, 1])
+        #expect(try stack.fetchAll(From<CfgItem>().tweak { $0.fetchOffset = .max }).isEmpty)
+    }
 }

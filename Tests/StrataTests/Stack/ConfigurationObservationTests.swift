@@ -257,4 +257,30 @@ final class MergeRecorder: ChangeSetObserver {
     func didMerge(_ changeSet: ChangeSet) { changeSets.append(changeSet) }
     func didRefresh(_ changeSet: ChangeSet) { changeSets.append(changeSet) }
     func observationDidEnd() {}
+
+    /// A monitor follows one store: refetched with a query of another store,
+    /// or one several stores answer, it refuses with `invalidValue` and
+    /// keeps its list; an object of another store is at no index of it.
+    @Test
+    func aMonitorRefusesARefetchOfAnotherStoreAndFindsNoObjectOfOne() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeConfigurationStack([nil, "Config1"], .inMemory, in: directory)
+        for (configuration, keys) in [(nil, [1, 2]), ("Config1", [3, 4])] as [(String?, [Int])] {
+            try stack.perform(synchronous: { tx in
+                for key in keys { tx.create(Into<CfgItem>(configuration)).key = key }
+            })
+        }
+        let monitor = try stack.monitorList(From<CfgItem>(nil).orderBy(.ascending(\.$key)))
+        for query in [From<CfgItem>("Config1"), From<CfgItem>()] {
+            #expect(performing: { try monitor.refetch(query.orderBy(.ascending(\.$key))) }, throws: { error in
+                if case .invalidValue(_, "configuration", _)? = error as? StrataError { true } else { false }
+            })
+            #expect(keys(monitor.objectsInAllSections()) == [1, 2])
+        }
+        let stranger = try #require(try stack.fetchOne(From<CfgItem>("Config1").where(\.$key == 3)))
+        #expect(monitor.objectsInAllSections().contains { $0.objectID.rowID == stranger.objectID.rowID })
+        #expect(monitor.index(of: stranger) == nil && monitor.indexPath(of: stranger) == nil)
+        try monitor.refetch(From<CfgItem>(nil).orderBy(.descending(\.$key)))
+        #expect(keys(monitor.objectsInAllSections()) == [2, 1])
+    }
 }
