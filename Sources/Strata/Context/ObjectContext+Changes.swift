@@ -271,10 +271,10 @@ extension ObjectContext {
         let columns: SlotSet
     }
 
-    /// Whether a to-many relationship of `object` gained or lost a member in
-    /// this transaction, or a bulk write (`deleteAll`, `updateAll`) changed
+    /// Whether `object` changed other than in its own fields: a to-many
+    /// relationship gained or lost a member in this transaction, or a bulk write (`deleteAll`, `updateAll`) changed
     /// its row: the commit lists the object as updated either way.
-    func hasRelationshipChanges(_ object: ManagedObject) -> Bool {
+    func hasChangesBesideFields(_ object: ManagedObject) -> Bool {
         guard let entity = object.entity else { return false }
         if !relationshipChanges.isEmpty, relationshipChanges[ObjectKey(entity, object.rowID)]?.isEmpty == false {
             return true

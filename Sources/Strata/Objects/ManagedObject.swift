@@ -275,7 +275,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public final var hasChanges: Bool {
         if isInserted || isDeleted { return isInserted != isDeleted }
         if let baseline, let entity, entity.hasChangedFields(from: baseline, to: values) { return true }
-        return context?.hasRelationshipChanges(self) ?? false
+        return context?.hasChangesBesideFields(self) ?? false
     }
 }
 

@@ -71,15 +71,15 @@ struct SchemaBuilder {
             }
             let inherited = byClass[..<ownFrom].flatMap(\.fields)
             let own = byClass[ownFrom...].flatMap(\.fields)
-            var indexes = compoundIndexes(of: entity)
-            if !outside.isEmpty {
-                // Ancestors above this schema's parent (if any) that the configuration left out.
-                for level in byClass[ownFrom..<max(ownFrom, byClass.count - 1)] {
-                    guard let ancestor = outside.first(where: { ObjectIdentifier($0.objectType) == ObjectIdentifier(level.type) }) else { continue }
-                    var unreported = SchemaBuilder(entities: [])
-                    for index in unreported.compoundIndexes(of: ancestor) where !indexes.contains(index) {
-                        indexes.append(index)
-                    }
+            var indexes = Self.compoundIndexes(of: entity, problems: &problems)
+            // Ancestors above this schema's parent (if any) that the configuration
+            // left out; their mistakes are the whole schema's to report.
+            var reportedElsewhere: [StrataError] = []
+            for level in byClass[ownFrom..<max(ownFrom, byClass.count - 1)] {
+                guard let ancestor = outside.first(where: { $0.objectType == level.type }) else { continue }
+                for index in Self.compoundIndexes(of: ancestor, problems: &reportedElsewhere)
+                where !indexes.contains(index) {
+                    indexes.append(index)
                 }
             }
             declared.append(Declared(
@@ -94,7 +94,9 @@ struct SchemaBuilder {
     /// The entity's `indexes` and `uniqueConstraints` by field name; a key
     /// path that names no stored or coded field or to-one relationship, an
     /// empty list, or a field listed twice is a problem.
-    private mutating func compoundIndexes(of entity: any AnyEntity) -> [CompoundIndex] {
+    private static func compoundIndexes(
+        of entity: any AnyEntity, problems: inout [StrataError]
+    ) -> [CompoundIndex] {
         let declared = entity.compoundIndexes.map { ($0, false) } + entity.uniqueConstraints.map { ($0, true) }
         var indexes: [CompoundIndex] = []
         for (keyPaths, isUnique) in declared {
@@ -231,11 +233,11 @@ struct SchemaBuilder {
                 renamingIdentifier: renamingIdentifier(of: link.name, in: link.entity))
         }
         // A tree's table holds the compound indexes every entity of the tree declares.
+        func table(of entity: Declared) -> String { trees.trees[entity.name]?.rootName ?? entity.name }
         var tableIndexes: [String: [CompoundIndex]] = [:]
         for entity in declared {
-            let table = trees.trees[entity.name]?.rootName ?? entity.name
-            for index in entity.compoundIndexes where !(tableIndexes[table] ?? []).contains(index) {
-                tableIndexes[table, default: []].append(index)
+            for index in entity.compoundIndexes where !(tableIndexes[table(of: entity)] ?? []).contains(index) {
+                tableIndexes[table(of: entity), default: []].append(index)
             }
         }
         let entities = declared.enumerated().map { index, entity in
@@ -246,7 +248,7 @@ struct SchemaBuilder {
                 fieldNames: ancestry(of: entity.name).reversed().flatMap { fieldNames[$0] ?? [] },
                 renamingIdentifier: entity.renamingIdentifier, tree: trees.trees[entity.name],
                 isAbstract: entity.isAbstract, configuration: configuration,
-                compoundIndexes: tableIndexes[trees.trees[entity.name]?.rootName ?? entity.name] ?? [])
+                compoundIndexes: tableIndexes[table(of: entity)] ?? [])
         }
         return (entities, linkTables.keys.sorted().compactMap { linkTables[$0] })
     }
