@@ -144,7 +144,7 @@ extension ObjectContext {
                     object.isDeleted ? object.isWritten : (!object.isWritten || object.flushed != nil)
                 }
             }
-            throw StoreErrors.translate(error, path: store.path)
+            throw translated(error)
         }
         pendingObjects.removeAll(keepingCapacity: true)
     }

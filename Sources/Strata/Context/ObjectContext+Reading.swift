@@ -30,7 +30,7 @@ extension ObjectContext {
         do {
             return try exclusively { try readSnapshot(sql, arguments, flushing: flushing, body) }
         } catch {
-            throw StoreErrors.translate(error, path: store.path)
+            throw translated(error)
         }
     }
 

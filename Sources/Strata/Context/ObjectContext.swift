@@ -53,6 +53,11 @@ final class ObjectContext {
 
     var isReadOnly: Bool { kind == .main }
 
+    /// The typed error for a failure met on this context's store.
+    func translated(_ error: any Error) -> StrataError {
+        StoreErrors.translate(error, path: store.path, schema: schema)
+    }
+
     /// Per entity, the field wrapper key paths already resolved to value slots,
     /// by identity. The key paths themselves are kept in `resolvedKeyPaths`, so
     /// no identifier in the table can be reused by another object; only the

@@ -131,4 +131,15 @@ public struct Schema: Sendable {
 
     /// Whether any entity is in an inheritance tree.
     var hasInheritance: Bool { entities.contains { $0.tree != nil } }
+
+    /// The entity of table `table` that declares `fields` (the columns of a
+    /// unique constraint): of the entities having all of them, the one whose
+    /// parent entity does not. `nil` when no entity of the table has them.
+    func entity(declaring fields: [String], inTable table: String) -> String? {
+        let holders = entities.filter { entity in
+            entity.tableName == table
+                && fields.allSatisfy { field in entity.fieldAttributes.contains { $0.name == field } }
+        }
+        return holders.first { holder in !holders.contains { $0.name == holder.tree?.parentName } }?.name
+    }
 }

@@ -67,7 +67,10 @@ public enum StrataError: Error, Sendable {
     /// A value cannot be stored (NaN, an unsigned integer past `Int64.max`, a
     /// value that does not decode).
     case invalidValue(entity: String, field: String, reason: String)
-    /// A commit would store a second object with the same `.unique` value.
+    /// A commit would store a second object with the same `.unique` value
+    /// (or the same values of a unique constraint's `fields`). `entity` is
+    /// the entity that declares the fields: in an inheritance tree, the
+    /// base entity for an inherited field, whichever subentity clashed.
     case uniqueConstraintViolation(entity: String, fields: [String])
     /// A `.deny` delete rule refused to delete an object that still has related objects.
     case deleteDenied(entity: String, relationship: String, relatedCount: Int)

@@ -35,7 +35,7 @@ extension BaseDataTransaction {
                     return count + (try context.deleteRows(
                         of: entity, target: query.compileTarget(in: entity, schema: context.schema, dialect: context.store.dialect)))
                 } catch {
-                    throw StoreErrors.translate(error, path: context.store.path)
+                    throw context.translated(error)
                 }
             }
         }
@@ -87,7 +87,7 @@ extension BaseDataTransaction {
                         of: context.entity(Object.self), query: query,
                         assignments: assignments.map { ($0.field, $0.change) }))
                 } catch {
-                    throw StoreErrors.translate(error, path: context.store.path)
+                    throw context.translated(error)
                 }
             }
         }

@@ -40,7 +40,7 @@ extension ObjectContext {
                 _ = try writeConnection()
             } catch {
                 rollback()
-                throw StoreErrors.translate(error, path: store.path)
+                throw translated(error)
             }
         }
         guard let connection = writer else {
@@ -96,7 +96,7 @@ extension ObjectContext {
     /// Rolls back after a failed commit, and says so.
     private func failCommit(_ error: any Error) -> StrataError {
         rollback()
-        let error = StoreErrors.translate(error, path: store.path)
+        let error = translated(error)
         StrataLog.log(.error, .transactions, "a commit to \(store.path) failed and was rolled back: \(error)")
         return error
     }

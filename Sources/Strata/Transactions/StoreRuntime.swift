@@ -127,7 +127,11 @@ extension StoreRuntime {
 
 /// Maps SQLite failures met while opening or writing a store to typed errors.
 enum StoreErrors {
-    static func translate(_ error: any Error, path: String) -> StrataError {
+    /// The typed error for `error`, met on the store at `path`. With the
+    /// store's `schema`, a unique violation names the entity that declares
+    /// the constraint's fields, where the engine names only the table (an
+    /// inheritance tree's root's).
+    static func translate(_ error: any Error, path: String, schema: Schema? = nil) -> StrataError {
         guard let error = error as? DatabaseError else { return .wrapping(error) }
         if error.isConnectionFailure {
             return .serverUnavailable(path: path, reason: error.message)
@@ -145,8 +149,10 @@ enum StoreErrors {
             // SQLite names the columns as "UNIQUE constraint failed: Table.column, ...".
             let detail = error.message.components(separatedBy: ": ").last ?? ""
             let parts = detail.components(separatedBy: ", ").map { $0.components(separatedBy: ".") }
+            let table = parts.first?.first ?? "?"
+            let fields = parts.compactMap { $0.last }
             return .uniqueConstraintViolation(
-                entity: parts.first?.first ?? "?", fields: parts.compactMap { $0.last })
+                entity: schema?.entity(declaring: fields, inTable: table) ?? table, fields: fields)
         default:
             return .wrapping(error)
         }

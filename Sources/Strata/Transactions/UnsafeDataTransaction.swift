@@ -93,7 +93,7 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
             do {
                 try context.flush()
             } catch {
-                throw StoreErrors.translate(error, path: context.store.path)
+                throw context.translated(error)
             }
         }
     }

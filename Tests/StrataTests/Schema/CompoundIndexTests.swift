@@ -48,6 +48,12 @@ class ConstrainedBase: ManagedObject {
 
 final class ConstrainedSub: ConstrainedBase {}
 
+/// A subentity with constraints of its own, over an inherited field and its own.
+final class ConstrainedLeaf: ConstrainedBase {
+    @Field.Stored("c") var c: String? = nil
+    @Field.Stored("serial", .unique) var serial: Int? = nil
+}
+
 /// A player's team and number.
 private struct Pair: Hashable, Sendable {
     var team: String?
@@ -250,6 +256,38 @@ struct CompoundIndexTests {
         }
         let reopened = try makeStack(longNamesSchema, kind, in: directory)
         #expect(try reopened.fetchCount(From<Long>()) == 1)
+    }
+
+    /// A unique violation names the entity that declares the violated
+    /// fields, where the engine names only the tree's table (the root's).
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func aViolationNamesTheEntityThatDeclaresTheConstraint(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let schema = Schema("CL1", entities: [
+            Entity<ConstrainedBase>("ConstrainedBase", uniqueConstraints: [[\.$a, \.$b]]),
+            Entity<ConstrainedLeaf>("ConstrainedLeaf", uniqueConstraints: [[\.$b, \.$c]]),
+        ])
+        let stack = try makeStack(schema, kind, in: directory)
+        try stack.perform(synchronous: { tx in
+            let leaf = tx.create(Into<ConstrainedLeaf>())
+            (leaf.a, leaf.b, leaf.c, leaf.serial) = ("a", "b", "c", 1)
+        })
+        let clashes: [(entity: String, fields: [String], set: @Sendable (ConstrainedLeaf) -> Void)] = [
+            ("ConstrainedBase", ["a", "b"], { ($0.a, $0.b) = ("a", "b") }),
+            ("ConstrainedLeaf", ["b", "c"], { ($0.b, $0.c) = ("b", "c") }),
+            ("ConstrainedLeaf", ["serial"], { $0.serial = 1 }),
+        ]
+        for clash in clashes {
+            let error = #expect(throws: StrataError.self) {
+                try stack.perform(synchronous: { tx in clash.set(tx.create(Into<ConstrainedLeaf>())) })
+            }
+            guard case .uniqueConstraintViolation(let entity, let fields)? = error else {
+                Issue.record("expected a unique violation of \(clash.fields), got \(String(describing: error))")
+                continue
+            }
+            #expect(entity == clash.entity && fields == clash.fields, "\(kind)")
+        }
     }
 
     /// A base's unique constraint binds a subentity stored in a

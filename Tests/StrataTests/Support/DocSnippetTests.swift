@@ -101,6 +101,8 @@ struct DocSnippetTests {
             : ["-I", try modulesFolder().path, "-I", root.appendingPathComponent("Sources/CSQLite").path]
         let mode = source.isPackageManifest ? [] : ["-parse-as-library"]
         process.arguments = ["swiftc", "-typecheck", "-swift-version", "6"] + mode + modules + [file.path]
+        // The driver leaves a `TemporaryDirectory.*` folder in $TMPDIR each run; keep it in ours.
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": folder.path]) { $1 }
         let output = Pipe()
         process.standardError = output
         process.standardOutput = output
