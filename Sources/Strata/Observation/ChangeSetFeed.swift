@@ -23,9 +23,12 @@ final class ChangeSetFeed: ChangeSetObserver {
     func observationDidEnd() { continuation.finish() }
 
     private func yieldIfWanted(_ changeSet: ChangeSet) {
-        if let author, changeSet.author != author { return }
-        // A base entity's name also passes its subentities' changes.
-        if !entityNames.isEmpty, !changeSet.isRefresh, !changeSet.touches(entityNames) { return }
+        // A refresh may hold anyone's changes to anything: every filter passes it.
+        if !changeSet.isRefresh {
+            if let author, changeSet.author != author { return }
+            // A base entity's name also passes its subentities' changes.
+            if !entityNames.isEmpty, !changeSet.touches(entityNames) { return }
+        }
         continuation.yield(changeSet)
     }
 }

@@ -10,8 +10,8 @@ extension DataStack {
     /// (all when empty); `author` keeps the ones of that author. A refresh
     /// (a write that bypassed the log, history purged past the stack) comes
     /// as a change set with ``ChangeSet/isRefresh`` set, listing what changed
-    /// among the objects the stack holds; it passes every entity filter,
-    /// since anything may have changed. The stream ends when the stack is
+    /// among the objects the stack holds; it passes every entity and author
+    /// filter, since anyone may have changed anything. The stream ends when the stack is
     /// released; stop reading it (or cancel its task) to stop it.
     ///
     /// ```swift
