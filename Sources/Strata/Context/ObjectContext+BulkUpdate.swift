@@ -279,6 +279,15 @@ private struct BulkUpdate {
             values.append(statement.value(at: 1))
         }
         guard !rowIDs.isEmpty else { return }
+        // An increment changes only rows that hold a number, so a NULL is a
+        // sum that is not one (an infinity plus the opposite one): SQLite
+        // stores NaN as NULL, which would read as the field's default, and
+        // PostgreSQL keeps a NaN, which no field may hold.
+        if case .addReal = assignment.change, values.contains(where: \.isNotANumber) {
+            throw StrataError.invalidValue(
+                entity: entity.name, field: assignment.name,
+                reason: "an increment makes NaN (an infinity plus the opposite one), which cannot be stored")
+        }
         writtenColumns.append((assignment.slot, rowIDs, values))
         let fields: Set<String> = [assignment.name]
         changes.updated[entity.tableIndex, default: [:]].merge(zip(rowIDs, repeatElement(fields, count: rowIDs.count))) {
@@ -313,6 +322,14 @@ private struct BulkUpdate {
         }
         context.bulkChanges.adopt(&changes)
         return changedRows.count
+    }
+}
+
+private extension StoredValue {
+    /// Whether this is NULL or a NaN: what a sum that is not a number reads as.
+    var isNotANumber: Bool {
+        if case .real(let number) = self { return number.isNaN }
+        return isNull
     }
 }
 

@@ -26,11 +26,14 @@ public enum StoredValue: Sendable, Hashable {
         return false
     }
 
-    /// Compares values bit for bit, so that `-0.0` differs from `0.0` and a
-    /// NaN equals itself: a change tracker must see every change a reader could.
+    /// Compares values bit for bit, so that `-0.0` differs from `0.0`, a NaN
+    /// equals itself, and text is equal only byte for byte (Swift's `==`
+    /// takes `"é"` and `"e\u{301}"` for one string; SQL tells them apart):
+    /// a change tracker must see every change a reader could.
     func isIdentical(to other: StoredValue) -> Bool {
         switch (self, other) {
         case let (.real(a), .real(b)): return a.bitPattern == b.bitPattern
+        case let (.text(a), .text(b)): return a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
         default: return self == other
         }
     }

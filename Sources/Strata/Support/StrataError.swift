@@ -75,7 +75,8 @@ public enum StrataError: Error, Sendable {
     /// A `.deny` delete rule refused to delete an object that still has related objects.
     case deleteDenied(entity: String, relationship: String, relatedCount: Int)
     /// `perform(synchronous:)` was called from inside a transaction of the same
-    /// stack, which would wait on itself.
+    /// stack, or a transaction needed the writer on the thread where another
+    /// one of the stack (an unsafe one, say) holds it: either would wait on itself.
     case nestedTransaction
     /// SQLite reported an error that no other case describes.
     case sqlite(code: Int32, message: String, sql: String?)
@@ -147,8 +148,10 @@ extension StrataError: CustomDebugStringConvertible, LocalizedError {
             return "Cannot delete the \(entity): its '\(relationship)' relationship still holds "
                 + "\(count) object(s) and its delete rule is .deny."
         case .nestedTransaction:
-            return "perform(synchronous:) was called inside a transaction of the same stack; "
-                + "use the transaction you are in instead."
+            return "A transaction was started inside a transaction of the same stack on this thread "
+                + "(perform(synchronous:) inside perform, or a transaction beside an unsafe one that "
+                + "holds the writer), and would wait for itself; use the transaction you are in, "
+                + "or commit or roll back the unsafe one first."
         case let .sqlite(code, message, sql):
             return "SQLite error \(code): \(message)" + (sql.map { " (while running: \($0))" } ?? "")
         case let .postgreSQL(sqlState, message, sql):

@@ -78,14 +78,24 @@ public struct FieldAssignment<Object: ManagedObject> {
         integerIncrement(FieldPath.name(field), amount, Value.self)
     }
 
-    /// Adds `amount` to a `Double` field.
+    /// Adds `amount` to a `Double` field. A NaN amount, or a sum that is not
+    /// a number (an infinity plus the opposite one), fails the whole update
+    /// with ``StrataError/invalidValue(entity:field:reason:)``: SQLite would
+    /// store it as `NULL`.
     public static func increment(_ field: KeyPath<Object, Field.Stored<Double>>, by amount: Double) -> Self {
-        Self(field: FieldPath.name(field), change: .addReal(amount))
+        realIncrement(FieldPath.name(field), amount)
     }
 
     /// Adds `amount` to an optional `Double` field; `nil` values stay `nil`.
     public static func increment(_ field: KeyPath<Object, Field.Stored<Double?>>, by amount: Double) -> Self {
-        Self(field: FieldPath.name(field), change: .addReal(amount))
+        realIncrement(FieldPath.name(field), amount)
+    }
+
+    private static func realIncrement(_ name: String, _ amount: Double) -> Self {
+        guard !amount.isNaN else {
+            return Self(field: name, change: .invalid(.unstorable("NaN cannot be added: SQLite turns it into NULL")))
+        }
+        return Self(field: name, change: .addReal(amount))
     }
 
     private static func integerIncrement<Value: FixedWidthInteger>(

@@ -63,6 +63,15 @@ final class StoreRuntime: Sendable {
             gate.release()
             throw StoreErrors.translate(error, path: path)
         }
+        // A commit into a file deleted or replaced behind the stack's back
+        // would succeed, and be lost with the file once it is closed.
+        if !isInMemory, connection.fileHasMoved {
+            endWriting(connection, rollback: true)
+            throw StrataError.storage(
+                path: path,
+                reason: "the store's file was deleted or replaced while the stack had it open, "
+                    + "and nothing is written to it; remove the storage and add it again")
+        }
         return connection
     }
 

@@ -310,6 +310,36 @@ struct StoreFileTests {
         #expect(try stack.fetchCount(From<Note>()) == 0)
     }
 
+    /// SQLite goes on writing to a file deleted while it is open, and a
+    /// commit there would be lost with it: a stack whose file was deleted, or
+    /// replaced by another stack's new store, refuses to write, and reading
+    /// or writing the store at the path loses nothing.
+    @Test
+    func aStackWhoseFileWasDeletedOrReplacedRefusesToWrite() async throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(noteSchema, .file, in: directory)
+        let follower = try makeStack(noteSchema, .file, in: directory)
+        try writeNotes(2, to: stack)
+        try SQLiteStore(fileURL: storeURL(in: directory)).deleteFiles()
+        let movedAway: (StrataError) -> Bool = {
+            if case .storage(_, let reason) = $0 { reason.contains("deleted or replaced") } else { false }
+        }
+        let error = #expect(throws: StrataError.self) { try writeNotes(1, to: stack) }
+        #expect(error.map(movedAway) == true, "\(String(describing: error))")
+        #expect(try noteNumbers(stack) == [0, 1], "its reads show what it had")
+
+        let replacement = try makeStack(noteSchema, .file, in: directory)
+        try writeNotes(3, to: replacement)
+        #expect(throws: StrataError.self) { try writeNotes(1, to: follower) }
+        #expect(throws: StrataError.self) {
+            try stack.perform(synchronous: { tx in _ = try tx.fetchCount(From<Note>()) })
+        }
+        try stack.removeStorage()
+        try stack.addStorageAndWait(SQLiteStore(fileURL: storeURL(in: directory)))
+        try writeNotes(1, to: stack)
+        #expect(try noteNumbers(replacement) == [0, 0, 1, 2], "every commit that succeeded is in the file")
+    }
+
     // SQLite only: a server store refuses to export to a file (use pg_dump).
     @Test(arguments: StoreKind.sqlite)
     func exportedStoreOpensWithTheSameObjects(kind: StoreKind) throws {

@@ -179,6 +179,32 @@ struct BulkWriteTests {
         #expect(try stack.fetchAll(From<BulkPet>()).compactMap(\.weight) == [1.75])
     }
 
+    /// SQLite stores a NaN as NULL, so a real increment that makes one (a NaN
+    /// amount, or an infinity added to the opposite one) would change the
+    /// field to its default; it fails instead, changing nothing.
+    @Test(arguments: StoreKind.allCases)
+    func anIncrementThatMakesNaNFailsAndChangesNothing(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(bulkSchema, kind, in: directory)
+        try stack.perform(synchronous: { tx in
+            for weight in [1.5, -.infinity, .infinity] { tx.create(Into<BulkPet>()).weight = weight }
+        })
+        let invalid: (StrataError) -> Bool = {
+            if case .invalidValue(_, "weight", _) = $0 { true } else { false }
+        }
+        try stack.perform(synchronous: { tx throws in
+            expectFailure({ try tx.updateAll(From<BulkPet>(), .increment(\.$weight, by: .nan)) }, invalid)
+            expectFailure({ try tx.updateAll(From<BulkPet>(), .increment(\.$weight, by: .infinity)) }, invalid)
+            expectFailure({
+                try tx.updateAll(From<BulkPet>(), .set(\.$label, to: "x"), .increment(\.$weight, by: -.infinity))
+            }, invalid)
+            #expect(try tx.fetchCount(From<BulkPet>().where(\.$label == "x")) == 0, "the failed call changed nothing")
+            #expect(try tx.updateAll(From<BulkPet>().where(\.$weight == 1.5), .increment(\.$weight, by: .infinity)) == 1)
+        })
+        let weights = try stack.fetchAll(From<BulkPet>()).compactMap(\.weight).sorted()
+        #expect(weights == [-.infinity, .infinity, .infinity])
+    }
+
     @Test(arguments: StoreKind.allCases)
     func relationshipsSetInBulkKeepTheirInverses(kind: StoreKind) throws {
         let directory = TemporaryDirectory()

@@ -138,7 +138,9 @@ struct CrossStoreCommitTests {
     /// A failure in any store's part, found while preparing, saves nothing anywhere.
     @Test
     func aFailureInTheLastStoresPartSavesNothingAnywhere() throws {
-        let (_, stack) = try seededLedger()
+        // The folder is kept to the end: deleted, it would take the stores' files.
+        let (directory, stack) = try seededLedger()
+        defer { withExtendedLifetime(directory) {} }
         try transfer(stack)
         let before = try Ledger.read(stack)
         do {
@@ -194,7 +196,8 @@ struct CrossStoreCommitTests {
     /// threads at once, never wait for each other forever, and lose no update.
     @Test
     func transactionsWritingStoresInOppositeOrdersNeitherDeadlockNorLoseUpdates() async throws {
-        let (_, stack) = try seededLedger()
+        let (directory, stack) = try seededLedger()
+        defer { withExtendedLifetime(directory) {} }
         let rounds = 40
         await withTaskGroup(of: Void.self) { group in
             for forward in [true, false] {

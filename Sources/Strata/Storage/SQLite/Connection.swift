@@ -277,6 +277,17 @@ final class Connection {
         return version
     }
 
+    /// Whether the database file was deleted, or replaced by another file,
+    /// since the connection opened it: SQLite goes on writing to the file it
+    /// has open, which nobody can open again. A file control (one `stat` of
+    /// the path); always `false` on a server.
+    var fileHasMoved: Bool {
+        guard let handle else { return false }
+        var moved: Int32 = 0
+        let code = sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
+        return code == SQLITE_OK && moved != 0
+    }
+
     /// The data version of the snapshot open, whose commit `generation` the
     /// caller has just read in it: on a server it is made of that generation
     /// (see ``dataVersion``) without reading it again; SQLite's is read as ever.
