@@ -162,6 +162,23 @@ extension FetchableSource {
         try StrataError.catching { try sourceContext().contexts.fetchExisting(ids) }
     }
 
+    /// This source's instances of `objects` (from any context) that still
+    /// exist, in the same order; those it does not hold yet are read in one
+    /// query per entity (in a transaction, `edit(objects)` does the same
+    /// without throwing).
+    ///
+    /// ```swift
+    /// let current = try stack.fetchExisting(objectsFromATransaction)
+    /// let mine = try tx.fetchExisting(monitor.objectsInAllSections())
+    /// ```
+    ///
+    /// - Throws: a ``StrataError`` if the read fails.
+    public func fetchExisting<Object: ManagedObject>(
+        _ objects: some Sequence<Object>
+    ) throws(StrataError) -> [Object] {
+        try StrataError.catching { try sourceContext().contexts.fetchExisting(objects) }
+    }
+
     /// The one object the query matches, or `nil` when none or several do
     /// (after the query's own limit and offset). Reads at most two rows.
     ///

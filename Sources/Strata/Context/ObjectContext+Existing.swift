@@ -90,6 +90,7 @@ extension ObjectContext {
     func fetchExisting<Object: ManagedObject>(
         _ ids: some Sequence<ObjectID<Object>>
     ) throws -> [Object] {
+        try lookForOtherWriters()
         let found = try existingObjects(entity(Object.self), rowIDs: ids.map(\.rowID))
         // Every object of `Object`'s entity is of its class.
         return uncheckedDowncast(found, to: [Object].self)
@@ -100,6 +101,7 @@ extension ObjectContext {
     /// deleted, any other by its row (see ``existingObjects(_:)``); detached
     /// objects are left out.
     func fetchExisting<Object: ManagedObject>(_ objects: some Sequence<Object>) throws -> [Object] {
+        try lookForOtherWriters()
         let objects: [ManagedObject] = Array(objects)
         return uncheckedDowncast(try existingInstances(of: objects), to: [Object].self)
     }

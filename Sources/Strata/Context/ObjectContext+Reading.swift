@@ -113,6 +113,17 @@ extension ObjectContext {
     func readScalar(_ sql: String, _ arguments: [StoredValue] = []) throws -> StoredValue? {
         try read(sql, arguments) { statement, hasRow, _ in hasRow ? statement.value(at: 0) : nil }
     }
+
+    /// On the main context, a look at the store before an answer taken from
+    /// the objects it holds (`fetchExisting` of a held object reads no row):
+    /// like every main-context read, it merges what other writers committed
+    /// first, so that an object another stack or process deleted or changed
+    /// is not handed out as it was. A point read of the generation; within a
+    /// kept snapshot, which a merge or a commit here ends, it finds nothing new.
+    func lookForOtherWriters() throws {
+        guard kind == .main else { return }
+        _ = try readScalar(CommitLog.generationQuery(in: store.dialect))
+    }
 }
 
 /// What a main-context read tells the log follower about its snapshot.

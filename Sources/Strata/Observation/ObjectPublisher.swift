@@ -131,7 +131,9 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
         guard changeSet.generation > generation, snapshot != nil else { return }
         generation = changeSet.generation
         guard let changes = changeSet.changes[entity.name] else { return }
-        if changes.deleted.contains(objectID.rowID) {
+        // A wipe lists only the rows the main context holds, and a publisher
+        // holds values, not the object: every row of a cleared entity went.
+        if changes.cleared || changes.deleted.contains(objectID.rowID) {
             main.observation.remove(self)
             publish(nil)
             audience.finishStreams()

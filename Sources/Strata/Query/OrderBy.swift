@@ -101,11 +101,18 @@ extension SQLCompiler {
     mutating func order<Object>(_ order: OrderBy<Object>?, in entity: EntityDescription, alias: String) -> String {
         var terms: [String] = []
         for key in order?.keys ?? [] {
-            var expression = value(key.path, in: entity, alias: alias)
-            if !key.options.isEmpty { expression = "strata_fold(\(expression), \(key.options.rawValue))" }
-            terms.append("\(expression) \(key.isAscending ? "ASC" : "DESC") NULLS \(key.nullsFirst ? "FIRST" : "LAST")")
+            terms.append(key.sql(value: value(key.path, in: entity, alias: alias)))
         }
         terms.append("\(alias)._pk ASC")
         return terms.joined(separator: ", ")
+    }
+}
+
+extension OrderBy.SortKey {
+    /// The key's `ORDER BY` term, given the SQL of its path's value:
+    /// `t0."name" ASC NULLS FIRST`, `strata_fold(t0."name", 1) DESC NULLS LAST`.
+    func sql(value: String) -> String {
+        let expression = options.isEmpty ? value : "strata_fold(\(value), \(options.rawValue))"
+        return "\(expression) \(isAscending ? "ASC" : "DESC") NULLS \(nullsFirst ? "FIRST" : "LAST")"
     }
 }

@@ -20,18 +20,29 @@ extension QueryChain {
     ) throws -> CompiledQuery {
         var compiler = SQLCompiler(schema: schema, dialect: dialect)
         let alias = SQLCompiler.rootAlias
+        // A path is compiled once and its text reused wherever the query reads
+        // it: PostgreSQL accepts a selected or sorted path of a grouped query
+        // only when its text is that of a `GROUP BY` term, and each compile
+        // of a path through a relationship names its subquery's table afresh.
+        var paths: [ValuePath: String] = [:]
+        func value(_ path: ValuePath) -> String {
+            if let sql = paths[path] { return sql }
+            let sql = compiler.value(path, in: entity, alias: alias)
+            paths[path] = sql
+            return sql
+        }
         // Arguments bind in the order their placeholders appear, so clauses compile in SQL order.
         let columns = select.terms.map { term in
-            "\(term.sql(&compiler, in: entity, alias: alias)) AS \(SQL.quote(term.name))"
+            "\(term.sql(value: term.path.map(value), dialect: dialect)) AS \(SQL.quote(term.name))"
         }
         var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(entity.quotedTable) AS \(alias)"
         if let condition = try compiler.condition(from.predicate?.predicate, in: entity, alias: alias) {
             sql += " WHERE " + condition
         }
-        let groupKeys = (groupBy?.paths ?? []).map { compiler.value($0, in: entity, alias: alias) }
+        let groupKeys = (groupBy?.paths ?? []).map(value)
         if !groupKeys.isEmpty {
             sql += " GROUP BY " + groupKeys.joined(separator: ", ")
-            let sortTerms = compiler.sortTerms(from.order, in: entity, alias: alias)
+            let sortTerms = (from.order?.keys ?? []).map { $0.sql(value: value($0.path)) }
             sql +=
                 " ORDER BY " + (sortTerms + groupKeys.map { "\($0) ASC NULLS FIRST" }).joined(separator: ", ")
         } else if !select.aggregates {
@@ -50,14 +61,14 @@ extension QueryChain {
 }
 
 extension SelectTerm {
-    /// The term's SQL expression, without its name.
-    func sql(_ compiler: inout SQLCompiler, in entity: EntityDescription, alias: String) -> String {
-        guard let path else { return "count(*)" }
-        let value = compiler.value(path, in: entity, alias: alias)
+    /// The term's SQL expression, without its name, given the SQL of its
+    /// path's value (`nil` for a count of objects).
+    func sql(value: String?, dialect: SQLDialect) -> String {
+        guard let value else { return "count(*)" }
         switch function {
         case .value: return value
         case .average where !isDecimal:
-            return compiler.dialect.average(value)
+            return dialect.average(value)
         case .sum, .average, .minimum, .maximum:
             // `rawValue` is the SQL name: sum, avg, min, max.
             return isDecimal ? "strata_decimal_\(function.rawValue)(\(value))" : "\(function.rawValue)(\(value))"
@@ -66,21 +77,3 @@ extension SelectTerm {
     }
 }
 
-extension SQLCompiler {
-    /// The `ORDER BY` terms of `order`'s keys alone, without the row ID, which
-    /// a grouped query cannot sort by.
-    fileprivate mutating func sortTerms<Object>(
-        _ order: OrderBy<Object>?, in entity: EntityDescription, alias: String
-    ) -> [String] {
-        var terms: [String] = []
-        for key in order?.keys ?? [] {
-            var expression = value(key.path, in: entity, alias: alias)
-            if !key.options.isEmpty {
-                expression = "strata_fold(\(expression), \(key.options.rawValue))"
-            }
-            let direction = key.isAscending ? "ASC" : "DESC"
-            terms.append("\(expression) \(direction) NULLS \(key.nullsFirst ? "FIRST" : "LAST")")
-        }
-        return terms
-    }
-}

@@ -51,21 +51,6 @@ extension BaseDataTransaction {
         deferringFailure(or: []) { try contexts.fetchExisting(objects) }
     }
 
-    /// This transaction's instances of `objects` (from any context) that
-    /// still exist, in the same order; those it does not hold yet are read in
-    /// one query per entity (see `edit(objects)`).
-    ///
-    /// - Throws: a ``StrataError`` if the read fails.
-    ///
-    /// ```swift
-    /// let mine = try tx.fetchExisting(monitor.objectsInAllSections())
-    /// ```
-    public func fetchExisting<Object: ManagedObject>(
-        _ objects: some Sequence<Object>
-    ) throws(StrataError) -> [Object] {
-        try StrataError.catching { try contexts.fetchExisting(objects) }
-    }
-
     /// The result of `body`, or `fallback` when it fails: `edit` cannot
     /// throw, so the failure is kept and thrown by the transaction's next
     /// read or its commit.

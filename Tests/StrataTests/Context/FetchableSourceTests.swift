@@ -67,4 +67,35 @@ struct FetchableSourceTests {
         #expect(sameContext)
         #expect(try stack.fetchExisting(onMain) === onMain)
     }
+
+    /// `fetchExisting(objects)`, CoreStore's look-up of many objects, serves
+    /// the stack as it serves transactions: each object's instance there,
+    /// in order, deleted ones left out.
+    @Test(arguments: StoreKind.allCases)
+    func fetchExistingOfManyObjectsServesTheStackAndTransactions(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, kind, in: directory)
+        let ids = try stack.perform(synchronous: { tx in
+            (0..<3).map { rank in
+                let item = tx.create(Into<MonItem>())
+                item.rank = rank
+                return item.objectID
+            }
+        })
+        let held = try #require(try stack.fetchExisting(ids[0]))
+        let ranks = try stack.perform(synchronous: { tx in
+            let items = tx.edit(ids)
+            tx.delete(items[1])
+            // Pending deletions are left out; the transaction's own instances come back.
+            let mine = try tx.fetchExisting([held, items[2], items[1]])
+            #expect(mine.first === items[0] && mine.last === items[2])
+            return items.map(\.rank)
+        })
+        #expect(ranks == [0, 1, 2])
+        let fromTransaction = try stack.perform(synchronous: { tx in tx.edit(ids) })
+        let onMain = try stack.fetchExisting(fromTransaction.reversed())
+        #expect(onMain.map(\.rank) == [2, 0])
+        #expect(onMain.last === held)
+        #expect(try stack.fetchExisting([held]).first === held)
+    }
 }

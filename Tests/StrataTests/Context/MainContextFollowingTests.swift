@@ -74,6 +74,41 @@ struct MainContextFollowingTests {
         #expect(held.allSatisfy { $0.generation == first?.generation })
     }
 
+    /// `fetchExisting` of an object the main context holds reads no row, yet
+    /// looks at the store like every read: what another writer committed is
+    /// merged first, and neither it nor a monitor or publisher made from it
+    /// starts from values the store no longer has.
+    @Test(arguments: StoreKind.enabled([.file, .postgreSQL]))
+    func fetchExistingOfAHeldObjectMergesAnotherWritersCommitsFirst(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let viewer = try makeStack(monitorSchema, kind, in: directory)
+        let writer = try makeStack(monitorSchema, kind, in: directory)
+        let ids = try writer.perform(synchronous: { tx in
+            (0..<2).map { rank in
+                let item = tx.create(Into<MonItem>())
+                item.rank = rank
+                return item.objectID
+            }
+        })
+        let held = try viewer.fetchExisting(ids)
+        #expect(held.map(\.rank) == [0, 1])
+
+        try writer.perform(synchronous: { tx in tx.delete(ids[0]) })
+        #expect(try viewer.fetchExisting(ids[0]) == nil)
+        #expect(held[0].isDeletedObject)
+
+        try writer.perform(synchronous: { tx in tx.edit(ids[1])!.rank = 10 })
+        #expect(try viewer.fetchExisting(held[1])?.rank == 10)
+        try writer.perform(synchronous: { tx in tx.edit(ids[1])!.rank = 11 })
+        #expect(try viewer.fetchExisting(ids).map(\.rank) == [11])
+        try writer.perform(synchronous: { tx in tx.edit(ids[1])!.rank = 12 })
+        #expect(try viewer.fetchExisting(held).map(\.rank) == [12])
+        try writer.perform(synchronous: { tx in tx.edit(ids[1])!.rank = 13 })
+        #expect(try viewer.monitorObject(ids[1]).object?.rank == 13)
+        try writer.perform(synchronous: { tx in tx.edit(ids[1])!.rank = 14 })
+        #expect(try viewer.publishObject(ids[1]).snapshot?.$rank == 14)
+    }
+
     @Test
     func aReadWithNoRowStillMergesUpToItsSnapshot() throws {
         let directory = TemporaryDirectory()

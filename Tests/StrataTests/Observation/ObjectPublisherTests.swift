@@ -102,6 +102,35 @@ struct ObjectPublisherTests {
         #expect(publisher.snapshot == nil && publisher.isObjectDeleted && publisher.object == nil)
     }
 
+    /// A wipe lists only the objects the main context holds; a publisher
+    /// holds its object's values, not the object, and must still end.
+    @Test(arguments: StoreKind.allCases)
+    func aWipeEndsAPublisherWhoseObjectNobodyHolds(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let (stack, ann, _) = try makeObservedPeople(kind, in: directory)
+        let annPublisher = try stack.publishObject(ann)
+        var seen: [String?] = []
+        let owner = NSObject()
+        annPublisher.addObserver(owner) { seen.append($0.snapshot?.$name) }
+        try stack.wipeAllData()
+        #expect(seen == [nil])
+        #expect(annPublisher.snapshot == nil && annPublisher.isObjectDeleted)
+        guard kind != .inMemory else { return }
+
+        // Another stack's wipe, read from the commit log, ends it too.
+        let other = try makeStack(observationSchema, kind, in: directory)
+        let cy = try other.perform(synchronous: { tx in
+            let cy = tx.create(Into<ObsPerson>())
+            cy.name = "Cy"
+            return cy.objectID
+        })
+        let cyPublisher = try stack.publishObject(cy)
+        #expect(cyPublisher.snapshot?.$name == "Cy")
+        try other.wipeAllData()
+        _ = try stack.fetchCount(From<ObsPerson>())
+        #expect(cyPublisher.isObjectDeleted)
+    }
+
     // MARK: AsyncSequence
 
     @Test func snapshotsYieldTheCurrentValueThenEachCommit() async throws {

@@ -448,10 +448,10 @@ struct SelectTests {
         #expect(first == count.map { .integer(Int64($0)) }, "seed \(seed)")
     }
 
-    // SQLite only for now: PostgreSQL refuses a GROUP BY on a correlated
-    // subquery over an ungrouped column (SQLSTATE 42803); the PostgreSQL
-    // dialect must group by the foreign-key column instead (issue #16).
-    @Test(arguments: StoreKind.sqlite)
+    // PostgreSQL takes a selected or sorted path of a grouped query only when
+    // its text is that of a GROUP BY term (else SQLSTATE 42803): a path
+    // compiles to one text wherever the query reads it.
+    @Test(arguments: StoreKind.allCases)
     @MainActor
     func termsAndGroupsFollowToOneRelationships(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
@@ -516,6 +516,20 @@ struct SelectTests {
             .compile(in: schema.entity(of: SelPerson.self), schema: schema, dialect: .sqlite)
         #expect(
             names.sql == #"SELECT t0."name" AS "name" FROM "SelPerson" AS t0 ORDER BY t0._pk ASC"#)
+
+        // A path is one text wherever the query reads it, as PostgreSQL needs
+        // to match a selected or sorted term with a group key.
+        let byOwner = try From<SelPet>()
+            .select(.attribute(\.$owner ~ \.$name), .count())
+            .groupBy(\.$owner ~ \.$name)
+            .orderBy(.descending(\.$owner ~ \.$name))
+            .compile(in: schema.entity(of: SelPet.self), schema: schema, dialect: .sqlite)
+        let owner = #"(SELECT t1."name" FROM "SelPerson" AS t1 WHERE t1._pk = t0."owner")"#
+        #expect(
+            byOwner.sql == """
+                SELECT \(owner) AS "owner.name", count(*) AS "count" FROM "SelPet" AS t0 \
+                GROUP BY \(owner) ORDER BY \(owner) DESC NULLS LAST, \(owner) ASC NULLS FIRST
+                """)
     }
 }
 
