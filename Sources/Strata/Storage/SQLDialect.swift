@@ -35,17 +35,41 @@ package enum SQLDialect: Sendable {
         }
     }
 
-    /// The name an index named `name` has in the store. PostgreSQL cuts
-    /// identifiers at 63 bytes, so that two long names could become one, and
-    /// the cut name would not be found again: there a longer name keeps its
-    /// first 46 characters and ends in `_` and a hash of the whole name.
-    /// (Index names are ASCII: they join validated identifiers.)
-    func indexName(_ name: String) -> String {
-        guard self == .postgreSQL, name.utf8.count > 63 else { return name }
+    /// The longest identifier the engine keeps whole, in UTF-8 bytes: 63 for
+    /// PostgreSQL, which cuts longer ones (`NAMEDATALEN` - 1); SQLite has no
+    /// limit (`Int.max`).
+    package var identifierLimit: Int {
+        switch self {
+        case .sqlite: return .max
+        case .postgreSQL: return 63
+        }
+    }
+
+    /// The name a table, column or index named `name` has in the store.
+    ///
+    /// Strata's SQL always names things by their schema names; only the
+    /// catalogue holds stored names. On SQLite the two are the same. PostgreSQL
+    /// cuts identifiers past ``identifierLimit``, so that two long names
+    /// (`_strata_link_<Entity>_<field>`, say) could become one and a cut
+    /// name would not be found again: there a longer name keeps its first 46
+    /// bytes (so its `_strata_link_` or `_strata_migrating_` prefix too) and
+    /// ends in `_` and 16 hex digits of a hash of the whole name, 63 bytes in
+    /// all. The PostgreSQL session applies this to every quoted identifier of
+    /// a statement it sends; what reads the catalogue compares stored names.
+    package func storedName(_ name: String) -> String {
+        let limit = identifierLimit
+        guard name.utf8.count > limit else { return name }
         var hash: UInt64 = 14_695_981_039_346_656_037  // FNV-1a, the same in every process
         for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
         let digits = String(hash, radix: 16)
-        return name.prefix(46) + "_" + String(repeating: "0", count: 16 - digits.count) + digits
+        var kept = ""  // whole characters only: a name may be UTF-8 in a hook's SQL
+        var keptLength = 0
+        for scalar in name.unicodeScalars {
+            keptLength += UTF8.width(scalar)
+            if keptLength > limit - 17 { break }
+            kept.unicodeScalars.append(scalar)
+        }
+        return kept + "_" + String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     /// Ends a `CREATE TABLE` whose table needs no row ID of its own.
