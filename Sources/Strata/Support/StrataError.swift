@@ -43,7 +43,8 @@ public enum StrataError: Error, Sendable {
     case crossStoreTransaction(configurations: [String?])
     /// The store holds a schema other than the stack's and no migration is possible.
     case schemaMismatch(path: String, storeVersion: String, schemaVersion: String)
-    /// The schema itself is wrong: `entity` and `field` name the culprit.
+    /// The schema itself is wrong: `entity` and `field` name the culprit
+    /// (also a name too long for the store's engine: on PostgreSQL, past 63 bytes).
     case invalidSchema(entity: String?, field: String?, reason: String)
     /// A ``SchemaHistory`` or its ``MigrationChain`` is wrong: a loop, a version
     /// listed twice or with two successors, a version not in the history, or no
