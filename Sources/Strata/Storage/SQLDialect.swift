@@ -152,23 +152,34 @@ package enum SQLDialect: Sendable {
     /// the store, in the same round trip, with the generation as payload:
     /// the server delivers the notification when the transaction commits, to
     /// every connection listening on the store's channel
-    /// (``commitChannel(_:)``). SQLite's followers poll the file's data
+    /// (``commitChannel(_:)``, which each session of the store sets as
+    /// ``commitChannelSetting``). SQLite's followers poll the file's data
     /// version instead.
     func announcingCommit(_ insert: String) -> String {
         switch self {
         case .sqlite:
             return insert
         case .postgreSQL:
+            let channel = "coalesce(current_setting('\(Self.commitChannelSetting)', TRUE), "
+                + "'strata:' || current_schema())"
             return "WITH logged AS (\(insert) RETURNING generation) "
-                + "SELECT pg_notify('strata:' || current_schema(), CAST(generation AS TEXT)) FROM logged"
+                + "SELECT pg_notify(\(channel), CAST(generation AS TEXT)) FROM logged"
         }
     }
 
     /// The channel a PostgreSQL store's commits are announced on, for the
-    /// store in schema `schema`: `strata:<schema>`.
+    /// store in schema `schema`: `strata:<schema>`, a name like any other,
+    /// so that past 63 bytes (a schema name of 57 or more) it is its
+    /// ``storedName(_:)``, where the server would refuse to notify it.
     package static func commitChannel(_ schema: String) -> String {
-        "strata:" + schema
+        SQLDialect.postgreSQL.storedName("strata:" + schema)
     }
+
+    /// The session setting that holds the store's ``commitChannel(_:)``, set
+    /// by every session of the store as it connects: the statement that
+    /// announces a commit is the same for every store, and the channel's
+    /// hash is computed once, in Swift.
+    package static let commitChannelSetting = "strata.commit_channel"
 
     /// The first key of Strata's advisory locks, so that they do not meet an
     /// application's own (which use one key, or other classes).
