@@ -72,6 +72,12 @@ package enum SQLDialect: Sendable {
         return kept + "_" + String(repeating: "0", count: 16 - digits.count) + digits
     }
 
+    /// Whether text can hold U+0000 (NUL): SQLite's can; PostgreSQL's cannot,
+    /// and its server fails the statement (error 22021), which ends the
+    /// transaction. So there Strata refuses such a value before it is sent,
+    /// naming the field: ``StrataError/textHoldingNUL(entity:field:)``.
+    var textHoldsNUL: Bool { self == .sqlite }
+
     /// Ends a `CREATE TABLE` whose table needs no row ID of its own.
     var withoutRowID: String {
         switch self {

@@ -66,7 +66,8 @@ public enum StrataError: Error, Sendable {
     /// and was opened with ``LocalStorageOptions/preventProgressiveMigration``.
     case progressiveMigrationPrevented(path: String, versions: [String])
     /// A value cannot be stored (NaN, an unsigned integer past `Int64.max`, a
-    /// value that does not decode).
+    /// value that does not decode, text holding NUL on PostgreSQL), or
+    /// compared with in a query.
     case invalidValue(entity: String, field: String, reason: String)
     /// A commit would store a second object with the same `.unique` value.
     case uniqueConstraintViolation(entity: String, fields: [String])
@@ -203,6 +204,15 @@ extension StrataError {
         } catch {
             throw wrapping(error)
         }
+    }
+
+    /// ``invalidValue(entity:field:reason:)`` for text holding U+0000 (NUL),
+    /// written to or compared with a field of a store whose text cannot hold
+    /// it (``SQLDialect/textHoldsNUL``).
+    static func textHoldingNUL(entity: String, field: String) -> StrataError {
+        .invalidValue(
+            entity: entity, field: field,
+            reason: "the text holds NUL (U+0000), which PostgreSQL text cannot hold")
     }
 
     /// The same error with the entity and field names filled in.
