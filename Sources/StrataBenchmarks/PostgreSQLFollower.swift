@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import Strata
 
 /// The follow benchmark's raw-libpq follower process, for a store on
 /// PostgreSQL: `StrataBenchmarks --follow-raw-postgresql postgresql:<schema>
@@ -25,7 +26,7 @@ enum RawPostgreSQLFollower {
                 description: "usage: \(flag) postgresql:<schema> <commits> <interval µs> <output path>")
         }
         let connection = try RawPostgreSQL(try PostgreSQLFixtures.connectionString(), schema: schema)
-        try connection.execute("LISTEN \(quotedIdentifier("strata:\(schema)"))")
+        try connection.execute("LISTEN \(quotedIdentifier(SQLDialect.commitChannel(schema)))")
         let select = try connection.prepare(
             #"SELECT "sequence", "sent" FROM "FollowBench" WHERE "sequence" > $1 ORDER BY "sequence""#,
             types: [RawPostgreSQLType.int8])

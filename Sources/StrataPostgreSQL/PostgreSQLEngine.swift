@@ -15,6 +15,15 @@ struct PostgreSQLEngine: ServerStoreEngine {
     }
 
     func connect(_ role: ConnectionRole) throws -> any ServerConnection {
+        // The server would cut a longer name, and the store would live in a
+        // schema named otherwise than it says; refused, as entity names are.
+        let limit = dialect.identifierLimit
+        guard schema.utf8.count <= limit else {
+            throw StrataError.storage(
+                path: displayName,
+                reason: "the schema name is \(schema.utf8.count) bytes long, and PostgreSQL "
+                    + "identifiers are at most \(limit) bytes")
+        }
         let session = try PostgreSQLSession(connectionString: connectionString, setUp: setUp)
         if role == .writer { try prepareSchema(on: session) }
         return session
@@ -27,10 +36,12 @@ struct PostgreSQLEngine: ServerStoreEngine {
             onCommit: onCommit)
     }
 
-    /// What every session runs when it connects: the store's schema, UTC, no notices.
+    /// What every session runs when it connects: the store's schema, UTC, no
+    /// notices, the channel its commits are announced on.
     private var setUp: String {
         "SET search_path TO \(PostgreSQLFunctions.quotedIdentifier(schema)); SET TIME ZONE 'UTC'; "
-            + "SET client_min_messages TO WARNING"
+            + "SET client_min_messages TO WARNING; SET \(SQLDialect.commitChannelSetting) TO "
+            + PostgreSQLFunctions.literal(SQLDialect.commitChannel(schema))
     }
 
     /// Creates the store's schema and the functions Strata's SQL calls

@@ -82,7 +82,8 @@ final class PostgreSQLSession: ServerConnection {
     /// Whether the connection to the server is up.
     var isConnected: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
 
-    /// Runs one or more statements that take no arguments (DDL, `BEGIN`, `LISTEN`).
+    /// Runs one or more statements that take no arguments (DDL, `BEGIN`,
+    /// `LISTEN`), long names shortened as in a prepared statement (``ServerSQL``).
     ///
     /// `COMMIT` or `ROLLBACK` of a transaction lost with its connection ends
     /// it: the server rolled it back, so `ROLLBACK` succeeds and `COMMIT` throws.
@@ -94,7 +95,7 @@ final class PostgreSQLSession: ServerConnection {
             throw lostTransactionError(sql: sql)
         }
         try reconnectIfNeededOutsideTransaction()
-        let result = PQexec(handle, sql)
+        let result = PQexec(handle, ServerSQL.translated(sql, numberingPlaceholders: false))
         defer { PQclear(result) }
         do {
             try check(result, sql: sql)

@@ -7,7 +7,8 @@ import Strata
 /// row, read columns by storage class.
 ///
 /// The SQL is written once for both engines, with SQLite's `?` placeholders;
-/// they become `$1…$n` here. Values travel in binary, converted to the type the
+/// they become `$1…$n` here, and names past 63 bytes their stored ones
+/// (``ServerSQL``). Values travel in binary, converted to the type the
 /// server inferred for each parameter (an `.integer` compared with a
 /// `DOUBLE PRECISION` column is sent as a float8), and rows come back in
 /// binary: no number is printed and parsed on the way.
@@ -129,7 +130,8 @@ final class PostgreSQLStatement: ServerStatement {
     private static func prepare(
         _ sql: String, as name: String, on session: PostgreSQLSession
     ) throws {
-        let prepared = PQprepare(session.handle, name, numberingPlaceholders(sql), 0, nil)
+        let serverSQL = ServerSQL.translated(sql, numberingPlaceholders: true)
+        let prepared = PQprepare(session.handle, name, serverSQL, 0, nil)
         defer { PQclear(prepared) }
         try session.check(prepared, sql: sql)
     }
@@ -240,35 +242,6 @@ final class PostgreSQLStatement: ServerStatement {
     /// has no fraction and fits, else the nearest double.
     private func numeric(at index: Int32) -> StoredValue {
         PostgreSQLNumeric.decode(raw(at: index))
-    }
-
-    /// `sql` with each `?` outside quotes and comments replaced by `$1`, `$2`, …
-    static func numberingPlaceholders(_ sql: String) -> String {
-        var output = ""
-        output.reserveCapacity(sql.utf8.count + 16)
-        var number = 0
-        var quote: Character?
-        var iterator = sql.makeIterator()
-        var lineComment = false
-        var previous: Character = " "
-        while let character = iterator.next() {
-            defer { previous = character }
-            if lineComment {
-                if character == "\n" { lineComment = false }
-            } else if let open = quote {
-                if character == open { quote = nil }
-            } else if character == "'" || character == "\"" {
-                quote = character
-            } else if character == "-" && previous == "-" {
-                lineComment = true
-            } else if character == "?" {
-                number += 1
-                output += "$\(number)"
-                continue
-            }
-            output.append(character)
-        }
-        return output
     }
 }
 

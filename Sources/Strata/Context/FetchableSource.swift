@@ -30,9 +30,10 @@
 ///
 /// The errors: ``StrataError/storeNotAdded`` on a stack without a store;
 /// ``StrataError/invalidValue(entity:field:reason:)`` for a value a query
-/// cannot bind or a predicate over its limits; ``StrataError/sqlite(code:message:sql:)``
-/// for raw SQL that fails; in a transaction, what flushing its pending
-/// changes throws (a ``StrataError/uniqueConstraintViolation(entity:fields:)``, say).
+/// cannot bind (on PostgreSQL, text holding NUL) or a predicate over its
+/// limits; ``StrataError/sqlite(code:message:sql:)`` for raw SQL that fails;
+/// in a transaction, what flushing its pending changes throws (a
+/// ``StrataError/uniqueConstraintViolation(entity:fields:)``, say).
 public protocol FetchableSource {
     /// The context this source reads through: the main context for a
     /// ``DataStack``, the transaction's own for a transaction.

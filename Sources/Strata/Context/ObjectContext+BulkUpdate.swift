@@ -74,6 +74,9 @@ extension ObjectContext {
                     inverse: inverse))
             } else {
                 guard let slot = entity.slot(of: name) else { throw invalid("it is not a field of \(entity.name)") }
+                if !store.dialect.textHoldsNUL, case .value(let value) = change, value.isTextHoldingNUL {
+                    throw StrataError.textHoldingNUL(entity: entity.name, field: name)
+                }
                 let isNoOp: Bool
                 switch change {
                 case .addInteger(let amount, _): isNoOp = amount == 0

@@ -119,6 +119,7 @@ extension ObjectContext {
         for object in objects where object.invalidValues != nil {
             if let (_, error) = object.invalidValues?.values.first { throw error }
         }
+        if !connection.dialect.textHoldsNUL { try refuseTextHoldingNUL(objects) }
         // SQLite undoes only a failed statement, and each object is marked as
         // soon as its statement succeeds, so what was written stays written.
         // PostgreSQL ends the transaction at a failed statement instead: there
@@ -147,6 +148,21 @@ extension ObjectContext {
             throw translated(error)
         }
         pendingObjects.removeAll(keepingCapacity: true)
+    }
+
+    /// Throws for the first text value holding NUL among the fields of
+    /// `objects` that are written, on a store whose text cannot hold it:
+    /// before anything is sent, so the transaction goes on and the value can
+    /// be fixed, as a unique clash can (PostgreSQL would end it).
+    private func refuseTextHoldingNUL(_ objects: [ManagedObject]) throws {
+        for object in objects where !object.isDeleted {
+            let values = object.values
+            for slot in values.indices where values[slot].isTextHoldingNUL {
+                let entity = object.entity!
+                throw StrataError.textHoldingNUL(
+                    entity: entity.name, field: entity.attributes[slot].name)
+            }
+        }
     }
 
     /// Writes `objects`' deletes, updates and inserts, marking each object as

@@ -161,6 +161,8 @@ enum RowStatement {
         let writesRows = words.contains { writes.contains($0) }
         for (word, next) in zip(words, words.dropFirst())
         where ["INTO", "UPDATE", "FROM"].contains(word) && writesRows {
+            // As written: a name in full, or its stored name past 63 bytes
+            // (SQLDialect.storedName), which keeps the first 46, prefix included.
             let table = next.trimmingPrefix("\"").lowercased()
             if table.hasPrefix("_strata_"), !table.hasPrefix("_strata_link_") { throw refusal(sql) }
         }

@@ -123,6 +123,7 @@ struct SQLCompiler {
         case let .compare(path, op, operand):
             let (lhs, cost) = try self.lhs(path, in: entity, alias: alias)
             try countTerm(entity)
+            try checkText([operand], comparedWith: path, in: entity)
             if operand.isNull {
                 switch op {
                 case .equal: return SQLFragment("\(lhs) IS NULL", cost: cost + 1)
@@ -135,14 +136,17 @@ struct SQLCompiler {
         case let .isIn(path, values):
             let (lhs, cost) = try self.lhs(path, in: entity, alias: alias)
             try countTerm(entity)
+            try checkText(values.nonNullValues, comparedWith: path, in: entity)
             return membership(lhs, values, lhsCost: cost)
         case let .between(path, lower, upper):
             let (lhs, cost) = try self.lhs(path, in: entity, alias: alias)
             try countTerm(entity)
+            try checkText([lower, upper], comparedWith: path, in: entity)
             return SQLFragment("\(lhs) BETWEEN ? AND ?", [lower, upper], cost: cost + 3)
         case let .text(path, operation, pattern, options):
             let (lhs, cost) = try self.lhs(path, in: entity, alias: alias)
             try countTerm(entity)
+            try checkText([.text(pattern)], comparedWith: path, in: entity)
             return SQLFragment(
                 "strata_text_match(\(operation.rawValue), \(lhs), ?, \(options.rawValue))",
                 [.text(pattern)],
@@ -185,12 +189,27 @@ struct SQLCompiler {
                     + "\(op.rawValue) ?", [.integer(Int64(number))], cost: membership.cost + 1)
         case let .sql(sql, values):
             try countTerm(entity)
+            try checkText(values, comparedWith: nil, in: entity)
             // SQLite's parser may nest as deep as the text's parentheses, each in the costliest way.
             let parentheses = sql.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "(") ? 1 : 0) }
             return SQLFragment("(\(sql))", values, cost: 4 + 3 * parentheses)
         case .invalid(let error):
             throw error
         }
+    }
+
+    /// Refuses text holding NUL on a store whose text cannot hold it
+    /// (``SQLDialect/textHoldsNUL``): the server would fail the statement,
+    /// and on PostgreSQL the transaction with it. No stored value holds NUL
+    /// there, but a typed error, not an answer, keeps a query from meaning
+    /// one thing on SQLite and another on PostgreSQL.
+    /// (`values` are not even listed on SQLite.)
+    private func checkText(
+        _ values: @autoclosure () -> [StoredValue], comparedWith path: ValuePath?,
+        in entity: EntityDescription
+    ) throws {
+        guard !dialect.textHoldsNUL, values().contains(where: \.isTextHoldingNUL) else { return }
+        throw StrataError.textHoldingNUL(entity: entity.name, field: path?.description ?? "Where")
     }
 
     /// The SQL of the value at `path` and what it costs SQLite's parser:

@@ -106,6 +106,32 @@ public struct Schema: Sendable {
         if let problem = problems.first { throw problem }
     }
 
+    /// Throws when an entity or field name is longer than the store's engine
+    /// keeps an identifier whole: PostgreSQL cuts names past 63 bytes, and
+    /// Strata does not store a name you declared under another. (Names
+    /// Strata makes itself, such as link tables, are shortened instead:
+    /// ``SQLDialect/storedName(_:)``.) SQLite takes any valid name.
+    ///
+    /// - Throws: ``StrataError/invalidSchema(entity:field:reason:)`` naming
+    ///   the entity and field.
+    func validateNames(for dialect: SQLDialect) throws(StrataError) {
+        let limit = dialect.identifierLimit
+        func tooLong(_ name: String) -> String? {
+            guard name.utf8.count > limit else { return nil }
+            return "'\(name)' is \(name.utf8.count) bytes long, and PostgreSQL identifiers are "
+                + "at most \(limit) bytes; use a shorter name on a PostgreSQL store"
+        }
+        for entity in entities {
+            if let reason = tooLong(entity.name) {
+                throw .invalidSchema(entity: entity.name, field: nil, reason: reason)
+            }
+            for field in entity.fieldNames {
+                guard let reason = tooLong(field) else { continue }
+                throw .invalidSchema(entity: entity.name, field: field, reason: reason)
+            }
+        }
+    }
+
     /// The names of the schema's entities, in declaration order.
     public var entityNames: [String] { entities.map(\.name) }
 

@@ -23,6 +23,7 @@ struct StoreOpener {
     func open() throws -> (store: StoreRuntime, reader: Connection, migrationsRun: [MigrationStep]) {
         try history.validate()
         try checkConfiguration()
+        try schema.validateNames(for: settings.dialect)
         do {
             // An in-memory store's files live while its connections hold the lease.
             var lease: MemoryStoreFiles.Lease?

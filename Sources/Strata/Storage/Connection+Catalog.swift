@@ -1,5 +1,6 @@
 /// What a store's catalogue says: its tables, their columns and indexes.
-/// Reads no row of data.
+/// Reads no row of data. Names are as stored, which on PostgreSQL differs
+/// from the schema's for a name past 63 bytes (``SQLDialect/storedName(_:)``).
 extension Connection {
     /// The names of the store's tables (SQLite's own left out; on a server,
     /// the tables of the store's schema).
@@ -14,9 +15,9 @@ extension Connection {
         }
     }
 
-    /// Whether the store has a table named `name`.
+    /// Whether the store has a table named `name` in the schema.
     func hasTable(_ name: String) throws -> Bool {
-        try tableNames().contains(name)
+        try tableNames().contains(dialect.storedName(name))
     }
 
     /// The column names of table `name`; empty when there is no such table.

@@ -35,18 +35,48 @@ package enum SQLDialect: Sendable {
         }
     }
 
-    /// The name an index named `name` has in the store. PostgreSQL cuts
-    /// identifiers at 63 bytes, so that two long names could become one, and
-    /// the cut name would not be found again: there a longer name keeps its
-    /// first 46 characters and ends in `_` and a hash of the whole name.
-    /// (Index names are ASCII: they join validated identifiers.)
-    func indexName(_ name: String) -> String {
-        guard self == .postgreSQL, name.utf8.count > 63 else { return name }
+    /// The longest identifier the engine keeps whole, in UTF-8 bytes: 63 for
+    /// PostgreSQL, which cuts longer ones (`NAMEDATALEN` - 1); SQLite has no
+    /// limit (`Int.max`).
+    package var identifierLimit: Int {
+        switch self {
+        case .sqlite: return .max
+        case .postgreSQL: return 63
+        }
+    }
+
+    /// The name a table, column or index named `name` has in the store.
+    ///
+    /// Strata's SQL always names things by their schema names; only the
+    /// catalogue holds stored names. On SQLite the two are the same. PostgreSQL
+    /// cuts identifiers past ``identifierLimit``, so that two long names
+    /// (`_strata_link_<Entity>_<field>`, say) could become one and a cut
+    /// name would not be found again: there a longer name keeps its first 46
+    /// bytes (so its `_strata_link_` or `_strata_migrating_` prefix too) and
+    /// ends in `_` and 16 hex digits of a hash of the whole name, 63 bytes in
+    /// all. The PostgreSQL session applies this to every quoted identifier of
+    /// a statement it sends; what reads the catalogue compares stored names.
+    package func storedName(_ name: String) -> String {
+        let limit = identifierLimit
+        guard name.utf8.count > limit else { return name }
         var hash: UInt64 = 14_695_981_039_346_656_037  // FNV-1a, the same in every process
         for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
         let digits = String(hash, radix: 16)
-        return name.prefix(46) + "_" + String(repeating: "0", count: 16 - digits.count) + digits
+        var kept = ""  // whole characters only: a name may be UTF-8 in a hook's SQL
+        var keptLength = 0
+        for scalar in name.unicodeScalars {
+            keptLength += UTF8.width(scalar)
+            if keptLength > limit - 17 { break }
+            kept.unicodeScalars.append(scalar)
+        }
+        return kept + "_" + String(repeating: "0", count: 16 - digits.count) + digits
     }
+
+    /// Whether text can hold U+0000 (NUL): SQLite's can; PostgreSQL's cannot,
+    /// and its server fails the statement (error 22021), which ends the
+    /// transaction. So there Strata refuses such a value before it is sent,
+    /// naming the field: ``StrataError/textHoldingNUL(entity:field:)``.
+    var textHoldsNUL: Bool { self == .sqlite }
 
     /// Ends a `CREATE TABLE` whose table needs no row ID of its own.
     var withoutRowID: String {
@@ -128,23 +158,34 @@ package enum SQLDialect: Sendable {
     /// the store, in the same round trip, with the generation as payload:
     /// the server delivers the notification when the transaction commits, to
     /// every connection listening on the store's channel
-    /// (``commitChannel(_:)``). SQLite's followers poll the file's data
+    /// (``commitChannel(_:)``, which each session of the store sets as
+    /// ``commitChannelSetting``). SQLite's followers poll the file's data
     /// version instead.
     func announcingCommit(_ insert: String) -> String {
         switch self {
         case .sqlite:
             return insert
         case .postgreSQL:
+            let channel = "coalesce(current_setting('\(Self.commitChannelSetting)', TRUE), "
+                + "'strata:' || current_schema())"
             return "WITH logged AS (\(insert) RETURNING generation) "
-                + "SELECT pg_notify('strata:' || current_schema(), CAST(generation AS TEXT)) FROM logged"
+                + "SELECT pg_notify(\(channel), CAST(generation AS TEXT)) FROM logged"
         }
     }
 
     /// The channel a PostgreSQL store's commits are announced on, for the
-    /// store in schema `schema`: `strata:<schema>`.
+    /// store in schema `schema`: `strata:<schema>`, a name like any other,
+    /// so that past 63 bytes (a schema name of 57 or more) it is its
+    /// ``storedName(_:)``, where the server would refuse to notify it.
     package static func commitChannel(_ schema: String) -> String {
-        "strata:" + schema
+        SQLDialect.postgreSQL.storedName("strata:" + schema)
     }
+
+    /// The session setting that holds the store's ``commitChannel(_:)``, set
+    /// by every session of the store as it connects: the statement that
+    /// announces a commit is the same for every store, and the channel's
+    /// hash is computed once, in Swift.
+    package static let commitChannelSetting = "strata.commit_channel"
 
     /// The first key of Strata's advisory locks, so that they do not meet an
     /// application's own (which use one key, or other classes).

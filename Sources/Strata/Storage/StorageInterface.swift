@@ -74,6 +74,9 @@ public struct StoreSettings: Sendable {
         return nil
     }
 
+    /// How the store's engine spells what the engines spell differently.
+    var dialect: SQLDialect { server?.dialect ?? .sqlite }
+
     /// A path for messages, or `:memory:`, or the server store's description.
     var displayPath: String {
         switch location {

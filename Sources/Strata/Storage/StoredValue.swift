@@ -37,6 +37,16 @@ public enum StoredValue: Sendable, Hashable {
         default: return self == other
         }
     }
+
+    /// Whether this is text holding U+0000 (NUL), which SQLite's text can
+    /// hold and PostgreSQL's cannot (``SQLDialect/textHoldsNUL``).
+    var isTextHoldingNUL: Bool {
+        guard case .text(let text) = self else { return false }
+        return text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard let start = bytes.baseAddress else { return false }
+            return memchr(start, 0, bytes.count) != nil
+        } ?? text.utf8.contains(0)
+    }
 }
 
 extension StoredValue: CustomStringConvertible {

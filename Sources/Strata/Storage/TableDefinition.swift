@@ -20,7 +20,8 @@ struct TableDefinition: Sendable, Equatable {
     var indexes: [Index]
     var primaryKey: [String]?
 
-    /// The statements that create the table and its indexes.
+    /// The statements that create the table and its indexes, naming them by
+    /// their schema names (see ``SQLDialect/storedName(_:)``).
     func createStatements(in dialect: SQLDialect) -> [String] {
         var columnSQL = columns.map { column -> String in
             var text = SQL.quote(column.name)
@@ -37,7 +38,7 @@ struct TableDefinition: Sendable, Equatable {
         ]
         for index in indexes {
             statements.append(
-                "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(SQL.quote(dialect.indexName(index.name))) ON "
+                "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(SQL.quote(index.name)) ON "
                     + "\(SQL.quote(name)) (\(index.columns.map(SQL.quote).joined(separator: ", ")))")
         }
         return statements

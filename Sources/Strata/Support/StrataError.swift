@@ -43,7 +43,8 @@ public enum StrataError: Error, Sendable {
     case crossStoreTransaction(configurations: [String?])
     /// The store holds a schema other than the stack's and no migration is possible.
     case schemaMismatch(path: String, storeVersion: String, schemaVersion: String)
-    /// The schema itself is wrong: `entity` and `field` name the culprit.
+    /// The schema itself is wrong: `entity` and `field` name the culprit
+    /// (also a name too long for the store's engine: on PostgreSQL, past 63 bytes).
     case invalidSchema(entity: String?, field: String?, reason: String)
     /// A ``SchemaHistory`` or its ``MigrationChain`` is wrong: a loop, a version
     /// listed twice or with two successors, a version not in the history, or no
@@ -65,7 +66,8 @@ public enum StrataError: Error, Sendable {
     /// and was opened with ``LocalStorageOptions/preventProgressiveMigration``.
     case progressiveMigrationPrevented(path: String, versions: [String])
     /// A value cannot be stored (NaN, an unsigned integer past `Int64.max`, a
-    /// value that does not decode).
+    /// value that does not decode, text holding NUL on PostgreSQL), or
+    /// compared with in a query.
     case invalidValue(entity: String, field: String, reason: String)
     /// A commit would store a second object with the same `.unique` value
     /// (or the same values of a unique constraint's `fields`). `entity` is
@@ -208,6 +210,15 @@ extension StrataError {
         } catch {
             throw wrapping(error)
         }
+    }
+
+    /// ``invalidValue(entity:field:reason:)`` for text holding U+0000 (NUL),
+    /// written to or compared with a field of a store whose text cannot hold
+    /// it (``SQLDialect/textHoldsNUL``).
+    static func textHoldingNUL(entity: String, field: String) -> StrataError {
+        .invalidValue(
+            entity: entity, field: field,
+            reason: "the text holds NUL (U+0000), which PostgreSQL text cannot hold")
     }
 
     /// The same error with the entity and field names filled in.

@@ -37,7 +37,7 @@ final class StoreRuntime: Sendable {
     var path: String { settings.displayPath }
 
     /// How the store's engine spells what the engines spell differently.
-    var dialect: SQLDialect { settings.server?.dialect ?? .sqlite }
+    var dialect: SQLDialect { settings.dialect }
 
     /// Where the store comes among a stack's: the default configuration's
     /// first, then by configuration name.

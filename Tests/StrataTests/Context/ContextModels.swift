@@ -33,3 +33,45 @@ let contextSchema = Schema("C1", entities: [
     Entity<Owner>("Owner"), Entity<Animal>("Animal"), Entity<Passport>("Passport"),
     Entity<Club>("Club"),
 ])
+
+/// Entities and relationships whose names make Strata's own past
+/// PostgreSQL's 63 bytes, and alike in their first 63: the link tables of
+/// `firstTags`, `secondTags` and `clubs`, the position column
+/// `_order_ownerWho…` that `items` keeps in the item's table, the indexes
+/// of the to-one. Cut at 63 bytes, the two tag tables would become one.
+final class LongNamedOwner: ManagedObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("tagsOfTheFirstKindWithARelationshipNameThatIsLong")
+    var firstTags: Set<LongNamedTag>
+    @Field.Relationship("tagsOfTheSecondKindWithARelationshipNameThatIsLong")
+    var secondTags: Set<LongNamedTag>
+    @Field.Relationship("clubs", inverse: \LongNamedClub.$members) var clubs: Set<LongNamedClub>
+    @Field.Relationship(
+        "items", inverse: \LongNamedItem.$owner, deleteRule: .cascade)
+    var items: [LongNamedItem]
+}
+
+final class LongNamedTag: ManagedObject {
+    @Field.Stored("label") var label: String = ""
+}
+
+final class LongNamedClub: ManagedObject {
+    @Field.Stored("title") var title: String = ""
+    @Field.Relationship("members") var members: Set<LongNamedOwner>
+}
+
+final class LongNamedItem: ManagedObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("ownerWhoKeepsThisItemInAnOrderedListUnderAVeryLongNameIndeed")
+    var owner: LongNamedOwner?
+}
+
+/// The entity names share their first 52 characters.
+let longNamedOwnerEntity = "StrataNamesPastPostgreSQLsLimitOf63BytesAreShortenedOwner"
+
+let longLinkNamesSchema = Schema("LN1", entities: [
+    Entity<LongNamedOwner>(longNamedOwnerEntity),
+    Entity<LongNamedTag>("StrataNamesPastPostgreSQLsLimitOf63BytesAreShortenedTag"),
+    Entity<LongNamedClub>("StrataNamesPastPostgreSQLsLimitOf63BytesAreShortenedClub"),
+    Entity<LongNamedItem>("StrataNamesPastPostgreSQLsLimitOf63BytesAreShortenedItem"),
+])

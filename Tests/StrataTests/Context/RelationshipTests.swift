@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+@testable import Strata
 import Testing
 
 @MainActor
@@ -166,5 +166,72 @@ struct RelationshipTests {
         #expect(tx.hasChanges && ann.hasChanges, "an ordered relationship's order is its value")
         let changeSet = try #require(try tx.commitAndWait())
         #expect(changeSet.changedFields(of: annID.erased) == ["queue"])
+    }
+
+    /// Names Strata makes itself — link tables, position columns, indexes —
+    /// may pass PostgreSQL's 63 bytes, and be alike in their first 63: the
+    /// store is created, written, queried through them, deleted from and
+    /// reopened on every engine, and SQLite keeps them as they are.
+    @Test(arguments: StoreKind.allCases)
+    func relationshipsWhoseNamesPassPostgreSQLsLimitWorkAndReopen(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let owners = From<LongNamedOwner>().orderBy(.ascending(\.$name))
+        func check(_ stack: DataStack, _ moment: String) throws {
+            let ann = try #require(try stack.fetchOne(owners), "\(moment)")
+            #expect(ann.name == "Ann", "\(moment)")
+            #expect(ann.firstTags.map(\.label).sorted() == ["t1", "t2"], "\(moment)")
+            #expect(ann.secondTags.map(\.label) == ["t3"], "\(moment)")
+            #expect(ann.clubs.map(\.title) == ["chess"], "\(moment)")
+            #expect(ann.items.map(\.name) == ["i2", "i0", "i1"], "\(moment)")
+            let holdingT2 = owners.where(.any(\.$firstTags, \.$label == "t2"))
+            #expect(try stack.fetchAll(holdingT2).map(\.name) == ["Ann"], "\(moment)")
+            #expect(try stack.fetchCount(owners.where(.any(\.$secondTags, \.$label == "t2"))) == 0)
+            #expect(try stack.fetchCount(From<LongNamedItem>()) == 3, "Bob's item went, \(moment)")
+        }
+        do {
+            let stack = try makeStack(longLinkNamesSchema, kind, in: directory)
+            try stack.perform(synchronous: { tx in
+                let tags = ["t1", "t2", "t3"].map { label in
+                    let tag = tx.create(Into<LongNamedTag>())
+                    tag.label = label
+                    return tag
+                }
+                for name in ["Ann", "Bob"] {
+                    let owner = tx.create(Into<LongNamedOwner>())
+                    owner.name = name
+                    owner.firstTags = Set(tags[0...1])
+                    owner.secondTags = [tags[2]]
+                    let club = tx.create(Into<LongNamedClub>())
+                    club.title = name == "Ann" ? "chess" : "go"
+                    club.members = [owner]
+                    owner.items = ["i0", "i1", "i2"].prefix(name == "Ann" ? 3 : 1).map { name in
+                        let item = tx.create(Into<LongNamedItem>())
+                        item.name = name
+                        return item
+                    }
+                }
+            })
+            try stack.perform(synchronous: { tx in
+                let owners = try tx.fetchAll(owners)
+                owners[0].items = [owners[0].items[2]] + owners[0].items[0...1]
+                tx.delete(owners[1])
+            })
+            try check(stack, "after commit")
+            if kind == .inMemory { return }
+            try stack.removeStorage()
+        }
+        try check(try makeStack(longLinkNamesSchema, kind, in: directory), "after reopening")
+
+        let connection = try makeStorage(kind, in: directory).settings.openConnection(.inspector)
+        defer { connection.close() }
+        let tables = try connection.tableNames()
+        let link = "_strata_link_\(longNamedOwnerEntity)_"
+            + "tagsOfTheFirstKindWithARelationshipNameThatIsLong"
+        if kind == .file {
+            #expect(tables.contains(link), "SQLite keeps the name: \(tables)")
+        } else {
+            #expect(tables.contains(SQLDialect.postgreSQL.storedName(link)), "\(tables)")
+            #expect(tables.allSatisfy { $0.utf8.count <= 63 }, "\(tables)")
+        }
     }
 }

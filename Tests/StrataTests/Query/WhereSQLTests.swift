@@ -412,6 +412,52 @@ struct WhereSQLHostileValueTests {
         }
     }
 
+    /// Text holding NUL (U+0000), in every position a value can take: on
+    /// SQLite it is data like any other; PostgreSQL's text cannot hold it,
+    /// so there the query is refused with `.invalidValue` naming the entity
+    /// and field before it reaches the server, and a transaction whose read
+    /// was refused goes on (a statement the server fails would end it).
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func textHoldingNULInAQueryIsDataOnSQLiteAndRefusedByNameOnPostgreSQL(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(probeSchema, kind, in: directory)
+        let value = "a\0b"
+        try stack.perform(synchronous: { tx in
+            tx.create(Into<ProbeItem>()).text = kind == .postgreSQL ? "a" : value
+        })
+        for (index, query) in Self.queries(value).enumerated() {
+            guard kind == .postgreSQL else {
+                _ = try stack.fetchAll(query)
+                continue
+            }
+            let error = #expect(throws: StrataError.self, "query #\(index)") {
+                try stack.fetchAll(query)
+            }
+            guard case let .invalidValue(entity, field, reason)? = error else {
+                Issue.record("query #\(index): not .invalidValue: \(String(describing: error))")
+                continue
+            }
+            #expect(reason.contains("NUL"), "query #\(index): \(entity).\(field): \(reason)")
+            if index == 0 { #expect(entity == "Item" && field == "text") }
+            if index == 11 { #expect(entity == "Item" && field == "group.name") }
+            if index == 13 { #expect(entity == "Tag" && field == "label") }
+        }
+        if kind != .postgreSQL {
+            #expect(try stack.fetchCount(From<ProbeItem>().where(\.$text == value)) == 1)
+            #expect(try stack.fetchCount(From<ProbeItem>().where(Where(\.$text, .contains("\0")))) == 1)
+        }
+        try stack.perform(synchronous: { tx in
+            if kind == .postgreSQL {
+                #expect(throws: StrataError.self) {
+                    try tx.fetchAll(From<ProbeItem>().where(\.$text == value))
+                }
+            }
+            tx.create(Into<ProbeItem>()).text = "after"
+        })
+        #expect(try stack.fetchCount(From<ProbeItem>()) == 2)
+    }
+
     /// Every statement that reaches SQLite, in fetches and in a transaction's
     /// writes, carries the hostile values as bound parameters only.
     @Test func recordedStatementsNeverContainValues() throws {

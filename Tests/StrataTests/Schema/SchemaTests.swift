@@ -85,6 +85,16 @@ private final class Stray: ManagedObject {
     @Field.Stored("name") var name: String = ""
 }
 
+/// A field name of 63 bytes, the most PostgreSQL keeps.
+private final class KeptField: ManagedObject {
+    @Field.Stored("aFieldNameOfSixtyThreeBytesWhichIsTheMostPostgreSQLKeepsWhole63") var kept: Int = 0
+}
+
+/// A field name of 64 bytes, one more than PostgreSQL keeps.
+private final class CutField: ManagedObject {
+    @Field.Stored("aFieldNameOfSixtyFourBytesWhichIsOneMoreThanPostgreSQLKeepsWhole") var cut: Int = 0
+}
+
 private final class Keeper: ManagedObject {
     @Field.Relationship("stray") var stray: Stray?
 }
@@ -296,6 +306,43 @@ struct SchemaMistakeTests {
         #expect(schema.entityNames == ["a_1", String(repeating: "b", count: 64)])
         let directory = TemporaryDirectory()
         _ = try makeStack(schema, .inMemory, in: directory)
+    }
+
+    /// PostgreSQL keeps identifiers of at most 63 bytes: an entity or field
+    /// name past them is refused when a PostgreSQL store is added, naming
+    /// it, rather than stored under a shortened name; SQLite takes it.
+    @Test(arguments: StoreKind.allCases)
+    func namesPastSixtyThreeBytesAreRefusedOnPostgreSQLOnly(kind: StoreKind) throws {
+        let cutField = "aFieldNameOfSixtyFourBytesWhichIsOneMoreThanPostgreSQLKeepsWhole"
+        let (kept, cut) = (String(repeating: "k", count: 63), String(repeating: "c", count: 64))
+        let cases: [(Schema, refused: (entity: String, field: String?)?)] = [
+            (Schema("V1", entities: [Entity<KeptField>(kept), Entity<Stray>("Stray")]), nil),
+            (Schema("V1", entities: [Entity<CutField>("Cut"), Entity<Stray>("Stray")]), ("Cut", cutField)),
+            (Schema("V1", entities: [Entity<Plant>("Plant"), Entity<Stray>(cut)]), (cut, nil)),
+        ]
+        for (schema, refused) in cases {
+            let directory = TemporaryDirectory()
+            let stack = DataStack(schema)
+            do {
+                try stack.addStorageAndWait(makeStorage(kind, in: directory))
+                #expect(kind != .postgreSQL || refused == nil, "taken: \(String(describing: refused))")
+                try stack.perform(synchronous: { tx in _ = tx.create(Into<Stray>()) })
+                #expect(try stack.fetchCount(From<Stray>()) == 1)
+            } catch let error {
+                guard kind == .postgreSQL, let refused,
+                      case let .invalidSchema(entity, field, reason) = error as? StrataError
+                else {
+                    Issue.record("\(String(describing: refused)): \(error) on \(kind)")
+                    continue
+                }
+                #expect(entity == refused.entity && field == refused.field)
+                let name = refused.field ?? refused.entity
+                #expect(reason.contains("'\(name)' is 64 bytes") && reason.contains("at most 63 bytes"))
+                #expect(throws: StrataError.self, "no store was added") {
+                    try stack.perform(synchronous: { _ in })
+                }
+            }
+        }
     }
 
     @Test

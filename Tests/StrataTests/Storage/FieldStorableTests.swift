@@ -246,9 +246,51 @@ struct FieldStorableTests {
             "e\u{301}", "\u{E9}", "a\u{308}\u{301}\u{327}", "'); DROP TABLE \"Sample\"; --",
             "line\nbreak\r\ttab", "\u{FEFF}bom", "日本語", String(repeating: "x", count: 1_000_000),
         ]
-        // PostgreSQL's text cannot hold NUL (Docs/PostgreSQL.md, Rule 5).
+        // PostgreSQL's text cannot hold NUL (Docs/PostgreSQL.md, "What differs").
         if kind == .postgreSQL { values.removeAll { $0.contains("\0") } }
         try expectRoundTrip(\.text, values, on: kind, same: sameScalars)
+    }
+
+    /// SQLite's text holds NUL (U+0000); PostgreSQL's cannot (Docs/PostgreSQL.md,
+    /// "What differs"). There such text is refused with `.invalidValue` naming the
+    /// field, before anything is written: what was committed stays, and a
+    /// transaction whose read or `updateAll` was refused goes on.
+    @Test(arguments: StoreKind.allCases)
+    func textHoldingNULIsStoredOnSQLiteAndRefusedByNameOnPostgreSQL(kind: StoreKind) throws {
+        guard kind == .postgreSQL else {
+            try expectRoundTrip(\.text, ["a\0b", "\0"], on: kind, same: sameScalars)
+            try expectRoundTrip(\.optionalText, ["\0"], on: kind, same: ==)
+            return
+        }
+        try expectRefused(\.text, "a\0b", field: "text", on: kind)
+        try expectRefused(\.optionalText, "\0", field: "optionalText", on: kind)
+        func expectNULRefused(_ field: String, _ body: () throws -> Void) {
+            let error = #expect(throws: StrataError.self) { try body() }
+            guard case let .invalidValue(entity, errorField, reason)? = error else {
+                Issue.record("expected .invalidValue for \(field), got \(String(describing: error))")
+                return
+            }
+            #expect(entity == "Sample" && errorField == field && reason.contains("NUL"))
+        }
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(sampleSchema, kind, in: directory)
+        try stack.perform(synchronous: { tx in tx.create(Into<Sample>()).text = "committed" })
+        expectNULRefused("text") {
+            try stack.perform(synchronous: { tx in
+                tx.create(Into<Sample>()).text = "new"
+                try #require(try tx.fetchOne(From<Sample>())).text = "changed\0"
+            })
+        }
+        try stack.perform(synchronous: { tx in
+            let sample = try #require(try tx.fetchOne(From<Sample>().where(\.$text == "committed")))
+            sample.optionalText = "\0"
+            expectNULRefused("optionalText") { _ = try tx.fetchCount(From<Sample>()) }
+            sample.optionalText = "fixed"
+            expectNULRefused("text") { try tx.updateAll(From<Sample>(), .set(\.$text, to: "\0")) }
+            #expect(try tx.fetchAll(From<Sample>()).map(\.text) == ["committed"])
+        })
+        let samples = try stack.fetchAll(From<Sample>())
+        #expect(samples.map(\.text) == ["committed"] && samples.map(\.optionalText) == ["fixed"])
     }
 
     @Test(arguments: StoreKind.allCases)

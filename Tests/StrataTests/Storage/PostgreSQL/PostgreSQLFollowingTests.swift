@@ -48,6 +48,36 @@ struct PostgreSQLFollowingTests {
         #expect(viewer.mergedGeneration == (try writer.currentGeneration()))
     }
 
+    /// The channel `strata:<schema>` of a schema named with 57 to 63 bytes
+    /// passes 63 bytes, which the server refuses to notify: it is shortened
+    /// as a long table name is, the same for the writer and the listener,
+    /// so commits go through and reach the other stack. A schema name past
+    /// 63 bytes, which the server would cut, is refused.
+    @Test
+    func aSchemaNameOf63BytesAnnouncesItsCommitsAndALongerOneIsRefused() async throws {
+        let name = "strata_test_" + UUID().uuidString.lowercased() + String(repeating: "s", count: 20)
+        func stack(_ schema: Substring) throws -> DataStack {
+            let stack = DataStack(monitorSchema)
+            let server = try PostgreSQLServer.shared()
+            try stack.addStorageAndWait(
+                PostgreSQLStore(connectionString: server.connectionString, schema: String(schema)))
+            return stack
+        }
+        let (viewer, writer) = (try stack(name.prefix(63)), try stack(name.prefix(63)))
+        viewer.pollingInterval = .seconds(3_600)
+        let monitor = try viewer.monitorList(From<MonItem>())
+        try writer.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 1 })
+        try await waitUntil { monitor.numberOfObjects() == 1 }
+        #expect(monitor.numberOfObjects() == 1)
+
+        let error = #expect(throws: StrataError.self) { try stack(name.prefix(64)) }
+        guard case let .storage(_, reason)? = error else {
+            Issue.record("expected .storage, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("64 bytes") && reason.contains("at most 63 bytes"), "\(reason)")
+    }
+
     @Test
     func theListenerStopsWhenNoObserverIsLeft() async throws {
         let (viewer, writer, directory) = try openStacks()

@@ -16,8 +16,36 @@ struct PostgreSQLSessionTests {
 
     @Test func placeholdersOutsideQuotesAndCommentsAreNumbered() {
         let sql = #"SELECT '?', "a?b", ? -- what?"# + "\n, ? FROM t WHERE x = '''?' AND y = ?"
-        #expect(PostgreSQLStatement.numberingPlaceholders(sql)
+        #expect(ServerSQL.translated(sql, numberingPlaceholders: true)
             == #"SELECT '?', "a?b", $1 -- what?"# + "\n, $2 FROM t WHERE x = '''?' AND y = $3")
+    }
+
+    /// PostgreSQL cuts names past 63 bytes, so that two long ones could
+    /// become one: a quoted name past them is sent as its stored name (46
+    /// bytes of it and a hash of the whole), wherever it is in a statement but
+    /// in literals and comments; shorter names, and every name on SQLite, are
+    /// stored as they are.
+    @Test func quotedNamesPastSixtyThreeBytesAreSentAsTheirStoredNames() {
+        let long = "_strata_link_" + String(repeating: "e", count: 50) + "_field"
+        let stored = "_strata_link_eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee_9cea5e7c739ef3fc"
+        #expect(SQLDialect.postgreSQL.storedName(long) == stored, "the same in every process")
+        #expect(SQLDialect.postgreSQL.storedName(long + "2").utf8.count == 63)
+        #expect(SQLDialect.postgreSQL.storedName(long + "2") != stored)
+        #expect(SQLDialect.postgreSQL.storedName(String(long.prefix(63))) == String(long.prefix(63)))
+        #expect(SQLDialect.sqlite.storedName(long) == long)
+        let utf8 = String(repeating: "é", count: 40)  // 80 bytes: cut between characters
+        #expect(SQLDialect.postgreSQL.storedName(utf8).hasPrefix(String(repeating: "é", count: 23) + "_"))
+
+        let quoted = "x\"" + long  // "x""…" in SQL
+        let storedQuoted = SQLDialect.postgreSQL.storedName(quoted).replacingOccurrences(of: "\"", with: "\"\"")
+        let sql = #"INSERT INTO "\#(long)" ("a""b") SELECT '"\#(long)"', $$"\#(long)"$$, ?"#
+            + #" -- "\#(long)"# + "\n" + #"FROM "x""\#(long)" /* "\#(long)" /* ? */ */ WHERE y = ?"#
+        let sent = #"INSERT INTO "\#(stored)" ("a""b") SELECT '"\#(long)"', $$"\#(long)"$$, $1"#
+            + #" -- "\#(long)"# + "\n" + #"FROM "\#(storedQuoted)" /* "\#(long)" /* ? */ */ WHERE y = $2"#
+        #expect(ServerSQL.translated(sql, numberingPlaceholders: true) == sent)
+        #expect(ServerSQL.translated(#"DROP TABLE "\#(long)""#, numberingPlaceholders: false)
+            == #"DROP TABLE "\#(stored)""#)
+        #expect(ServerSQL.translated("SELECT '?'", numberingPlaceholders: false) == "SELECT '?'")
     }
 
     @Test func valuesOfEveryStorageClassRoundTrip() throws {
