@@ -15,7 +15,7 @@ extension From {
     func selectSQL(
         in entity: EntityDescription, schema: Schema, dialect: SQLDialect, limit: Int? = nil
     ) throws -> (sql: String, arguments: [StoredValue]) {
-        guard let shape = selectShape(in: entity, limit: limit) else {
+        guard let shape = selectShape(in: entity, dialect: dialect, limit: limit) else {
             return try compiledSelect(in: entity, schema: schema, dialect: dialect, limit: limit)
         }
         if let known = SelectCache.shared.withLock({ $0[shape.key] }) {
@@ -41,17 +41,21 @@ extension From {
         return ("SELECT \(entity.selectList) FROM \(entity.quotedTable) AS t0\(compiled.clauses)", compiled.arguments)
     }
 
-    /// The cache key and the operand, when the query has the cached shape.
+    /// The cache key and the operand, when the query has the cached shape
+    /// (and a value the compiler would not refuse: text holding NUL where
+    /// text cannot hold it).
     private func selectShape(
-        in entity: EntityDescription, limit: Int?
+        in entity: EntityDescription, dialect: SQLDialect, limit: Int?
     ) -> (key: SelectCache.Key, operand: StoredValue)? {
         guard order == nil, options.fetchOffset == 0, !entity.sharesTable,
               case let .compare(path, comparison, operand)? = predicate?.predicate,
-              path.relationships.isEmpty, !operand.isNull
+              path.relationships.isEmpty, !operand.isNull,
+              dialect.textHoldsNUL || !operand.isTextHoldingNUL
         else { return nil }
         let limit = limit.map { min($0, options.effectiveLimit ?? $0) } ?? options.effectiveLimit
-        return (SelectCache.Key(entity: ObjectIdentifier(entity), field: path.field, comparison: comparison, limit: limit),
-                operand)
+        let key = SelectCache.Key(
+            entity: ObjectIdentifier(entity), dialect: dialect, field: path.field, comparison: comparison, limit: limit)
+        return (key, operand)
     }
 }
 
@@ -61,6 +65,8 @@ extension From {
 enum SelectCache {
     struct Key: Hashable {
         let entity: ObjectIdentifier
+        /// A schema's entities serve stores of either engine.
+        let dialect: SQLDialect
         let field: String?
         let comparison: WherePredicate.Comparison
         let limit: Int?

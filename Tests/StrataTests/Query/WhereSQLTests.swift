@@ -426,6 +426,10 @@ struct WhereSQLHostileValueTests {
         try stack.perform(synchronous: { tx in
             tx.create(Into<ProbeItem>()).text = kind == .postgreSQL ? "a" : value
         })
+        // The commonest shape's SQL is compiled once and reused (`From+SelectCache`):
+        // a value the compiler refuses must not slip through the cached text.
+        #expect(try stack.fetchCount(From<ProbeItem>().where(\.$text == "a")) == (kind == .postgreSQL ? 1 : 0))
+        _ = try stack.fetchAll(From<ProbeItem>().where(\.$text == "a"))
         for (index, query) in Self.queries(value).enumerated() {
             guard kind == .postgreSQL else {
                 _ = try stack.fetchAll(query)
