@@ -19,7 +19,18 @@ extension ObjectContext {
         guard let value = try queryRows(query, limit: 1).rows.first?.first, !value.isNull else {
             return nil
         }
-        return try? Result(storedValue: value)
+        if let exact = try? Result(storedValue: value) { return exact }
+        // A real (an average, a sum of reals) narrows as CoreStore reads it through
+        // NSNumber: toward zero into an integer type, to the nearest `Float`.
+        guard case .real(let real) = value, real.isFinite else { return nil }
+        switch Result.storedType {
+        case .integer:
+            return Int64(exactly: real.rounded(.towardZero)).flatMap { try? Result(storedValue: .integer($0)) }
+        case .real:
+            return try? Result(storedValue: .real(Double(Float(real))))
+        case .text, .blob:
+            return nil
+        }
     }
 
     func queryAttributes<Object: ManagedObject, Result>(

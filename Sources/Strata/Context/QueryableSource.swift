@@ -15,11 +15,16 @@ public protocol QueryableSource: FetchableSource {}
 extension QueryableSource {
     /// The first term of the first row the query returns, as `Result`; `nil`
     /// when there is no row, the value is NULL (a `sum` of no rows, for
-    /// example), or it does not convert (an average of 2.5 asked as `Int`).
+    /// example), or it does not convert (text asked as `Int`, 300 as `Int8`).
+    /// A real narrows as CoreStore reads it through `NSNumber`: an average of
+    /// 2.5 asked as `Int` is 2 (toward zero), as `Float` the nearest `Float`,
+    /// as `Bool` `true` (not zero).
     ///
     /// ```swift
     /// let total = try stack.queryValue(From<Person>().select(Int.self, .sum(\.$age)))
     /// // SELECT sum(t0."age") AS "sum(age)" FROM "Person" AS t0 LIMIT ? OFFSET ?
+    /// let average = try stack.queryValue(From<Person>().select(Int.self, .average(\.$age)))
+    /// // 41 for ages 40 and 43
     /// ```
     ///
     /// - Throws: a ``StrataError`` (see ``FetchableSource``), among them an

@@ -345,16 +345,44 @@ struct SelectTests {
             }
         })
         let people = From<SelPerson>()
-        // avg is always real: 2.5 is no Int, but 3.0 is.
-        #expect(try stack.queryValue(people.select(Int.self, .average(\.$age))) == nil)
-        #expect(try stack.queryValue(people.select(Double.self, .average(\.$age))) == 2.5)
-        #expect(
-            try stack.queryValue(people.where(\.$age == 3).select(Int.self, .average(\.$age))) == 3)
-        // Text is not a number; a small sum fits a small integer type.
+        // Text is not a number; a small sum fits a small integer type, a large one does not.
         #expect(try stack.queryValue(people.select(Int.self, .maximum(\.$name))) == nil)
         #expect(try stack.queryValue(people.select(Int8.self, .sum(\.$age))) == 5)
+        #expect(try stack.queryValue(people.select(UInt8.self, .minimum(\.$age))) == 2)
         #expect(try stack.queryValue(people.select(String.self, .maximum(\.$name))) == "Bob")
         #expect(try stack.queryValue(Select<SelPerson, Int>(.sum(\.$age)).chained()) == 5)
+        try stack.perform(synchronous: { tx in tx.create(Into<SelPerson>()).age = 1_000 })
+        #expect(try stack.queryValue(people.select(Int8.self, .sum(\.$age))) == nil)
+        #expect(try stack.queryValue(people.select(Int16.self, .sum(\.$age))) == 1_005)
+    }
+
+    /// A real result (an average, a sum of doubles) narrows as CoreStore reads
+    /// it through NSNumber, over random ages: toward zero into every integer
+    /// type that holds the truncated value (`nil` in one too small), to the
+    /// nearest `Float`, to `true` unless zero; `Double` keeps it whole.
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func aRealResultNarrowsAsCoreStoreReadsIt(_ kind: StoreKind) throws {
+        var random = SplitMix64(seed: 0xA7E)
+        for round in 0..<8 {
+            let directory = TemporaryDirectory()
+            let stack = try makeStack(SelSchema.schema, kind, in: directory)
+            let ages = (0..<(2 + Int(random.next() % 5))).map { _ in Int(random.next() % 601) - 300 }
+            try stack.perform(synchronous: { tx in
+                for age in ages { tx.create(Into<SelPerson>()).age = age }
+            })
+            let average = Double(ages.reduce(0, +)) / Double(ages.count)
+            let people = From<SelPerson>()
+            let context = "round \(round), ages \(ages)"
+            let truncated = Int64(average.rounded(.towardZero))
+            #expect(try stack.queryValue(people.select(Double.self, .average(\.$age))) == average, "\(context)")
+            #expect(try stack.queryValue(people.select(Float.self, .average(\.$age))) == Float(average), "\(context)")
+            #expect(try stack.queryValue(people.select(Int.self, .average(\.$age))) == Int(truncated), "\(context)")
+            #expect(try stack.queryValue(people.select(Int64?.self, .average(\.$age))) == truncated, "\(context)")
+            #expect(try stack.queryValue(people.select(Int8.self, .average(\.$age))) == Int8(exactly: truncated), "\(context)")
+            #expect(try stack.queryValue(people.select(UInt16.self, .average(\.$age))) == UInt16(exactly: truncated), "\(context)")
+            #expect(try stack.queryValue(people.select(Bool.self, .average(\.$age))) == (average != 0), "\(context)")
+        }
     }
 
     // MARK: queryAttributes
