@@ -84,12 +84,15 @@ enum CommitLog {
         generation: UInt64, author: String?, date: Date, entities: [String: LoggedChanges],
         on connection: Connection
     ) throws {
+        let author = author.map(StoredValue.text) ?? .null
+        if !connection.dialect.textHoldsNUL, author.isTextHoldingNUL {
+            throw StrataError.textHoldingNUL(entity: table, field: "author")
+        }
         let bytes = CommitRecordCoding.encode(entities)
         try connection.run(
             connection.dialect.announcingCommit(
                 "INSERT INTO _strata_log (generation, author, time, changes) VALUES (?, ?, ?, ?)"),
-            [.integer(Int64(generation)), author.map(StoredValue.text) ?? .null,
-             .real(date.timeIntervalSince1970), .blob(Data(bytes))])
+            [.integer(Int64(generation)), author, .real(date.timeIntervalSince1970), .blob(Data(bytes))])
     }
 
     /// The records after `generation` up to `last` (all when `nil`), oldest
@@ -106,6 +109,8 @@ enum CommitLog {
             arguments.append(.integer(Int64(clamping: last)))
         }
         if let author {
+            // No record holds NUL where text cannot (`append` refuses it).
+            if !connection.dialect.textHoldsNUL, StoredValue.text(author).isTextHoldingNUL { return [] }
             sql += " AND author = ?"
             arguments.append(.text(author))
         }

@@ -79,6 +79,35 @@ struct CommitLogTests {
         #expect(try stack.history(after: 3).map(\.generation) == [4, 5])
     }
 
+    /// An author holding NUL is recorded on SQLite; PostgreSQL's text cannot
+    /// hold it, so there the commit fails with a typed error naming the
+    /// log's author, rolled back whole, and no record has that author.
+    @Test(arguments: StoreKind.allCases)
+    func anAuthorHoldingNULIsRecordedOnSQLiteAndRefusedByNameOnPostgreSQL(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, kind, in: directory)
+        try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 1 })
+        let author = "a\0b"
+        let commit = { try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 2 }, author: author) }
+        if kind == .postgreSQL {
+            let error = #expect(throws: StrataError.self) { try commit() }
+            guard case let .invalidValue(entity, field, _)? = error else {
+                Issue.record("not .invalidValue: \(String(describing: error))")
+                return
+            }
+            #expect(entity == "_strata_log" && field == "author")
+            #expect(try stack.history(author: author).isEmpty)
+            #expect(try stack.fetchCount(From<MonItem>()) == 1, "rolled back whole")
+            #expect(try stack.currentGeneration() == 1)
+        } else {
+            try commit()
+            #expect(try stack.history(author: author).map(\.generation) == [2])
+        }
+        // The store goes on.
+        try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 3 }, author: "after")
+        #expect(try stack.history(author: "after").count == 1)
+    }
+
     @Test
     func purgingKeepsWhatComesAfterAndIsItselfACommit() throws {
         let directory = TemporaryDirectory()
