@@ -163,6 +163,17 @@ extension FetchableSource {
         try StrataError.catching { try sourceContext().contexts.fetchExisting(ids) }
     }
 
+    /// The objects with `ids` that still exist, in the same order: the
+    /// sequence form, for an array literal (`fetchExisting([a, b])`), whose
+    /// element type the generic form cannot infer.
+    ///
+    /// - Throws: a ``StrataError`` if the read fails.
+    public func fetchExisting<Object: ManagedObject>(
+        _ ids: [ObjectID<Object>]
+    ) throws(StrataError) -> [Object] {
+        try StrataError.catching { try sourceContext().contexts.fetchExisting(ids) }
+    }
+
     /// This source's instances of `objects` (from any context) that still
     /// exist, in the same order; those it does not hold yet are read in one
     /// query per entity (in a transaction, `edit(objects)` does the same

@@ -30,6 +30,13 @@ extension BaseDataTransaction {
         deferringFailure(or: []) { try contexts.fetchExisting(ids) }
     }
 
+    /// The objects with `ids` that still exist, ready to change: the
+    /// sequence form, for an array literal (`tx.edit([a, b])`), whose element
+    /// type the generic form cannot infer.
+    public func edit<Object: ManagedObject>(_ ids: [ObjectID<Object>]) -> [Object] {
+        deferringFailure(or: []) { try contexts.fetchExisting(ids) }
+    }
+
     /// This transaction's instances of `objects` (from any context, for
     /// example the main context's objects a list shows) that still exist, in
     /// the same order, ready to change: for each object what

@@ -98,4 +98,25 @@ struct FetchableSourceTests {
         #expect(onMain.last === held)
         #expect(try stack.fetchExisting([held]).first === held)
     }
+
+    /// IDs in an array literal, as CoreStore's callers write them, compile
+    /// with no type spelled out and read what an array of IDs reads.
+    @Test
+    func idsInAnArrayLiteralNeedNoTypeSpelledOut() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .inMemory, in: directory)
+        let (first, second) = try stack.perform(synchronous: { tx in
+            (tx.create(Into<MonItem>()), tx.create(Into<MonItem>()))
+        })
+        let (a, b) = (first.objectID, second.objectID)
+        let ranks = try stack.perform(synchronous: { tx in
+            let items = tx.edit([b, a])
+            for (rank, item) in items.enumerated() { item.rank = rank + 1 }
+            let found = try tx.fetchExisting([a])
+            #expect(found.map(\.rank) == [2])
+            return items.map(\.rank)
+        })
+        #expect(ranks == [1, 2])
+        #expect(try stack.fetchExisting([a, b]).map(\.rank) == [2, 1])
+    }
 }
