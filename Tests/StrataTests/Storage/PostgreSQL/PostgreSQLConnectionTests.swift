@@ -18,11 +18,12 @@ import ThrowawayPostgreSQL
 @Suite(.enabled(if: PostgreSQLServer.isEnabled, "STRATA_POSTGRESQL=off"))
 struct PostgreSQLConnectionTests {
     /// A private server and a session of the test's own, which counts the
-    /// server's client backends (itself included).
+    /// other client backends of the test's database. Not a baseline taken
+    /// at the start: `createdb`'s backend (in another database) can still be
+    /// exiting then, under load, and a count one too high never settled.
     private final class Backends {
         let server: PostgreSQLServer
         let session: PostgreSQLSession
-        private(set) var baseline = 0
 
         init() throws {
             server = try PostgreSQLServer.start()
@@ -32,7 +33,6 @@ struct PostgreSQLConnectionTests {
                 server.stop()
                 throw error
             }
-            baseline = try count()
         }
 
         func stop() {
@@ -45,23 +45,25 @@ struct PostgreSQLConnectionTests {
             PostgreSQLStore(connectionString: server.connectionString, schema: schema)
         }
 
-        /// The client backends connected now.
+        /// The client backends connected to the test's database now, not
+        /// counting the counting session's own.
         func count() throws -> Int {
-            let statement = try session.prepare(
-                "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'")
+            let statement = try session.prepare("""
+                SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'
+                AND datname = current_database() AND pid <> pg_backend_pid()
+                """)
             return try statement.step() ? Int(statement.int64(at: 0)) : -1
         }
 
-        /// Waits, holding the caller's actor, until `extra` more client
-        /// backends than at the start are connected (a backend exits after
-        /// its client hangs up, and the listener connects and stops on a
-        /// thread of its own), for at most 20 s; returns how many more there
-        /// are then.
-        func settle(at extra: Int) throws -> Int {
-            var now = try count() - baseline
-            for _ in 0..<1_000 where now != extra {
+        /// Waits, holding the caller's actor, until `expected` client
+        /// backends are connected (a backend exits after its client hangs
+        /// up, and the listener connects and stops on a thread of its own),
+        /// for at most 20 s; returns how many there are then.
+        func settle(at expected: Int) throws -> Int {
+            var now = try count()
+            for _ in 0..<1_000 where now != expected {
                 usleep(20_000)
-                now = try count() - baseline
+                now = try count()
             }
             return now
         }
