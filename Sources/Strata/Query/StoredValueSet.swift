@@ -114,7 +114,7 @@ struct StoredValueSet: Sendable {
         var string: String
 
         static func == (lhs: Text, rhs: Text) -> Bool {
-            lhs.string.utf8.elementsEqual(rhs.string.utf8)
+            lhs.string.hasSameUTF8(as: rhs.string)
         }
 
         func hash(into hasher: inout Hasher) {

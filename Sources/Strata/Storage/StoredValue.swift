@@ -33,7 +33,7 @@ public enum StoredValue: Sendable, Hashable {
     func isIdentical(to other: StoredValue) -> Bool {
         switch (self, other) {
         case let (.real(a), .real(b)): return a.bitPattern == b.bitPattern
-        case let (.text(a), .text(b)): return a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+        case let (.text(a), .text(b)): return a.hasSameUTF8(as: b)
         default: return self == other
         }
     }
@@ -58,5 +58,22 @@ extension StoredValue: CustomStringConvertible {
         case .text(let value): return "'\(value.replacingOccurrences(of: "'", with: "''"))'"
         case .blob(let value): return "x'\(value.map { String(format: "%02x", $0) }.joined())'"
         }
+    }
+}
+
+extension String {
+    /// Whether the two strings hold the same UTF-8 bytes: equality as SQL
+    /// text compares (SQLite's BINARY collation, PostgreSQL's `"C"`), not
+    /// Swift's canonical equivalence. One `memcmp` for native strings; a
+    /// walk over the UTF-8 views was 5.6% of a unique import (which compares
+    /// every text it writes with the value it replaces).
+    func hasSameUTF8(as other: String) -> Bool {
+        let compared = utf8.withContiguousStorageIfAvailable { left in
+            other.utf8.withContiguousStorageIfAvailable { right in
+                left.count == right.count
+                    && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
+            }
+        }
+        return (compared ?? nil) ?? utf8.elementsEqual(other.utf8)
     }
 }
