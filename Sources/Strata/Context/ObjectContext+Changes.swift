@@ -67,9 +67,11 @@ extension ObjectContext {
 
     /// Sets one slot of a writable object; an identical value is not a change.
     func assign(_ value: StoredValue, slot: Int, of object: ManagedObject) {
-        if object.invalidValues?[slot] != nil {
-            object.invalidValues?[slot] = nil
-            if object.invalidValues?.isEmpty == true { object.invalidValues = nil }
+        // Asked by key, not by reading the entry out: copying an optional
+        // `(Any, StrataError)` out and destroying it was 4% of an insert.
+        if let invalid = object.invalidValues, invalid.index(forKey: slot) != nil {
+            object.invalidValues![slot] = nil
+            if object.invalidValues!.isEmpty { object.invalidValues = nil }
         } else if object.value(at: slot).isIdentical(to: value) {
             return
         }
