@@ -11,10 +11,18 @@ public class BaseDataTransaction {
     /// What ``ImportableObject/prepareImport(for:in:)`` loaded, by object
     /// type, while an import call of that type runs.
     @usableFromInline var preparedImports: [ObjectIdentifier: Any] = [:]
+    // Read by every `create` and import step: unchecked exclusivity
+    // (checked in the checked build), as for the context's hot state.
     /// How many unique imports are running (nested in hooks included).
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
     @usableFromInline var uniqueImportDepth = 0
     /// The objects ``create(_:)`` made while a unique import runs, so that it
     /// also matches those a hook created after its lookup query (Importing, Rule 6).
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
     @usableFromInline var createdDuringUniqueImport: [ManagedObject] = []
 
     init(contexts: StoreContexts, author: String?) {
