@@ -351,6 +351,31 @@ struct ListPublisherTests {
         #expect(publisher.snapshot.count == 1)
     }
 
+    /// An update to a shown object's field gives a snapshot equal to the last
+    /// (IDs only); SwiftUI must still hear of it, as closures and streams do.
+    @Test(arguments: StoreKind.allCases)
+    func observationTrackingFiresAfterACommitThatOnlyChangesShownFields(kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(publisherSchema, kind, in: directory)
+        let id = try stack.perform(synchronous: { tx in tx.create(Into<PubItem>()).objectID })
+        let publisher = try stack.publishList(From<PubItem>().orderBy(.ascending(\.$rank)))
+        let before = publisher.snapshot
+        let stream = publisher.snapshots
+        for round in 1...2 {
+            let tracked = Flag()
+            withObservationTracking { _ = publisher.snapshot } onChange: { tracked.raise() }
+            try stack.perform(synchronous: { tx in tx.edit(id)?.name = "renamed \(round)" })
+            #expect(tracked.count == 1, "round \(round)")
+            #expect(publisher.snapshot == before)
+        }
+        var yielded = 0
+        for await snapshot in stream {
+            #expect(snapshot == before)
+            yielded += 1
+            if yielded == 3 { break }
+        }
+    }
+
     @Test
     func snapshotsCrossIntoOtherTasks() async throws {
         let directory = TemporaryDirectory()
