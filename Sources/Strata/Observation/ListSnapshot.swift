@@ -81,6 +81,44 @@ public struct ListSnapshot<Object: ManagedObject>: Sendable, Equatable, RandomAc
     /// ```
     public var numberOfSections: Int { sectionIDs.count }
 
+    /// Whether the list has a section: always for an unsectioned list, as
+    /// ``ListMonitor/hasSections()`` answers.
+    ///
+    /// ```swift
+    /// if !snapshot.hasSections() { showPlaceholder() }
+    /// ```
+    public func hasSections() -> Bool { !sectionIDs.isEmpty }
+
+    /// Whether the list holds any item.
+    ///
+    /// ```swift
+    /// let empty = !publisher.snapshot.hasItems()
+    /// ```
+    public func hasItems() -> Bool { !items.isEmpty }
+
+    /// Whether section `section` holds any item; `false` when there is no such section.
+    ///
+    /// ```swift
+    /// if snapshot.hasItems(inSection: 1) { print(snapshot.itemIDs(inSection: 1)) }
+    /// ```
+    public func hasItems(inSection section: Int) -> Bool {
+        sectionIDs.indices.contains(section) && !range(ofSection: section).isEmpty
+    }
+
+    /// How many items the list holds, in all sections (the collection's `count`).
+    ///
+    /// ```swift
+    /// let rows = snapshot.numberOfItems
+    /// ```
+    public var numberOfItems: Int { items.count }
+
+    /// Every item ID, in list order, across sections.
+    ///
+    /// ```swift
+    /// let ids: [ObjectID<Person>] = snapshot.itemIDs
+    /// ```
+    public var itemIDs: [ObjectID<Object>] { items }
+
     /// The item IDs of section `section`, in order.
     ///
     /// ```swift

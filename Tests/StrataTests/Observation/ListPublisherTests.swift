@@ -99,6 +99,44 @@ struct ListPublisherTests {
         #expect(sectioned.snapshot.numberOfSections == 0, "a sectioned list has a section per name")
     }
 
+    /// CoreStore's publisher tests read a sectioned list's snapshot through
+    /// hasSections / hasItems / numberOfItems: empty, after an insert, a move
+    /// between sections and a delete that empties a section.
+    @Test(arguments: StoreKind.allCases)
+    func aSectionedSnapshotAnswersWhatItHolds(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(publisherSchema, kind, in: directory)
+        let publisher = try stack.publishList(
+            From<PubItem>().sectionBy(\.$flag).orderBy(.ascending(\.$rank)))
+        var snapshot = publisher.snapshot
+        #expect(!snapshot.hasSections() && !snapshot.hasItems() && snapshot.itemIDs.isEmpty)
+        #expect(!snapshot.hasItems(inSection: 0) && snapshot.numberOfItems == 0)
+
+        let ids = try stack.perform(synchronous: { tx in
+            (1...5).map { rank -> ObjectID<PubItem> in
+                let item = tx.create(Into<PubItem>())
+                item.rank = rank
+                item.flag = rank % 2 == 1
+                return item.objectID
+            }
+        })
+        snapshot = publisher.snapshot
+        #expect(snapshot.hasSections() && snapshot.numberOfSections == 2 && snapshot.hasItems())
+        #expect(snapshot.numberOfItems(inSection: 0) == 2 && snapshot.numberOfItems(inSection: 1) == 3)
+        #expect(snapshot.itemIDs == [ids[1], ids[3], ids[0], ids[2], ids[4]])
+        #expect(snapshot.numberOfItems == 5 && snapshot.itemIDs == Array(snapshot))
+        #expect(!snapshot.hasItems(inSection: 2) && !snapshot.hasItems(inSection: -1))
+
+        try stack.perform(synchronous: { tx in tx.edit(ids[1])?.flag = true })
+        snapshot = publisher.snapshot
+        #expect(snapshot.numberOfItems(inSection: 0) == 1 && snapshot.numberOfItems(inSection: 1) == 4)
+
+        try stack.perform(synchronous: { tx in tx.delete(ids[3]) })
+        snapshot = publisher.snapshot
+        #expect(snapshot.numberOfSections == 1 && snapshot.sectionIDs == ["true"])
+        #expect(snapshot.hasItems(inSection: 0) && snapshot.numberOfItems(inSection: 0) == 4)
+    }
+
     @Test(arguments: [UInt64(1), 2, 3, 4, SplitMix64.random().seed])
     func randomCommitsKeepEverySnapshotEqualToAFreshFetch(seed: UInt64) throws {
         print("ListPublisher random commits: seed \(seed)")
