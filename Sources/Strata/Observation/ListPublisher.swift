@@ -131,23 +131,47 @@ public final class ListPublisher<Object: ManagedObject> {
     private func publishIfNeeded() {
         guard needsPublish else { return }
         needsPublish = false
-        withMutation(keyPath: \.snapshot) { published = monitor.makeSnapshot() }
+        let updated = relay.changedIDs
+        relay.changedIDs = []
+        withMutation(keyPath: \.snapshot) { published = monitor.makeSnapshot(updated: updated) }
         audience.publish(self, published)
     }
 
     /// Follows the monitor for the publisher, which it holds weakly, and
     /// stands for it in the observation center's `.publishers` stage.
     @MainActor
-    private final class Relay: ListObserver, ChangeSetObserver {
+    private final class Relay: ListObjectObserver, ChangeSetObserver {
         typealias ListEntityType = Object
         weak var publisher: ListPublisher<Object>?
+        /// The items inserted, moved or updated since the last publish: the
+        /// next snapshot's `updatedItemIDs`.
+        var changedIDs: Set<ObjectID<Object>> = []
 
         func listMonitorDidChange(_ monitor: ListMonitor<Object>) {
             publisher?.needsPublish = true
         }
 
+        func listMonitorWillRefetch(_ monitor: ListMonitor<Object>) {
+            changedIDs = []
+        }
+
         func listMonitorDidRefetch(_ monitor: ListMonitor<Object>) {
             publisher?.needsPublish = true
+        }
+
+        func listMonitor(_ monitor: ListMonitor<Object>, didInsertObject object: Object, toIndexPath indexPath: IndexPath) {
+            changedIDs.insert(object.objectID)
+        }
+
+        func listMonitor(
+            _ monitor: ListMonitor<Object>, didMoveObject object: Object,
+            fromIndexPath: IndexPath, toIndexPath: IndexPath
+        ) {
+            changedIDs.insert(object.objectID)
+        }
+
+        func listMonitor(_ monitor: ListMonitor<Object>, didUpdateObject object: Object, atIndexPath indexPath: IndexPath) {
+            changedIDs.insert(object.objectID)
         }
 
         var watchedEntityNames: Set<String> { [] }

@@ -137,6 +137,43 @@ struct ListPublisherTests {
         #expect(snapshot.hasItems(inSection: 0) && snapshot.numberOfItems(inSection: 0) == 4)
     }
 
+    /// As CoreStore's `updatedItemIdentifiers`: the items a commit inserted,
+    /// moved or updated, which a data source reloads; not part of equality.
+    @Test(arguments: StoreKind.allCases)
+    func aSnapshotNamesTheItemsItsCommitChanged(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(publisherSchema, kind, in: directory)
+        let ids = try stack.perform(synchronous: { tx in
+            (0..<4).map { rank -> ObjectID<PubItem> in
+                let item = tx.create(Into<PubItem>())
+                item.rank = rank * 10
+                return item.objectID
+            }
+        })
+        let publisher = try stack.publishList(From<PubItem>().where(\.$flag == false).orderBy(.ascending(\.$rank)))
+        #expect(publisher.snapshot.updatedItemIDs.isEmpty, "the first snapshot")
+
+        let added = try stack.perform(synchronous: { tx in
+            tx.edit(ids[0])?.name = "renamed"   // an update
+            tx.edit(ids[1])?.rank = 35          // a move
+            tx.edit(ids[2])?.flag = true        // leaves the list
+            let item = tx.create(Into<PubItem>())
+            item.rank = 5
+            return item.objectID
+        })
+        #expect(publisher.snapshot.updatedItemIDs == [ids[0], ids[1], added])
+        #expect(publisher.snapshot.itemIDs == [ids[0], added, ids[3], ids[1]])
+        #expect(publisher.snapshot == ListSnapshot(sections: [("", [ids[0], added, ids[3], ids[1]])]))
+
+        try stack.perform(synchronous: { tx in tx.delete(ids[3]) })
+        #expect(publisher.snapshot.updatedItemIDs.isEmpty, "a delete reloads nothing")
+        try stack.perform(synchronous: { tx in tx.edit(ids[0])?.name = "again" })
+        #expect(publisher.snapshot.updatedItemIDs == [ids[0]])
+        try publisher.refetch(From<PubItem>().orderBy(.ascending(\.$rank)))
+        #expect(publisher.snapshot.updatedItemIDs.isEmpty, "a refetch")
+        #expect(publisher.snapshot.count == 4)
+    }
+
     @Test(arguments: [UInt64(1), 2, 3, 4, SplitMix64.random().seed])
     func randomCommitsKeepEverySnapshotEqualToAFreshFetch(seed: UInt64) throws {
         print("ListPublisher random commits: seed \(seed)")
