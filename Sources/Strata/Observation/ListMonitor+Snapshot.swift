@@ -1,8 +1,9 @@
 /// Copying the monitored list into a ``ListSnapshot``.
 extension ListMonitor {
-    /// The list as it is now: section names and item IDs. O(n) copying of
-    /// row IDs, no I/O and no evaluation of keys.
-    func makeSnapshot() -> ListSnapshot<Object> {
+    /// The list as it is now: section names and item IDs, with `updated` as
+    /// the snapshot's ``ListSnapshot/updatedItemIDs``. O(n) copying of row
+    /// IDs, no I/O and no evaluation of keys.
+    func makeSnapshot(updated: Set<ObjectID<Object>> = []) -> ListSnapshot<Object> {
         var items: [ObjectID<Object>] = []
         items.reserveCapacity(members.count)
         // In an inheritance tree each ID names its object's concrete entity, as
@@ -12,6 +13,8 @@ extension ListMonitor {
             let name = namesConcreteEntity ? (member.object.entity ?? entity).name : entity.name
             items.append(ObjectID(entityName: name, rowID: member.rowID, configuration: entity.configuration))
         }
-        return ListSnapshot(sectionIDs: sectionRuns.map(\.name), items: items, sectionEnds: sectionEnds(sectionRuns))
+        return ListSnapshot(
+            sectionIDs: sectionRuns.map(\.name), items: items, sectionEnds: sectionEnds(sectionRuns),
+            updatedItemIDs: updated)
     }
 }

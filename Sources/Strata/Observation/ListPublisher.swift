@@ -25,12 +25,22 @@ import Observation
 @MainActor
 public final class ListPublisher<Object: ManagedObject> {
     /// The list as of the last commit merged into the main context. Observable:
-    /// reading it inside `withObservationTracking` (or a SwiftUI body) tracks it.
+    /// reading it inside `withObservationTracking` (or a SwiftUI body) tracks it,
+    /// and every publish counts as a change, also one whose snapshot equals the
+    /// last (a commit that changed only the fields of shown objects).
     ///
     /// ```swift
     /// let rows = publisher.snapshot.count
     /// ```
-    public private(set) var snapshot: ListSnapshot<Object>
+    public var snapshot: ListSnapshot<Object> {
+        access(keyPath: \.snapshot)
+        return published
+    }
+
+    /// Kept apart from ``snapshot`` because `@Observable` skips setting a value
+    /// equal to the current one, and a snapshot holds IDs only: an update to
+    /// shown objects gives an equal snapshot that observers must still hear of.
+    @ObservationIgnored private var published: ListSnapshot<Object>
 
     @ObservationIgnored private let monitor: ListMonitor<Object>
     @ObservationIgnored private let relay = Relay()
@@ -40,7 +50,7 @@ public final class ListPublisher<Object: ManagedObject> {
 
     init(monitor: ListMonitor<Object>) {
         self.monitor = monitor
-        self.snapshot = monitor.makeSnapshot()
+        self.published = monitor.makeSnapshot()
         relay.publisher = self
         monitor.addObserver(relay)
         // The monitor updates in the `.monitors` stage, while other monitors may
@@ -121,23 +131,47 @@ public final class ListPublisher<Object: ManagedObject> {
     private func publishIfNeeded() {
         guard needsPublish else { return }
         needsPublish = false
-        snapshot = monitor.makeSnapshot()
-        audience.publish(self, snapshot)
+        let updated = relay.changedIDs
+        relay.changedIDs = []
+        withMutation(keyPath: \.snapshot) { published = monitor.makeSnapshot(updated: updated) }
+        audience.publish(self, published)
     }
 
     /// Follows the monitor for the publisher, which it holds weakly, and
     /// stands for it in the observation center's `.publishers` stage.
     @MainActor
-    private final class Relay: ListObserver, ChangeSetObserver {
+    private final class Relay: ListObjectObserver, ChangeSetObserver {
         typealias ListEntityType = Object
         weak var publisher: ListPublisher<Object>?
+        /// The items inserted, moved or updated since the last publish: the
+        /// next snapshot's `updatedItemIDs`.
+        var changedIDs: Set<ObjectID<Object>> = []
 
         func listMonitorDidChange(_ monitor: ListMonitor<Object>) {
             publisher?.needsPublish = true
         }
 
+        func listMonitorWillRefetch(_ monitor: ListMonitor<Object>) {
+            changedIDs = []
+        }
+
         func listMonitorDidRefetch(_ monitor: ListMonitor<Object>) {
             publisher?.needsPublish = true
+        }
+
+        func listMonitor(_ monitor: ListMonitor<Object>, didInsertObject object: Object, toIndexPath indexPath: IndexPath) {
+            changedIDs.insert(object.objectID)
+        }
+
+        func listMonitor(
+            _ monitor: ListMonitor<Object>, didMoveObject object: Object,
+            fromIndexPath: IndexPath, toIndexPath: IndexPath
+        ) {
+            changedIDs.insert(object.objectID)
+        }
+
+        func listMonitor(_ monitor: ListMonitor<Object>, didUpdateObject object: Object, atIndexPath indexPath: IndexPath) {
+            changedIDs.insert(object.objectID)
         }
 
         var watchedEntityNames: Set<String> { [] }

@@ -36,6 +36,21 @@ public struct ListSnapshot<Object: ManagedObject>: Sendable, Equatable, RandomAc
     /// `sectionEnds[s]` is the position just past section `s`'s last item.
     private let sectionEnds: [Int]
 
+    /// The items the change that made this snapshot inserted, moved or
+    /// updated, as a ``ListMonitor`` reports them: the rows a data source
+    /// reloads, since an item's ID stays the same when its object changes.
+    /// Empty in a publisher's first snapshot, after a `refetch`, and in a
+    /// snapshot you make. Equality leaves it out: two snapshots are equal
+    /// when they list the same sections and items.
+    ///
+    /// ```swift
+    /// publisher.addObserver(self) { publisher in
+    ///     let snapshot = publisher.snapshot
+    ///     reload(rowsOf: snapshot.updatedItemIDs.compactMap(snapshot.indexPath(of:)))
+    /// }
+    /// ```
+    public let updatedItemIDs: Set<ObjectID<Object>>
+
     /// An empty snapshot: no sections, no items.
     ///
     /// ```swift
@@ -65,11 +80,21 @@ public struct ListSnapshot<Object: ManagedObject>: Sendable, Equatable, RandomAc
 
     /// The flat form the monitor builds directly; `sectionEnds` must be
     /// non-decreasing, one per section, the last equal to `items.count`.
-    init(sectionIDs: [String], items: [ObjectID<Object>], sectionEnds: [Int]) {
+    init(
+        sectionIDs: [String], items: [ObjectID<Object>], sectionEnds: [Int],
+        updatedItemIDs: Set<ObjectID<Object>> = []
+    ) {
         precondition(sectionIDs.count == sectionEnds.count && (sectionEnds.last ?? 0) == items.count)
         self.sectionIDs = sectionIDs
         self.items = items
         self.sectionEnds = sectionEnds
+        self.updatedItemIDs = updatedItemIDs
+    }
+
+    /// Equal when both list the same sections, named alike, holding the same
+    /// items in the same order; ``updatedItemIDs`` is not compared.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.sectionIDs == rhs.sectionIDs && lhs.sectionEnds == rhs.sectionEnds && lhs.items == rhs.items
     }
 
     // MARK: Sections
@@ -80,6 +105,44 @@ public struct ListSnapshot<Object: ManagedObject>: Sendable, Equatable, RandomAc
     /// let sections = publisher.snapshot.numberOfSections
     /// ```
     public var numberOfSections: Int { sectionIDs.count }
+
+    /// Whether the list has a section: always for an unsectioned list, as
+    /// ``ListMonitor/hasSections()`` answers.
+    ///
+    /// ```swift
+    /// if !snapshot.hasSections() { showPlaceholder() }
+    /// ```
+    public func hasSections() -> Bool { !sectionIDs.isEmpty }
+
+    /// Whether the list holds any item.
+    ///
+    /// ```swift
+    /// let empty = !publisher.snapshot.hasItems()
+    /// ```
+    public func hasItems() -> Bool { !items.isEmpty }
+
+    /// Whether section `section` holds any item; `false` when there is no such section.
+    ///
+    /// ```swift
+    /// if snapshot.hasItems(inSection: 1) { print(snapshot.itemIDs(inSection: 1)) }
+    /// ```
+    public func hasItems(inSection section: Int) -> Bool {
+        sectionIDs.indices.contains(section) && !range(ofSection: section).isEmpty
+    }
+
+    /// How many items the list holds, in all sections (the collection's `count`).
+    ///
+    /// ```swift
+    /// let rows = snapshot.numberOfItems
+    /// ```
+    public var numberOfItems: Int { items.count }
+
+    /// Every item ID, in list order, across sections.
+    ///
+    /// ```swift
+    /// let ids: [ObjectID<Person>] = snapshot.itemIDs
+    /// ```
+    public var itemIDs: [ObjectID<Object>] { items }
 
     /// The item IDs of section `section`, in order.
     ///

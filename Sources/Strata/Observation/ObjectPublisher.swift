@@ -13,8 +13,10 @@ import Observation
 ///
 /// The publisher takes each merged commit that changes the object after every
 /// monitor has (Docs/Architecture.md, "One pass per change set"), publishing a new snapshot built from the
-/// change set's values; a commit that leaves the object as it was publishes
-/// nothing. When a commit deletes the object, ``snapshot`` becomes `nil`,
+/// change set's values: once per commit that changes any of its fields or
+/// relationships (as an ``ObjectMonitor`` reports them), also when only a
+/// to-many relationship changed and the snapshot comes out equal; a commit
+/// that does not touch the object publishes nothing. When a commit deletes the object, ``snapshot`` becomes `nil`,
 /// closure observers are called a last time, and the ``snapshots`` sequences
 /// yield `nil` and finish.
 ///
@@ -24,12 +26,23 @@ import Observation
 public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
     /// The object's values as of the last commit merged into the main context,
     /// or `nil` once it is deleted. Observable: reading it inside
-    /// `withObservationTracking` (or a SwiftUI body) tracks it.
+    /// `withObservationTracking` (or a SwiftUI body) tracks it, and every
+    /// publish counts as a change, also one whose snapshot equals the last
+    /// (a commit that changed only a to-many relationship of the object).
     ///
     /// ```swift
     /// Text(publisher.snapshot?.$name ?? "")
     /// ```
-    public private(set) var snapshot: ObjectSnapshot<Object>?
+    public var snapshot: ObjectSnapshot<Object>? {
+        access(keyPath: \.snapshot)
+        return published
+    }
+
+    /// Kept apart from ``snapshot`` because `@Observable` skips setting a value
+    /// equal to the current one, and a snapshot holds no to-many relationship:
+    /// a commit that changes only those gives an equal snapshot that observers
+    /// must still hear of.
+    @ObservationIgnored private var published: ObjectSnapshot<Object>?
 
     /// The published object's ID.
     ///
@@ -50,7 +63,7 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
         // The object's own entity: a base type's publisher may watch a subentity's object.
         self.entity = object?.entity ?? main.context.schema.entity(of: Object.self)
         self.objectID = id
-        self.snapshot = object.map(ObjectSnapshot.init)
+        self.published = object.map(ObjectSnapshot.init)
         self.generation = max(main.generation, object?.generation ?? 0)
         if object != nil { main.observation.add(self, stage: .publishers) }
     }
@@ -128,7 +141,7 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
     // MARK: Publishing
 
     func didMerge(_ changeSet: ChangeSet) {
-        guard changeSet.generation > generation, snapshot != nil else { return }
+        guard changeSet.generation > generation, published != nil else { return }
         generation = changeSet.generation
         guard let changes = changeSet.changes[entity.name] else { return }
         // A wipe lists only the rows the main context holds, and a publisher
@@ -138,9 +151,10 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
             publish(nil)
             audience.finishStreams()
         } else if let update = changes.updated[objectID.rowID] {
-            let next = ObjectSnapshot<Object>(
-                entity: entity, rowID: objectID.rowID, values: update.values)
-            if next != snapshot { publish(next) }
+            // Published even when the snapshot comes out equal: the change set
+            // lists the object only when something of it changed, a to-many
+            // relationship (which a snapshot does not hold) included.
+            publish(ObjectSnapshot(entity: entity, rowID: objectID.rowID, values: update.values))
         }
     }
 
@@ -148,7 +162,7 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
 
     /// Anything may have changed: the object is read again.
     func didRefresh(_ changeSet: ChangeSet) {
-        guard snapshot != nil else { return }
+        guard published != nil else { return }
         generation = max(generation, changeSet.generation)
         let object: Object?
         do {
@@ -164,11 +178,11 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
             return
         }
         let next = ObjectSnapshot(object)
-        if next != snapshot { publish(next) }
+        if next != published { publish(next) }
     }
 
     private func publish(_ next: ObjectSnapshot<Object>?) {
-        snapshot = next
+        withMutation(keyPath: \.snapshot) { published = next }
         audience.publish(self, next)
     }
 }

@@ -55,8 +55,11 @@ extension Optional: UnwrappableSectionName {
     fileprivate var unwrappedSectionName: String { map { "\($0)" } ?? "" }
 }
 
-/// One section of a monitored list.
-public struct ListSectionInfo<Object: ManagedObject> {
+/// One section of a monitored list. Two infos are equal when they have the
+/// same name and the same objects (the same instances) in the same order, so
+/// the info a `didInsertSection` callback receives equals
+/// `monitor.sectionInfo(at:)` of its index.
+public struct ListSectionInfo<Object: ManagedObject>: Equatable {
     /// The section's name (the SectionBy closure's result).
     public let name: String
     /// The first character of the name, upper-cased, for a section index.

@@ -39,6 +39,37 @@ struct ListMonitorCallbackTests {
         #expect(monitor.sectionNames() == ["g0", "g1"])
     }
 
+    /// CoreStore's insert test holds the inserted section's info equal to the
+    /// monitor's own info at that index, read inside the callback.
+    @Test(arguments: StoreKind.allCases)
+    func anInsertedSectionsInfoEqualsTheMonitorsInfoAtItsIndex(kind: StoreKind) throws {
+        @MainActor final class SectionInfoChecker: ListSectionObserver {
+            typealias ListEntityType = MonItem
+            var matches: [Bool] = []
+            func listMonitor(
+                _ monitor: ListMonitor<MonItem>, didInsertSection sectionInfo: ListSectionInfo<MonItem>,
+                toSectionIndex sectionIndex: Int
+            ) {
+                matches.append(sectionInfo == monitor.sectionInfo(at: sectionIndex))
+                matches.append(sectionInfo != monitor.sectionInfo(at: sectionIndex == 0 ? 1 : 0))
+            }
+        }
+        let directory = TemporaryDirectory()
+        let (stack, monitor, _, _) = try makeMonitor([(1, 1), (1, 2)], kind: kind, in: directory)
+        let checker = SectionInfoChecker()
+        monitor.addObserver(checker)
+        try stack.perform(synchronous: { tx in
+            for (group, rank) in [(0, 3), (2, 4), (2, 5)] {
+                let item = tx.create(Into<MonItem>())
+                item.group = group
+                item.rank = rank
+            }
+        })
+        #expect(checker.matches == [true, true, true, true])
+        #expect(monitor.sectionInfo(at: 1) == monitor.sectionInfo(at: 1))
+        #expect(monitor.sections() == monitor.sections() && monitor.sections().count == 3)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func anUpdateThatKeepsThePlaceIsAnUpdateAtTheOldIndexPath(kind: StoreKind) throws {
         let directory = TemporaryDirectory()

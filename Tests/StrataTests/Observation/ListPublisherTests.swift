@@ -99,6 +99,81 @@ struct ListPublisherTests {
         #expect(sectioned.snapshot.numberOfSections == 0, "a sectioned list has a section per name")
     }
 
+    /// CoreStore's publisher tests read a sectioned list's snapshot through
+    /// hasSections / hasItems / numberOfItems: empty, after an insert, a move
+    /// between sections and a delete that empties a section.
+    @Test(arguments: StoreKind.allCases)
+    func aSectionedSnapshotAnswersWhatItHolds(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(publisherSchema, kind, in: directory)
+        let publisher = try stack.publishList(
+            From<PubItem>().sectionBy(\.$flag).orderBy(.ascending(\.$rank)))
+        var snapshot = publisher.snapshot
+        #expect(!snapshot.hasSections() && !snapshot.hasItems() && snapshot.itemIDs.isEmpty)
+        #expect(!snapshot.hasItems(inSection: 0) && snapshot.numberOfItems == 0)
+
+        let ids = try stack.perform(synchronous: { tx in
+            (1...5).map { rank -> ObjectID<PubItem> in
+                let item = tx.create(Into<PubItem>())
+                item.rank = rank
+                item.flag = rank % 2 == 1
+                return item.objectID
+            }
+        })
+        snapshot = publisher.snapshot
+        #expect(snapshot.hasSections() && snapshot.numberOfSections == 2 && snapshot.hasItems())
+        #expect(snapshot.numberOfItems(inSection: 0) == 2 && snapshot.numberOfItems(inSection: 1) == 3)
+        #expect(snapshot.itemIDs == [ids[1], ids[3], ids[0], ids[2], ids[4]])
+        #expect(snapshot.numberOfItems == 5 && snapshot.itemIDs == Array(snapshot))
+        #expect(!snapshot.hasItems(inSection: 2) && !snapshot.hasItems(inSection: -1))
+
+        try stack.perform(synchronous: { tx in tx.edit(ids[1])?.flag = true })
+        snapshot = publisher.snapshot
+        #expect(snapshot.numberOfItems(inSection: 0) == 1 && snapshot.numberOfItems(inSection: 1) == 4)
+
+        try stack.perform(synchronous: { tx in tx.delete(ids[3]) })
+        snapshot = publisher.snapshot
+        #expect(snapshot.numberOfSections == 1 && snapshot.sectionIDs == ["true"])
+        #expect(snapshot.hasItems(inSection: 0) && snapshot.numberOfItems(inSection: 0) == 4)
+    }
+
+    /// As CoreStore's `updatedItemIdentifiers`: the items a commit inserted,
+    /// moved or updated, which a data source reloads; not part of equality.
+    @Test(arguments: StoreKind.allCases)
+    func aSnapshotNamesTheItemsItsCommitChanged(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(publisherSchema, kind, in: directory)
+        let ids = try stack.perform(synchronous: { tx in
+            (0..<4).map { rank -> ObjectID<PubItem> in
+                let item = tx.create(Into<PubItem>())
+                item.rank = rank * 10
+                return item.objectID
+            }
+        })
+        let publisher = try stack.publishList(From<PubItem>().where(\.$flag == false).orderBy(.ascending(\.$rank)))
+        #expect(publisher.snapshot.updatedItemIDs.isEmpty, "the first snapshot")
+
+        let added = try stack.perform(synchronous: { tx in
+            tx.edit(ids[0])?.name = "renamed"   // an update
+            tx.edit(ids[1])?.rank = 35          // a move
+            tx.edit(ids[2])?.flag = true        // leaves the list
+            let item = tx.create(Into<PubItem>())
+            item.rank = 5
+            return item.objectID
+        })
+        #expect(publisher.snapshot.updatedItemIDs == [ids[0], ids[1], added])
+        #expect(publisher.snapshot.itemIDs == [ids[0], added, ids[3], ids[1]])
+        #expect(publisher.snapshot == ListSnapshot(sections: [("", [ids[0], added, ids[3], ids[1]])]))
+
+        try stack.perform(synchronous: { tx in tx.delete(ids[3]) })
+        #expect(publisher.snapshot.updatedItemIDs.isEmpty, "a delete reloads nothing")
+        try stack.perform(synchronous: { tx in tx.edit(ids[0])?.name = "again" })
+        #expect(publisher.snapshot.updatedItemIDs == [ids[0]])
+        try publisher.refetch(From<PubItem>().orderBy(.ascending(\.$rank)))
+        #expect(publisher.snapshot.updatedItemIDs.isEmpty, "a refetch")
+        #expect(publisher.snapshot.count == 4)
+    }
+
     @Test(arguments: [UInt64(1), 2, 3, 4, SplitMix64.random().seed])
     func randomCommitsKeepEverySnapshotEqualToAFreshFetch(seed: UInt64) throws {
         print("ListPublisher random commits: seed \(seed)")
@@ -349,6 +424,31 @@ struct ListPublisherTests {
         try stack.perform(synchronous: { tx in tx.create(Into<PubItem>()).flag = true })
         #expect(unrelated.count == 1)
         #expect(publisher.snapshot.count == 1)
+    }
+
+    /// An update to a shown object's field gives a snapshot equal to the last
+    /// (IDs only); SwiftUI must still hear of it, as closures and streams do.
+    @Test(arguments: StoreKind.allCases)
+    func observationTrackingFiresAfterACommitThatOnlyChangesShownFields(kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(publisherSchema, kind, in: directory)
+        let id = try stack.perform(synchronous: { tx in tx.create(Into<PubItem>()).objectID })
+        let publisher = try stack.publishList(From<PubItem>().orderBy(.ascending(\.$rank)))
+        let before = publisher.snapshot
+        let stream = publisher.snapshots
+        for round in 1...2 {
+            let tracked = Flag()
+            withObservationTracking { _ = publisher.snapshot } onChange: { tracked.raise() }
+            try stack.perform(synchronous: { tx in tx.edit(id)?.name = "renamed \(round)" })
+            #expect(tracked.count == 1, "round \(round)")
+            #expect(publisher.snapshot == before)
+        }
+        var yielded = 0
+        for await snapshot in stream {
+            #expect(snapshot == before)
+            yielded += 1
+            if yielded == 3 { break }
+        }
     }
 
     @Test

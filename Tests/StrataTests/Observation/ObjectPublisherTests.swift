@@ -199,4 +199,39 @@ struct ObjectPublisherTests {
         try stack.perform(synchronous: { tx in tx.edit(ann)!.name = "Anne" })
         #expect(changed.isSet)
     }
+
+    /// A to-many relationship is not in a snapshot, but a commit that changes
+    /// only it is a change of the object: the publisher publishes, as the
+    /// object monitor reports it and CoreStore's publisher notifies.
+    @Test(arguments: StoreKind.allCases)
+    func aToManyChangeAloneIsPublished(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let (stack, ann, bob) = try makeObservedPeople(kind, in: directory)
+        let publisher = try stack.publishObject(ann)
+        let before = publisher.snapshot
+        var published: [ObjectSnapshot<ObsPerson>?] = []
+        publisher.addObserver(self.owner) { published.append($0.snapshot) }
+        let changed = Flag()
+        withObservationTracking { _ = publisher.snapshot } onChange: { changed.set() }
+
+        let max = try stack.perform(synchronous: { tx in
+            let pet = tx.create(Into<ObsPet>())
+            pet.name = "Max"
+            pet.owner = tx.edit(ann)
+            return pet.objectID
+        })
+        #expect(published == [before])
+        #expect(changed.isSet)
+        #expect(publisher.object?.pets.count == 3)
+
+        try stack.perform(synchronous: { tx in tx.edit(max)?.owner = tx.edit(bob) })
+        #expect(published == [before, before])
+        #expect(publisher.object?.pets.count == 2)
+
+        // Bob's pets changed, not Ann's.
+        try stack.perform(synchronous: { tx in tx.delete(max) })
+        #expect(published.count == 2)
+    }
+
+    private let owner = NSObject()
 }
