@@ -150,8 +150,10 @@ extension MainContext {
 
     /// Runs, in the order they were delivered, the completions whose commit
     /// is merged. Like an observer callback, a completion runs inside the
-    /// pass: what it reads merges nothing more, so it sees the store as of
-    /// its own commit, and what it commits is merged after it returns.
+    /// pass: what it reads merges nothing more, so the monitors it looks at
+    /// show its own commit and no later one (a fetch reads the store as it
+    /// is, later commits included: the writer does not wait),
+    /// and what it commits is merged after it returns.
     /// Returns `true` when one that holds merges ran: the pass stops there.
     private func runMergedCompletions() -> Bool {
         while let first = completions.first, first.after <= generation {

@@ -10,6 +10,10 @@
 /// A chain is checked against its ``SchemaHistory`` when the store is added:
 /// a loop, a version listed twice or given two successors, or a version the
 /// history does not hold throws ``StrataError/invalidMigrationChain(reason:)``.
+///
+/// Two chains are equal when they migrate the same versions to the same
+/// successors, however written: `["V1", "V2", "V3"]` equals
+/// `["V1": "V2", "V2": "V3"]`, and a branching chain's order does not matter.
 public struct MigrationChain: Sendable, Hashable, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
@@ -49,6 +53,13 @@ public struct MigrationChain: Sendable, Hashable, ExpressibleByArrayLiteral,
         self.init(successors: successors.map { ($0, $1) })
     }
 
+    /// A branching chain from pairs built at run time, as CoreStore's
+    /// `MigrationChain([(String, String)])`: each first version migrates to
+    /// the second.
+    public init(_ successors: [(String, String)]) {
+        self.init(successors: successors)
+    }
+
     /// A linear chain from an array literal: `let chain: MigrationChain = ["V1", "V2"]`.
     public init(arrayLiteral versions: String...) {
         self.init(versions)
@@ -73,6 +84,16 @@ public struct MigrationChain: Sendable, Hashable, ExpressibleByArrayLiteral,
 
     /// Whether the chain has no edge, so that every version migrates straight to the current one.
     public var isEmpty: Bool { edges.isEmpty }
+
+    /// Whether both chains have the same edges and the same mistakes, in any order.
+    public static func == (lhs: MigrationChain, rhs: MigrationChain) -> Bool {
+        Set(lhs.edges) == Set(rhs.edges) && Set(lhs.problems) == Set(rhs.problems)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(Set(edges))
+        hasher.combine(Set(problems))
+    }
 
     /// Every version the chain names, in the order first named.
     var versions: [String] {

@@ -20,6 +20,9 @@ public final class DataStack: Sendable {
     public let schema: Schema
     /// Every version the stack can open a store of, and how they migrate.
     public let schemaHistory: SchemaHistory
+    /// The version name of ``schema``, the one the stack's stores hold (and
+    /// migrate to): CoreStore's `dataStack.modelVersion`.
+    public var modelVersion: String { schema.version }
     let transactionQueue = DispatchQueue(label: "Strata.DataStack.transactions")
     /// The open stores, one per configuration: the default configuration's
     /// first, then the named ones by name. Every stack and process orders

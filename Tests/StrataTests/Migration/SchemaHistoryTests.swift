@@ -57,6 +57,13 @@ struct SchemaHistoryTests {
         #expect(DataStack(schemaV1).schemaHistory.currentVersion == "V1")
     }
 
+    @Test func stackModelVersionIsTheVersionItsStoresHold() {
+        #expect(DataStack(schemaV1).modelVersion == "V1")
+        let stack = DataStack(schemaHistory: SchemaHistory([schemaV1, schemaV2, schemaV3], chain: ["V1", "V3", "V2"]))
+        #expect(stack.modelVersion == "V2")
+        #expect(stack.modelVersion == stack.schema.version)
+    }
+
     @Test func renamingIdentifierDoesNotChangeTheFingerprint() {
         final class Plain: ManagedObject {
             @Field.Stored("fullName") var fullName: String = ""
