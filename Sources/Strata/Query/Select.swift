@@ -64,6 +64,8 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
         case maximum = "max"
 
         var isAggregate: Bool { self != .value }
+        /// Whether the result is a number computed from the values (not one of them).
+        var computesNumber: Bool { self == .count || self == .sum || self == .average }
     }
 
     let function: Function
