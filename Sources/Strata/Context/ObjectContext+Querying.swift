@@ -1,3 +1,5 @@
+import Foundation
+
 /// The query operations the stack and transactions share. In a transaction
 /// the read connection flushes pending changes first, so queries see them.
 extension ObjectContext {
@@ -16,6 +18,12 @@ extension ObjectContext {
     func queryValue<Object: ManagedObject, Result: FieldStorable>(
         _ query: QueryChain<Object, Result>
     ) throws -> Result? {
+        // A count, sum or average is a number, never a point in time (a `Date`
+        // reads any number as seconds since 1970): as CoreStore, which reads
+        // dates from date values only, it is nil as a `Date`.
+        if Result.self == Date.self, query.select.terms.first?.function.computesNumber == true {
+            return nil
+        }
         guard let value = try queryRows(query, limit: 1).rows.first?.first, !value.isNull else {
             return nil
         }

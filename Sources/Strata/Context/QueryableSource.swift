@@ -18,7 +18,8 @@ extension QueryableSource {
     /// example), or it does not convert (text asked as `Int`, 300 as `Int8`).
     /// A real narrows as CoreStore reads it through `NSNumber`: an average of
     /// 2.5 asked as `Int` is 2 (toward zero), as `Float` the nearest `Float`,
-    /// as `Bool` `true` (not zero).
+    /// as `Bool` `true` (not zero). A count, sum or average asked as `Date`
+    /// is `nil`: it is a number, not a point in time.
     ///
     /// ```swift
     /// let total = try stack.queryValue(From<Person>().select(Int.self, .sum(\.$age)))

@@ -86,26 +86,27 @@ struct StoreContexts {
     func creationTarget<Object: ManagedObject>(
         for into: Into<Object>
     ) throws -> (context: ObjectContext, entity: EntityDescription) {
-        if into.infersStore, all.count == 1, let entity = all[0].schema.entity(for: Object.self) {
+        let type = into.entityClass
+        if into.infersStore, all.count == 1, let entity = all[0].schema.entity(for: type) {
             return (all[0], entity)
         }
         guard into.infersStore else {
             guard let context = context(ofConfiguration: into.configuration),
-                  let entity = context.schema.entity(for: Object.self)
+                  let entity = context.schema.entity(for: type)
             else {
                 throw StrataError.storeNotFound(
-                    entity: schema.entity(of: Object.self).name, configuration: into.configuration)
+                    entity: schema.entity(of: type).name, configuration: into.configuration)
             }
             return (context, entity)
         }
-        let candidates = try holding(Object.self, in: nil)
+        let candidates = try holding(type, in: nil)
         if candidates.count > 1 {
             misuse(
-                "Strata: several stores hold \(Object.self) (configurations "
+                "Strata: several stores hold \(type) (configurations "
                     + candidates.map { $0.schema.configuration ?? "nil" }.joined(separator: ", ")
-                    + "); name one with Into<\(Object.self)>(\"Configuration\"), or Into<\(Object.self)>(nil) "
+                    + "); name one with Into<\(type)>(\"Configuration\"), or Into<\(type)>(nil) "
                     + "for the default configuration's store.")
         }
-        return (candidates[0], candidates[0].entity(Object.self))
+        return (candidates[0], candidates[0].entity(type))
     }
 }

@@ -7,10 +7,11 @@
 /// ```
 ///
 /// NULLs come first in ascending keys and last in descending ones (SQLite's
-/// default), unless a key says otherwise.
-public struct OrderBy<Object: ManagedObject>: Sendable {
+/// default), unless a key says otherwise. Two orders are equal when their keys
+/// are, one by one and in order.
+public struct OrderBy<Object: ManagedObject>: Sendable, Hashable {
     /// Where NULL values go.
-    public enum NullPlacement: Sendable {
+    public enum NullPlacement: Sendable, Hashable {
         /// First for ascending keys, last for descending ones.
         case automatic
         case first
@@ -18,7 +19,7 @@ public struct OrderBy<Object: ManagedObject>: Sendable {
     }
 
     /// One sort key.
-    public struct SortKey: Sendable {
+    public struct SortKey: Sendable, Hashable {
         let path: ValuePath
         let isAscending: Bool
         let options: TextOptions

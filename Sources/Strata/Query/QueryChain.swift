@@ -89,7 +89,9 @@ public struct QueryChain<Object: ManagedObject, Result>: Sendable {
 /// ```swift
 /// From<Person>().select(.attribute(\.$city), .count()).groupBy(GroupBy(\.$city))
 /// ```
-public struct GroupBy<Object: ManagedObject>: Sendable {
+///
+/// Two groupings are equal when they name the same fields in the same order.
+public struct GroupBy<Object: ManagedObject>: Sendable, Hashable {
     let paths: [ValuePath]
 
     /// Groups by the fields at `keyPaths`, in order.

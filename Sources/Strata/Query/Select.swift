@@ -11,8 +11,9 @@ import Foundation
 ///
 /// `Result` only matters to `queryValue`, which converts the first column of
 /// the first row to it; `queryAttributes` returns every term by name whatever
-/// `Result` is.
-public struct Select<Object: ManagedObject, Result>: Sendable {
+/// `Result` is. Two selections are equal when their terms are, in order; two
+/// terms when they have the same function, field and name.
+public struct Select<Object: ManagedObject, Result>: Sendable, Hashable {
     let terms: [SelectTerm<Object>]
 
     /// A selection of `terms`, in order. At least one term; names must differ.
@@ -54,7 +55,7 @@ public struct Select<Object: ManagedObject, Result>: Sendable {
 /// `average`, `minimum` and `maximum` are decimals, computed exactly by
 /// Strata (the sum exactly; the average to `Decimal`'s 38 digits) and read
 /// back as `Decimal`.
-public struct SelectTerm<Object: ManagedObject>: Sendable {
+public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
     enum Function: String, Sendable {
         case value = ""
         case count, sum
@@ -63,6 +64,8 @@ public struct SelectTerm<Object: ManagedObject>: Sendable {
         case maximum = "max"
 
         var isAggregate: Bool { self != .value }
+        /// Whether the result is a number computed from the values (not one of them).
+        var computesNumber: Bool { self == .count || self == .sum || self == .average }
     }
 
     let function: Function

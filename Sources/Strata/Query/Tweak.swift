@@ -11,7 +11,7 @@ public struct Tweak: Sendable {
     public var fetchOffset: Int = 0
 
     /// A tweak with a limit (none by default) and an offset (0 by default):
-    /// `From<Person>().tweak(Tweak(fetchLimit: 20))`.
+    /// `From<Person>().tweak { $0 = Tweak(fetchLimit: 20) }`.
     public init(fetchLimit: Int? = nil, fetchOffset: Int = 0) {
         self.fetchLimit = fetchLimit
         self.fetchOffset = fetchOffset

@@ -8,6 +8,9 @@
 /// The same predicate compiles to SQL for fetches and evaluates in memory on
 /// objects, with SQLite's semantics in both (see `Docs/Querying.md`). Every
 /// value is bound as an SQL parameter.
+///
+/// Predicates are `Hashable`, as CoreStore's are: equal when built alike,
+/// term by term (`a && b` is not `b && a`).
 public struct Where<Object: ManagedObject>: Sendable {
     let predicate: WherePredicate
     /// `predicate.depth`, kept so that combining predicates never walks them.
@@ -27,6 +30,12 @@ public struct Where<Object: ManagedObject>: Sendable {
     @_disfavoredOverload  // so that `Where(\.$x == nil)` is a field test, never a Bool
     public init(_ value: Bool) {
         self.init(unchecked: .constant(value), depth: 1)
+    }
+
+    /// A predicate that every object satisfies, as CoreStore's `Where()`: the
+    /// same as `Where(true)`.
+    public init() {
+        self.init(true)
     }
 
     /// Wraps a predicate, so that `Where<Person>(\.$age > 3)` reads like CoreStore.
@@ -104,6 +113,10 @@ public prefix func ! <Object>(predicate: Where<Object>) -> Where<Object> {
 infix operator &&? : LogicalConjunctionPrecedence
 infix operator ||? : LogicalDisjunctionPrecedence
 
+// As in CoreStore, a side that is not optional makes the result not optional,
+// so that `From<Person>().where(base &&? filter)` compiles with an optional
+// `filter`; only two optional sides give an optional result.
+
 /// Both predicates, ignoring a side that is `nil` (`nil` when both are).
 ///
 /// ```swift
@@ -115,9 +128,43 @@ public func &&? <Object>(lhs: Where<Object>?, rhs: Where<Object>?) -> Where<Obje
     return lhs && rhs
 }
 
+/// `lhs`, and `rhs` when there is one.
+///
+/// ```swift
+/// From<Person>().where(\.$age >= 18 &&? nameFilter)   // nameFilter: Where<Person>?
+/// ```
+public func &&? <Object>(lhs: Where<Object>, rhs: Where<Object>?) -> Where<Object> {
+    rhs.map { lhs && $0 } ?? lhs
+}
+
+/// `rhs`, and `lhs` when there is one.
+public func &&? <Object>(lhs: Where<Object>?, rhs: Where<Object>) -> Where<Object> {
+    lhs.map { $0 && rhs } ?? rhs
+}
+
+/// Both predicates: `lhs && rhs`.
+public func &&? <Object>(lhs: Where<Object>, rhs: Where<Object>) -> Where<Object> {
+    lhs && rhs
+}
+
 /// Either predicate, ignoring a side that is `nil` (`nil` when both are).
 public func ||? <Object>(lhs: Where<Object>?, rhs: Where<Object>?) -> Where<Object>? {
     guard let lhs else { return rhs }
     guard let rhs else { return lhs }
     return lhs || rhs
+}
+
+/// `lhs`, or `rhs` when there is one.
+public func ||? <Object>(lhs: Where<Object>, rhs: Where<Object>?) -> Where<Object> {
+    rhs.map { lhs || $0 } ?? lhs
+}
+
+/// `rhs`, or `lhs` when there is one.
+public func ||? <Object>(lhs: Where<Object>?, rhs: Where<Object>) -> Where<Object> {
+    lhs.map { $0 || rhs } ?? rhs
+}
+
+/// Either predicate: `lhs || rhs`.
+public func ||? <Object>(lhs: Where<Object>, rhs: Where<Object>) -> Where<Object> {
+    lhs || rhs
 }

@@ -217,6 +217,38 @@ struct OptionalFieldQueryTests {
         }
     }
 
+    /// As in CoreStore, a count, sum or average is a number, never a `Date`
+    /// (which reads any number as seconds since 1970): asked as a `Date` it is
+    /// nil, on the stack and in a transaction, while the minimum and maximum
+    /// of dates are dates, and the same number asked as a number is there.
+    @Test(arguments: seeds)
+    func aCountSumOrAverageIsNeverADate(seed: UInt64) throws {
+        let world = OptWorld(seed: seed)
+        let stack = try world.stack()
+        let dates = world.players.compactMap(\.joined)
+        let scores = world.players.compactMap(\.score)
+        let numbers: [(String, SelectTerm<OptPlayer>)] = [
+            ("count()", .count()), ("count(joined)", .count(\.$joined)), ("sum(joined)", .sum(\.$joined)),
+            ("average(joined)", .average(\.$joined)), ("count(score)", .count(\.$score)),
+            ("sum(score)", .sum(\.$score)), ("average(score)", .average(\.$score)),
+        ]
+        #expect(!dates.isEmpty && !scores.isEmpty, "seed \(seed)")
+        for (name, term) in numbers {
+            let query = From<OptPlayer>()
+            #expect(try stack.queryValue(query.select(Date.self, term)) == nil, "seed \(seed), \(name)")
+            #expect(try stack.queryValue(query.select(Date?.self, term)) == nil, "seed \(seed), \(name)")
+            #expect(try stack.queryValue(query.select(Double.self, term)) != nil, "seed \(seed), \(name)")
+            let inTransaction = try stack.perform(synchronous: { tx in
+                try tx.queryValue(query.select(Date.self, term))
+            })
+            #expect(inTransaction == nil, "seed \(seed), \(name), in a transaction")
+        }
+        #expect(try stack.queryValue(From<OptPlayer>().select(Date.self, .minimum(\.$joined))) == dates.min())
+        #expect(try stack.queryValue(From<OptPlayer>().select(Date.self, .maximum(\.$joined))) == dates.max())
+        #expect(try stack.queryValue(From<OptPlayer>().select(Date.self, .attribute(\.$joined)))
+            == world.players.first?.joined)
+    }
+
     @Test(arguments: seeds)
     func groupsByAnOptionalFieldMakeOneGroupOfNulls(seed: UInt64) throws {
         let world = OptWorld(seed: seed)

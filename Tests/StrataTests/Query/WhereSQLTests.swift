@@ -127,6 +127,27 @@ struct WhereSQLTests {
         #expect(try condition((some ||? some)!).sql == "(t0.\"number\" = ? OR t0.\"number\" = ?)")
     }
 
+    /// As in CoreStore, a side that is not optional makes the result not
+    /// optional: it goes straight into `.where`, and a `nil` side leaves it as it was.
+    @Test func optionalCombinatorsWithOneSureSideGiveASurePredicate() throws {
+        let base: Where<ProbeItem> = \.$other == 2
+        let some: Where<ProbeItem>? = \.$number == 1
+        let none: Where<ProbeItem>? = nil
+        let kept: Where<ProbeItem> = base &&? none
+        #expect(try condition(kept).sql == "t0.\"other\" = ?")
+        #expect(try condition(none ||? base).sql == "t0.\"other\" = ?")
+        #expect(try condition(base &&? some) == condition(base && some!))
+        #expect(try condition(some &&? base) == condition(some! && base))
+        #expect(try condition(base ||? some) == condition(base || some!))
+        #expect(try condition(some ||? base) == condition(some! || base))
+        #expect(try condition(base &&? base).sql == "(t0.\"other\" = ? AND t0.\"other\" = ?)")
+        #expect(try condition(base ||? base).sql == "(t0.\"other\" = ? OR t0.\"other\" = ?)")
+        let filtered = From<ProbeItem>().where(\.$real > 0 &&? none).where(base ||? some)
+        #expect(
+            try compiled(filtered).sql
+                == " WHERE (t0.\"real\" > ? AND (t0.\"other\" = ? OR t0.\"number\" = ?)) ORDER BY t0._pk ASC")
+    }
+
     @Test func membershipIsAnInListWithNullTestedApart() throws {
         #expect(
             try condition(Where(\.$number, in: [1, 2])) == (
