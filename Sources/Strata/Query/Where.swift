@@ -168,3 +168,22 @@ public func ||? <Object>(lhs: Where<Object>?, rhs: Where<Object>) -> Where<Objec
 public func ||? <Object>(lhs: Where<Object>, rhs: Where<Object>) -> Where<Object> {
     lhs || rhs
 }
+
+extension Sequence {
+    /// The predicates joined with AND, as CoreStore's `combinedByAnd()`:
+    /// ``Where/all(_:)`` of them (all objects for none).
+    ///
+    /// ```swift
+    /// let filters = [Where<Person>(\.$age >= 18), Where(\.$age < 65)]
+    /// let working = try stack.fetchAll(From<Person>().where(filters.combinedByAnd()))
+    /// ```
+    public func combinedByAnd<Object>() -> Where<Object> where Element == Where<Object> {
+        .all(Array(self))
+    }
+
+    /// The predicates joined with OR, as CoreStore's `combinedByOr()`:
+    /// ``Where/any(_:)`` of them (no objects for none).
+    public func combinedByOr<Object>() -> Where<Object> where Element == Where<Object> {
+        .any(Array(self))
+    }
+}

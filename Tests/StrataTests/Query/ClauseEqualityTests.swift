@@ -56,6 +56,35 @@ struct ClauseEqualityTests {
         }.count)
     }
 
+    /// CoreStore's `combinedByAnd()` / `combinedByOr()` over any sequence of
+    /// predicates are `Where.all` / `Where.any` of them, and select what
+    /// evaluating each predicate in memory and joining the answers selects.
+    @Test(arguments: [UInt64(0xC0_01), 0xC0_02])
+    func combinedPredicatesAreAllAndAny(seed: UInt64) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(probeSchema, .inMemory, in: directory)
+        try ProbeData.populate(stack, seed: seed, items: 30)
+        let items = try stack.fetchAll(From<ProbeItem>())
+        var generator = ProbeGenerator(
+            random: ProbeRandom(seed: seed),
+            groups: try stack.fetchAll(From<ProbeGroup>()),
+            tags: try stack.fetchAll(From<ProbeTag>()))
+        for round in 0..<40 {
+            let parts = (0..<(round % 4)).map { _ in generator.item(depth: 2).clause }
+            let context = "seed \(seed) round \(round)"
+            #expect(parts.combinedByAnd() == Where.all(parts), "\(context)")
+            #expect(parts.combinedByOr() == Where.any(parts), "\(context)")
+            #expect(parts.lazy.map { $0 }.combinedByAnd() == Where.all(parts), "\(context)")
+            guard parts.allSatisfy(\.isEvaluableInMemory) else { continue }
+            let bothWays = try stack.fetchAll(From<ProbeItem>().where(parts.combinedByAnd())).map(\.objectID)
+            let eitherWay = try stack.fetchAll(From<ProbeItem>().where(parts.combinedByOr())).map(\.objectID)
+            let every = items.filter { item in parts.allSatisfy { $0.evaluate(item) == true } }
+            let some = items.filter { item in parts.contains { $0.evaluate(item) == true } }
+            #expect(Set(bothWays) == Set(every.map(\.objectID)), "\(context)")
+            #expect(Set(eitherWay) == Set(some.map(\.objectID)), "\(context)")
+        }
+    }
+
     /// CoreStore's own expectations of `Where` equality.
     @Test func whereClausesCompareAsCoreStoreDoes() {
         let one = Where<ProbeItem>(\.$text == "value1")
