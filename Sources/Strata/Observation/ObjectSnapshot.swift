@@ -1,7 +1,9 @@
-/// An immutable value copy of an object's stored values: `Sendable`, so it
-/// crosses threads where the object cannot.
+/// A value copy of an object's stored values: `Sendable`, so it crosses
+/// threads where the object cannot.
 ///
-/// Read fields through their `$` names, as in queries:
+/// Read fields through their `$` names, as in queries. A snapshot is a
+/// value, as CoreStore's is: setting a field on a `var` copy changes that
+/// copy only, never the object or the store.
 ///
 /// ```swift
 /// let snapshot = ObjectSnapshot(person)
@@ -21,7 +23,7 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
     /// ```
     public let objectID: ObjectID<Object>
     let entity: EntityDescription
-    let values: ContiguousArray<StoredValue>
+    private(set) var values: ContiguousArray<StoredValue>
 
     init(entity: EntityDescription, rowID: Int64, values: ContiguousArray<StoredValue>) {
         self.objectID = ObjectID(entityName: entity.name, rowID: rowID, configuration: entity.configuration)
@@ -68,45 +70,76 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
         }
     }
 
-    /// The value of a stored field, read through its key path.
+    /// The value of a stored field, read through its key path; set on a
+    /// `var` copy, it changes that copy only.
     ///
     /// ```swift
     /// let name: String = snapshot.$name
+    /// var draft = snapshot
+    /// draft.$name = "Ann"   // snapshot.$name is unchanged
     /// ```
     public subscript<Value>(dynamicMember keyPath: KeyPath<Object, Field.Stored<Value>>) -> Value {
-        let name = FieldPath.name(keyPath)
-        guard let stored = storedValue(forField: name) else {
-            misuse("Strata: \(entity.name) has no stored field named '\(name)'.")
+        get {
+            let name = FieldPath.name(keyPath)
+            guard let stored = storedValue(forField: name) else {
+                misuse("Strata: \(entity.name) has no stored field named '\(name)'.")
+            }
+            do {
+                return try Value(storedValue: stored)
+            } catch {
+                StrataLog.warning(
+                    .objects,
+                    "\(entity.name).\(name) holds \(stored), which is not a \(Value.self); "
+                        + "reading the field's default instead")
+                return DeclaredFields.field(at: keyPath, of: Value.self).defaultValue
+            }
         }
-        do {
-            return try Value(storedValue: stored)
-        } catch {
-            StrataLog.warning(
-                .objects,
-                "\(entity.name).\(name) holds \(stored), which is not a \(Value.self); "
-                    + "reading the field's default instead")
-            return DeclaredFields.field(at: keyPath, of: Value.self).defaultValue
+        set {
+            set(FieldPath.name(keyPath)) { try newValue.storedValue() }
         }
     }
 
-    /// The value of a coded field, decoded from its JSON.
+    /// The value of a coded field, decoded from its JSON; set on a `var`
+    /// copy, it changes that copy only.
     ///
     /// ```swift
     /// let address: Address? = snapshot.$address
     /// ```
     public subscript<Value>(dynamicMember keyPath: KeyPath<Object, Field.Coded<Value>>) -> Value {
-        let name = FieldPath.name(keyPath)
-        guard let stored = storedValue(forField: name) else {
-            misuse("Strata: \(entity.name) has no coded field named '\(name)'.")
+        get {
+            let name = FieldPath.name(keyPath)
+            guard let stored = storedValue(forField: name) else {
+                misuse("Strata: \(entity.name) has no coded field named '\(name)'.")
+            }
+            do {
+                return try CodedValue.decode(Value.self, from: stored)
+            } catch {
+                StrataLog.warning(
+                    .objects,
+                    "\(entity.name).\(name) holds JSON that does not decode as \(Value.self); "
+                        + "reading the field's default instead")
+                return DeclaredFields.field(at: keyPath, of: Value.self).defaultValue
+            }
+        }
+        set {
+            set(FieldPath.name(keyPath)) { try CodedValue.encode(newValue) }
+        }
+    }
+
+    /// Sets the named field of this copy to what `make` stores; a value that
+    /// cannot be stored leaves the field as it was, with a warning (a setter
+    /// cannot throw).
+    private mutating func set(_ name: String, to make: () throws -> StoredValue) {
+        guard let slot = entity.slot(of: name) else {
+            misuse("Strata: \(entity.name) has no field named '\(name)'.")
         }
         do {
-            return try CodedValue.decode(Value.self, from: stored)
+            values[slot] = try make()
         } catch {
             StrataLog.warning(
                 .objects,
-                "\(entity.name).\(name) holds JSON that does not decode as \(Value.self); "
-                    + "reading the field's default instead")
-            return DeclaredFields.field(at: keyPath, of: Value.self).defaultValue
+                "\(entity.name).\(name) cannot hold the value set on this snapshot "
+                    + "(\(StrataError.wrapping(error))); the snapshot keeps its value")
         }
     }
 

@@ -38,6 +38,38 @@ struct ObjectPublisherTests {
         #expect(Set([snapshot, snapshot, ObjectSnapshot(person)]).count == 2)
     }
 
+    /// A snapshot is a value, as CoreStore's is: random edits set on a `var`
+    /// copy read back, leave the original and the object alone, and, made
+    /// to the object too, give a copy equal to the object's new snapshot.
+    @Test func aSnapshotCopyTakesEditsAndStaysAValue() throws {
+        let directory = TemporaryDirectory()
+        let (stack, ann, _) = try makeObservedPeople(.inMemory, in: directory)
+        var random = SplitMix64.random()
+        for round in 0..<25 {
+            let original = ObjectSnapshot(try #require(try stack.fetchExisting(ann)))
+            var draft = original
+            let name = ["Ann", "Anne", "Ana", "e\u{301}", ""].randomElement(using: &random)!
+            let age = Int.random(in: -5...120, using: &random)
+            let email = Bool.random(using: &random) ? nil : "a\(round)@example.com"
+            draft.$name = name
+            draft.$age = age
+            draft.$email = email
+            let context = "seed \(random.seed) round \(round)"
+            #expect(draft.$name == name && draft.$age == age && draft.$email == email, "\(context)")
+            #expect(draft.objectID == original.objectID, "\(context)")
+            #expect(original == ObjectSnapshot(try #require(try stack.fetchExisting(ann))), "\(context)")
+            #expect((draft == original) == (name == original.$name && age == original.$age
+                && email == original.$email), "\(context)")
+            try stack.perform(synchronous: { tx in
+                let person = try #require(tx.edit(ann))
+                person.name = name
+                person.age = age
+                person.email = email
+            })
+            #expect(draft == ObjectSnapshot(try #require(try stack.fetchExisting(ann))), "\(context)")
+        }
+    }
+
     @Test func snapshotCrossesIntoATask() async throws {
         let directory = TemporaryDirectory()
         let (stack, ann, _) = try makeObservedPeople(.file, in: directory)
