@@ -169,8 +169,13 @@ extension BaseDataTransaction {
                 start = batch.endIndex
                 // The fetch flushes first, so objects created earlier in this
                 // transaction (and in earlier batches) are found by SQL.
-                let found = try fetchAll(
-                    From<Object>().where(Where(Object.uniqueIDKeyPath, in: batch.map(\.id))))
+                // IDs converted here, specialized; an ID that cannot be stored
+                // goes through `in:`, whose predicate names the field.
+                let stored = batch.compactMap { try? $0.id.storedValue() }
+                let found = try fetchAll(From<Object>().where(
+                    stored.count == batch.count
+                        ? Where(Object.uniqueIDKeyPath, inStored: stored)
+                        : Where(Object.uniqueIDKeyPath, in: batch.map(\.id))))
                 var existing = Dictionary(
                     found.lazy.map { ($0.readStored(uniqueIDField), $0) }, uniquingKeysWith: { first, _ in first })
                 var createdSeen = createdDuringUniqueImport.count
