@@ -23,7 +23,9 @@ extension DataStack {
     /// running transaction has given the writer back. Monitors and
     /// publishers stop following it (change-set streams end); objects keep
     /// the values they hold, and reads and transactions throw
-    /// ``StrataError/storeNotAdded`` until a store is added again.
+    /// ``StrataError/storeNotAdded`` until a store is added again. (To swap
+    /// the file under monitors and publishers that go on following it, use
+    /// ``replaceStore(withContentsOf:)`` or ``resetStore(backingUpTo:)``.)
     ///
     /// ```swift
     /// try stack.removeStorage()
@@ -48,6 +50,16 @@ extension DataStack {
     /// unchanged. Do it while no other stack or process has the added
     /// store's file open.
     ///
+    /// What watched the store goes on, with the new file's contents, as
+    /// after any change the commit log cannot describe (a refresh): list
+    /// monitors re-fetch (`listMonitorWillRefetch` / `listMonitorDidRefetch`),
+    /// an object monitor reports its object's changed fields, or its
+    /// deletion when the new file has no row of its ID; publishers publish
+    /// anew; objects held from the main context take their row's values or
+    /// become deleted. All of them then follow every later commit. The new
+    /// file's history starts after the stack's last generation, which goes
+    /// on growing.
+    ///
     /// ```swift
     /// try stack.replaceStore(withContentsOf: downloadedBackup)
     /// ```
@@ -69,19 +81,19 @@ extension DataStack {
         try? SQLiteStore(fileURL: old).deleteFiles()
         try Self.snapshot(source, to: copy)
         let settings = current.settings
-        try remove(current)
+        let main = try detach(current)
         do {
             try FileManager.default.moveItem(at: url, to: old)
             try SQLiteStore(fileURL: url).deleteFiles()
             try FileManager.default.moveItem(at: copy, to: url)
-            try reopen(settings)
+            try addStorageNow(ReopenedStore(settings: settings), following: main)
             try? SQLiteStore(fileURL: old).deleteFiles()
         } catch {
             // Put the old file back and reopen it.
             try? SQLiteStore(fileURL: url).deleteFiles()
             try? FileManager.default.moveItem(at: old, to: url)
             try? SQLiteStore(fileURL: copy).deleteFiles()
-            try reopen(settings)
+            try reopen(settings, following: main)
             // A file that would not move is a storage problem, not the caller's error.
             throw error as? StrataError
                 ?? .storage(
@@ -96,6 +108,13 @@ extension DataStack {
     /// while no other stack or process has the file open; for a store others
     /// share, use ``wipeAllData(author:isolation:)``.
     ///
+    /// What watched the store goes on, as after a refresh (see
+    /// ``replaceStore(withContentsOf:)``): list monitors re-fetch and show
+    /// nothing, object monitors report their object deleted, publishers
+    /// publish anew, held objects become deleted; all of them then follow
+    /// every later commit. A new row is another object even where its ID is
+    /// an old one's. The generation goes on growing.
+    ///
     /// ```swift
     /// try stack.resetStore(backingUpTo: backupsFolder.appendingPathComponent("before-reset.sqlite"))
     /// ```
@@ -107,9 +126,16 @@ extension DataStack {
         if let backup { try exportStore(to: backup) }
         let current = try store()
         let settings = current.settings
-        try remove(current)
-        if case .file(let url) = settings.location { try SQLiteStore(fileURL: url).deleteFiles() }
-        try reopen(settings)
+        let main = try detach(current)
+        if case .file(let url) = settings.location {
+            do throws(StrataError) {
+                try SQLiteStore(fileURL: url).deleteFiles()
+            } catch {
+                try reopen(settings, following: main)
+                throw error
+            }
+        }
+        try reopen(settings, following: main)
     }
 
     /// A stack on a new, empty ``InMemoryStore``, filled by `seed` in one
@@ -134,15 +160,17 @@ extension DataStack {
         return stack
     }
 
-    /// Removes one store from the stack and closes its connections.
+    /// Opens the store of `settings` again, its file replaced or reset,
+    /// under `main`, the main context ``detach(_:)`` kept; when it cannot
+    /// be opened, `main` closes as ``removeStorage()`` would close it.
     @MainActor
-    private func remove(_ store: StoreRuntime) throws(StrataError) {
-        for removed in try uninstall(store) { removed.gate.close() }
-    }
-
-    @MainActor
-    private func reopen(_ settings: StoreSettings) throws(StrataError) {
-        try addStorageAndWait(ReopenedStore(settings: settings))
+    private func reopen(_ settings: StoreSettings, following main: MainContext) throws(StrataError) {
+        do {
+            try addStorageNow(ReopenedStore(settings: settings), following: main)
+        } catch {
+            closeMainContexts(of: [main.context.store])
+            throw error
+        }
     }
 
     /// A consistent copy of the store at `source`, written to `destination`.

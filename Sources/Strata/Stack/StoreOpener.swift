@@ -10,6 +10,10 @@ struct StoreOpener {
     let history: SchemaHistory
     /// Told as a migration advances and when the store is open.
     var progress: MigrationProgressHandler?
+    /// For a store opened again under a main context that followed it (its
+    /// file replaced or reset), the last generation that context saw: the
+    /// store's history restarts after it, whatever generation the file holds.
+    var continuingAfter: UInt64?
 
     init(settings: StoreSettings, history: SchemaHistory) {
         self.settings = settings
@@ -36,7 +40,11 @@ struct StoreOpener {
             writer.lease = lease
             // Check the schema before switching to WAL: the switch rewrites the
             // header, and a database that is not this store must stay untouched.
-            let (generation, migrationsRun) = try alone(on: writer) { try prepareSchema(on: writer) }
+            let (generation, migrationsRun) = try alone(on: writer) {
+                let (generation, steps) = try prepareSchema(on: writer)
+                guard let continuingAfter, !settings.isReadOnly else { return (generation, steps) }
+                return (try restartHistory(on: writer, after: max(generation, continuingAfter)), steps)
+            }
             let hasLog = try CommitLog.exists(on: writer)
             if !settings.isReadOnly && writer.dialect == .sqlite {
                 try CrossStoreCommit.install(on: writer)
@@ -224,15 +232,19 @@ struct StoreOpener {
     }
 
     /// Ends the log's history at a change it cannot describe (a migration, a
-    /// recreated store): the generation moves on by one with no record, so a
-    /// stack that followed the store before refreshes everything.
-    private func restartHistory(on connection: Connection) throws {
+    /// recreated store, a file swapped under a stack): the generation moves
+    /// on by one with no record (past `generation` when given), so a stack
+    /// that followed the store before refreshes everything. Returns the new
+    /// generation.
+    @discardableResult
+    private func restartHistory(on connection: Connection, after generation: UInt64? = nil) throws -> UInt64 {
         try CommitLog.install(on: connection)
         let value = connection.dialect.metaInteger("value")
+        let next = generation.map { "\(Int64(clamping: $0) + 1)" } ?? "\(value) + 1"
         try connection.run(
-            "UPDATE _strata_meta SET value = \(connection.dialect.metaValue("\(value) + 1")) "
-                + "WHERE key = 'generation'")
+            "UPDATE _strata_meta SET value = \(connection.dialect.metaValue(next)) WHERE key = 'generation'")
         try CommitLog.purge(through: .max, on: connection)
+        return try CommitLog.generation(on: connection)
     }
 
     /// The steps that adding the store would run, read without changing it:
