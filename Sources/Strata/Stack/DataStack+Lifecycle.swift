@@ -65,13 +65,13 @@ extension DataStack {
     /// ```
     ///
     /// - Throws: ``StrataError/storage(path:reason:)`` when the added store is
-    ///   in memory or the copy fails; the errors of ``addStorageAndWait(_:)``
+    ///   in memory or on a server, or the copy fails; the errors of ``addStorageAndWait(_:)``
     ///   for a `source` that cannot be opened as a store of this history.
     @MainActor
     public func replaceStore(withContentsOf source: URL) throws(StrataError) {
         let current = try store()
         guard case .file(let url) = current.settings.location else {
-            throw .storage(path: current.path, reason: "an in-memory store has no file to replace")
+            throw .storage(path: current.path, reason: "a store in memory or on a server has no file to replace")
         }
         // Refused before anything changes: a file that is not a store of this history.
         _ = try requiredMigrations(for: SQLiteStore(fileURL: source, isReadOnly: true))
@@ -104,9 +104,10 @@ extension DataStack {
     /// Empties the added store (the default configuration's, when the stack
     /// has several) by recreating it, after writing a copy of it to
     /// `backup` when one is given (see ``exportStore(to:)``). Like a wipe,
-    /// but the file starts over: its history and row IDs start again. Do it
-    /// while no other stack or process has the file open; for a store others
-    /// share, use ``wipeAllData(author:isolation:)``.
+    /// but the file starts over: its history and row IDs start again (a
+    /// store on a server has its tables dropped and created again). Do it
+    /// while no other stack or process has the store open; for a store
+    /// others share, use ``wipeAllData(author:isolation:)``.
     ///
     /// What watched the store goes on, as after a refresh (see
     /// ``replaceStore(withContentsOf:)``): list monitors re-fetch and show
@@ -127,15 +128,22 @@ extension DataStack {
         let current = try store()
         let settings = current.settings
         let main = try detach(current)
-        if case .file(let url) = settings.location {
+        switch settings.location {
+        case .file(let url):
             do throws(StrataError) {
                 try SQLiteStore(fileURL: url).deleteFiles()
             } catch {
                 try reopen(settings, following: main)
                 throw error
             }
+            try reopen(settings, following: main)
+        case .memory:
+            // Its files went with its last connection.
+            try reopen(settings, following: main)
+        case .server:
+            // Its tables are dropped and created again as it opens.
+            try reopen(settings, following: main, recreating: true)
         }
-        try reopen(settings, following: main)
     }
 
     /// A stack on a new, empty ``InMemoryStore``, filled by `seed` in one
@@ -164,9 +172,11 @@ extension DataStack {
     /// under `main`, the main context ``detach(_:)`` kept; when it cannot
     /// be opened, `main` closes as ``removeStorage()`` would close it.
     @MainActor
-    private func reopen(_ settings: StoreSettings, following main: MainContext) throws(StrataError) {
+    private func reopen(
+        _ settings: StoreSettings, following main: MainContext, recreating: Bool = false
+    ) throws(StrataError) {
         do {
-            try addStorageNow(ReopenedStore(settings: settings), following: main)
+            try addStorageNow(ReopenedStore(settings: settings), following: main, recreating: recreating)
         } catch {
             closeMainContexts(of: [main.context.store])
             throw error

@@ -135,14 +135,18 @@ public final class DataStack: Sendable {
     /// Opens `storage` on the calling thread and installs it; the work of
     /// every member of the `addStorage` family (`DataStack+AddingStorage.swift`).
     /// With `main`, the closed main context of the store `storage` reopens
-    /// (its file replaced or reset) goes on, on the new store.
+    /// (its file replaced or reset) goes on, on the new store; `recreating`
+    /// empties the store as it opens (see ``StoreOpener/recreating``).
     @MainActor
-    func addStorageNow(_ storage: some StorageInterface, following main: MainContext? = nil) throws(StrataError) {
+    func addStorageNow(
+        _ storage: some StorageInterface, following main: MainContext? = nil, recreating: Bool = false
+    ) throws(StrataError) {
         try StrataError.catching {
             try refuseASecondStore(of: storage)
             defer { finishOpening(storage) }
             var opener = StoreOpener(settings: storage.settings, history: schemaHistory)
             opener.continuingAfter = main?.followedGeneration
+            opener.recreating = recreating
             let opened = try opener.open()
             try install(opened.store, reader: opened.reader, migrationsRun: opened.migrationsRun, following: main)
         }

@@ -14,6 +14,9 @@ struct StoreOpener {
     /// file replaced or reset), the last generation that context saw: the
     /// store's history restarts after it, whatever generation the file holds.
     var continuingAfter: UInt64?
+    /// Whether an existing store is emptied, its tables dropped and created
+    /// again (a reset of a store on a server, whose files the stack cannot delete).
+    var recreating = false
 
     init(settings: StoreSettings, history: SchemaHistory) {
         self.settings = settings
@@ -140,6 +143,10 @@ struct StoreOpener {
         }
         let meta = try readMeta(connection)
         let generation = UInt64(meta["generation"] ?? "0") ?? 0
+        if recreating, !settings.isReadOnly {
+            try recreate(on: connection, keepingGeneration: generation)
+            return (generation + 1, [])
+        }
         if let steps = history.steps(fromVersion: meta["version"], fingerprint: meta["fingerprint"]),
            !steps.isEmpty {
             try migrate(along: steps, on: connection)
