@@ -146,7 +146,7 @@ struct StoreSwapTests {
     }
 
     @Test(arguments: [1, 2, 3] as [UInt64])
-    func aReplacedStoreShowsTheNewFileAndFollowsLaterCommits(seed: UInt64) throws {
+    func aReplacedStoreShowsTheNewFileAndFollowsLaterCommits(seed: UInt64) async throws {
         var random = SplitMix64(seed: seed)
         let directory = TemporaryDirectory()
         let stack = try openStack(in: directory)
@@ -158,6 +158,7 @@ struct StoreSwapTests {
         try fill(sourceStack, count: Int.random(in: 2..<5, using: &random), rankBase: 100, random: &random)
         let scene = try SwapScene(stack)
         let before = stack.mergedGeneration
+        let changeSets = try stack.changeSets(touching: ["MonItem"])
 
         try stack.replaceStore(withContentsOf: source)
 
@@ -171,6 +172,12 @@ struct StoreSwapTests {
         #expect(stack.mergedGeneration > before, "generations only grow")
         #expect(try stack.historyHorizon() > before, "the history before the swap reads as purged")
         try commitAfterTheSwap(scene, in: storage, random: &random)
+        // A change-set stream yields the swap as a refresh, then goes on.
+        var streamed = changeSets.makeAsyncIterator()
+        let swap = await streamed.next()
+        let commit = await streamed.next()
+        #expect(swap?.isRefresh == true && swap.map { $0.generation > before } == true)
+        #expect(commit?.isRefresh == false && commit.map { $0.generation == stack.mergedGeneration } == true)
     }
 
     /// On a server, where the stack cannot delete files, the store's tables
