@@ -294,6 +294,29 @@ extension MainContext {
         }
     }
 
+    // MARK: Moving to a reopened store
+
+    /// The generation the store's next history must start after: every
+    /// generation this context has merged or seen a snapshot at.
+    var followedGeneration: UInt64 { max(generation, context.knownSnapshot.generation) }
+
+    /// Goes on with `store`, opened again in place of the closed one the
+    /// context followed (its file replaced or reset), its history restarted
+    /// past ``followedGeneration``: nothing in its log says what changed, so
+    /// it is a refresh, as for a write that bypassed the log. Registered
+    /// objects take their row's values in the new file, or are deleted when
+    /// it has no such row, and every observer refreshes.
+    func follow(_ store: StoreRuntime, reader: Connection) throws {
+        context.follow(store, reader: reader)
+        waiting = [:]
+        try inPinnedSnapshot { connection in
+            let generation = try CommitLog.generation(on: connection)
+            context.knownSnapshot = (connection.dataVersion(knowing: generation), generation)
+            waitingRefresh = try readRefresh(at: max(generation, self.generation), on: connection)
+        }
+        catchUp()
+    }
+
     // MARK: Refreshing
 
     /// Reads every registered object's row again, in the open snapshot.

@@ -11,7 +11,9 @@ final class ObjectContext {
 
     let kind: Kind
     let schema: Schema
-    let store: StoreRuntime
+    /// The store the context reads and writes; a main context's moves to
+    /// the store reopened in its place when the file is replaced or reset.
+    private(set) var store: StoreRuntime
     /// False once the transaction that owns the context has ended.
     var isOpen = true
 
@@ -171,6 +173,15 @@ final class ObjectContext {
     func closeReader() {
         reader?.close()
         reader = nil
+    }
+
+    /// Points the main context at `store`, reopened in place of the one it
+    /// read (its file replaced or reset), reading through `reader`. Its
+    /// objects stay registered, to be read again by a refresh.
+    func follow(_ store: StoreRuntime, reader: Connection) {
+        precondition(kind == .main && self.reader == nil, "only a closed main context moves to another store")
+        self.store = store
+        self.reader = reader
     }
 
     /// The connection reads go through; in a transaction, pending changes are

@@ -23,7 +23,9 @@ extension DataStack {
     /// running transaction has given the writer back. Monitors and
     /// publishers stop following it (change-set streams end); objects keep
     /// the values they hold, and reads and transactions throw
-    /// ``StrataError/storeNotAdded`` until a store is added again.
+    /// ``StrataError/storeNotAdded`` until a store is added again. (To swap
+    /// the file under monitors and publishers that go on following it, use
+    /// ``replaceStore(withContentsOf:)`` or ``resetStore(backingUpTo:)``.)
     ///
     /// ```swift
     /// try stack.removeStorage()
@@ -48,18 +50,28 @@ extension DataStack {
     /// unchanged. Do it while no other stack or process has the added
     /// store's file open.
     ///
+    /// What watched the store goes on, with the new file's contents, as
+    /// after any change the commit log cannot describe (a refresh): list
+    /// monitors re-fetch (`listMonitorWillRefetch` / `listMonitorDidRefetch`),
+    /// an object monitor reports its object's changed fields, or its
+    /// deletion when the new file has no row of its ID; publishers publish
+    /// anew; objects held from the main context take their row's values or
+    /// become deleted. All of them then follow every later commit. The new
+    /// file's history starts after the stack's last generation, which goes
+    /// on growing.
+    ///
     /// ```swift
     /// try stack.replaceStore(withContentsOf: downloadedBackup)
     /// ```
     ///
     /// - Throws: ``StrataError/storage(path:reason:)`` when the added store is
-    ///   in memory or the copy fails; the errors of ``addStorageAndWait(_:)``
+    ///   in memory or on a server, or the copy fails; the errors of ``addStorageAndWait(_:)``
     ///   for a `source` that cannot be opened as a store of this history.
     @MainActor
     public func replaceStore(withContentsOf source: URL) throws(StrataError) {
         let current = try store()
         guard case .file(let url) = current.settings.location else {
-            throw .storage(path: current.path, reason: "an in-memory store has no file to replace")
+            throw .storage(path: current.path, reason: "a store in memory or on a server has no file to replace")
         }
         // Refused before anything changes: a file that is not a store of this history.
         _ = try requiredMigrations(for: SQLiteStore(fileURL: source, isReadOnly: true))
@@ -69,19 +81,19 @@ extension DataStack {
         try? SQLiteStore(fileURL: old).deleteFiles()
         try Self.snapshot(source, to: copy)
         let settings = current.settings
-        try remove(current)
+        let main = try detach(current)
         do {
             try FileManager.default.moveItem(at: url, to: old)
             try SQLiteStore(fileURL: url).deleteFiles()
             try FileManager.default.moveItem(at: copy, to: url)
-            try reopen(settings)
+            try addStorageNow(ReopenedStore(settings: settings), following: main)
             try? SQLiteStore(fileURL: old).deleteFiles()
         } catch {
             // Put the old file back and reopen it.
             try? SQLiteStore(fileURL: url).deleteFiles()
             try? FileManager.default.moveItem(at: old, to: url)
             try? SQLiteStore(fileURL: copy).deleteFiles()
-            try reopen(settings)
+            try reopen(settings, following: main)
             // A file that would not move is a storage problem, not the caller's error.
             throw error as? StrataError
                 ?? .storage(
@@ -92,9 +104,17 @@ extension DataStack {
     /// Empties the added store (the default configuration's, when the stack
     /// has several) by recreating it, after writing a copy of it to
     /// `backup` when one is given (see ``exportStore(to:)``). Like a wipe,
-    /// but the file starts over: its history and row IDs start again. Do it
-    /// while no other stack or process has the file open; for a store others
-    /// share, use ``wipeAllData(author:isolation:)``.
+    /// but the file starts over: its history and row IDs start again (a
+    /// store on a server has its tables dropped and created again). Do it
+    /// while no other stack or process has the store open; for a store
+    /// others share, use ``wipeAllData(author:isolation:)``.
+    ///
+    /// What watched the store goes on, as after a refresh (see
+    /// ``replaceStore(withContentsOf:)``): list monitors re-fetch and show
+    /// nothing, object monitors report their object deleted, publishers
+    /// publish anew, held objects become deleted; all of them then follow
+    /// every later commit. A new row is another object even where its ID is
+    /// an old one's. The generation goes on growing.
     ///
     /// ```swift
     /// try stack.resetStore(backingUpTo: backupsFolder.appendingPathComponent("before-reset.sqlite"))
@@ -107,9 +127,23 @@ extension DataStack {
         if let backup { try exportStore(to: backup) }
         let current = try store()
         let settings = current.settings
-        try remove(current)
-        if case .file(let url) = settings.location { try SQLiteStore(fileURL: url).deleteFiles() }
-        try reopen(settings)
+        let main = try detach(current)
+        switch settings.location {
+        case .file(let url):
+            do throws(StrataError) {
+                try SQLiteStore(fileURL: url).deleteFiles()
+            } catch {
+                try reopen(settings, following: main)
+                throw error
+            }
+            try reopen(settings, following: main)
+        case .memory:
+            // Its files went with its last connection.
+            try reopen(settings, following: main)
+        case .server:
+            // Its tables are dropped and created again as it opens.
+            try reopen(settings, following: main, recreating: true)
+        }
     }
 
     /// A stack on a new, empty ``InMemoryStore``, filled by `seed` in one
@@ -134,15 +168,19 @@ extension DataStack {
         return stack
     }
 
-    /// Removes one store from the stack and closes its connections.
+    /// Opens the store of `settings` again, its file replaced or reset,
+    /// under `main`, the main context ``detach(_:)`` kept; when it cannot
+    /// be opened, `main` closes as ``removeStorage()`` would close it.
     @MainActor
-    private func remove(_ store: StoreRuntime) throws(StrataError) {
-        for removed in try uninstall(store) { removed.gate.close() }
-    }
-
-    @MainActor
-    private func reopen(_ settings: StoreSettings) throws(StrataError) {
-        try addStorageAndWait(ReopenedStore(settings: settings))
+    private func reopen(
+        _ settings: StoreSettings, following main: MainContext, recreating: Bool = false
+    ) throws(StrataError) {
+        do {
+            try addStorageNow(ReopenedStore(settings: settings), following: main, recreating: recreating)
+        } catch {
+            closeMainContexts(of: [main.context.store])
+            throw error
+        }
     }
 
     /// A consistent copy of the store at `source`, written to `destination`.

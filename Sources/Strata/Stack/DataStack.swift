@@ -137,13 +137,21 @@ public final class DataStack: Sendable {
 
     /// Opens `storage` on the calling thread and installs it; the work of
     /// every member of the `addStorage` family (`DataStack+AddingStorage.swift`).
+    /// With `main`, the closed main context of the store `storage` reopens
+    /// (its file replaced or reset) goes on, on the new store; `recreating`
+    /// empties the store as it opens (see ``StoreOpener/recreating``).
     @MainActor
-    func addStorageNow(_ storage: some StorageInterface) throws(StrataError) {
+    func addStorageNow(
+        _ storage: some StorageInterface, following main: MainContext? = nil, recreating: Bool = false
+    ) throws(StrataError) {
         try StrataError.catching {
             try refuseASecondStore(of: storage)
             defer { finishOpening(storage) }
-            let opened = try StoreOpener(settings: storage.settings, history: schemaHistory).open()
-            try install(opened.store, reader: opened.reader, migrationsRun: opened.migrationsRun)
+            var opener = StoreOpener(settings: storage.settings, history: schemaHistory)
+            opener.continuingAfter = main?.followedGeneration
+            opener.recreating = recreating
+            let opened = try opener.open()
+            try install(opened.store, reader: opened.reader, migrationsRun: opened.migrationsRun, following: main)
         }
     }
 
@@ -158,7 +166,8 @@ public final class DataStack: Sendable {
             var opener = StoreOpener(settings: storage.settings, history: schemaHistory)
             opener.progress = progress
             let opened = try await Self.open(opener)
-            try install(opened.store, reader: opened.reader.take(), migrationsRun: opened.migrationsRun)
+            try install(
+                opened.store, reader: opened.reader.take(), migrationsRun: opened.migrationsRun, following: nil)
         }
     }
 
@@ -199,8 +208,13 @@ public final class DataStack: Sendable {
         _ = opening.withLock { $0.remove(storage.settings.configuration) }
     }
 
+    /// Makes `store` one of the stack's, with a new main context, or with
+    /// `main` (a closed one of the store's configuration, still among
+    /// ``mainContexts``) moved onto it.
     @MainActor
-    private func install(_ store: StoreRuntime, reader: Connection, migrationsRun: [MigrationStep]) throws {
+    private func install(
+        _ store: StoreRuntime, reader: Connection, migrationsRun: [MigrationStep], following main: MainContext?
+    ) throws {
         try runtimes.withLock { current in
             if let other = current.first(where: { $0.settings.configuration == store.settings.configuration }) {
                 throw StrataError.storage(
@@ -210,13 +224,18 @@ public final class DataStack: Sendable {
         }
         self.migrationsRun.withLock { $0 = migrationsRun }
         do {
-            let main = try MainContext(
-                context: ObjectContext(kind: .main, schema: store.schema, store: store, reader: reader),
-                pollingInterval: { [settings] in settings.withLock { $0.pollingInterval } })
-            mainContexts.insert(
-                main, at: mainContexts.firstIndex { $0.context.store.order > store.order } ?? mainContexts.endIndex)
+            if let main {
+                try main.follow(store, reader: reader)
+            } else {
+                let main = try MainContext(
+                    context: ObjectContext(kind: .main, schema: store.schema, store: store, reader: reader),
+                    pollingInterval: { [settings] in settings.withLock { $0.pollingInterval } })
+                mainContexts.insert(
+                    main, at: mainContexts.firstIndex { $0.context.store.order > store.order } ?? mainContexts.endIndex)
+            }
         } catch {
             runtimes.withLock { $0.removeAll { $0 === store } }
+            main?.context.closeReader()
             throw StoreErrors.translate(error, path: store.path)
         }
         // A commit over several stores that a crash cut short is completed
@@ -234,15 +253,44 @@ public final class DataStack: Sendable {
     @MainActor
     func uninstall(_ store: StoreRuntime? = nil) throws(StrataError) -> [StoreRuntime] {
         let stores = try stores().filter { store == nil || $0 === store }
+        try refuseRemovingHeld(stores)
+        closeMainContexts(of: stores)
+        return stores
+    }
+
+    /// Takes `store` out of the stack and closes it, keeping its main
+    /// context, which has merged everything committed and whose reader is
+    /// closed: ``addStorageNow(_:following:)`` moves it onto the store
+    /// opened again in its place (its file replaced or reset), or
+    /// ``closeMainContexts(of:)`` closes it when that fails.
+    @MainActor
+    func detach(_ store: StoreRuntime) throws(StrataError) -> MainContext {
+        try refuseRemovingHeld([store])
+        runtimes.withLock { current in current.removeAll { $0 === store } }
+        // Once a running transaction has given the writer back.
+        store.gate.close()
+        // Every mainContext's context is a store's, and `store` was the stack's.
+        let main = mainContexts.first { $0.context.store === store }!
+        main.catchUp()  // this stack's last commits, and their completions
+        main.context.closeReader()
+        return main
+    }
+
+    /// Closes the main contexts of `stores` (their observers are told, their
+    /// reads throw) and takes them and the stores out of the stack.
+    @MainActor
+    func closeMainContexts(of stores: [StoreRuntime]) {
+        for main in mainContexts where stores.contains(where: { $0 === main.context.store }) { main.close() }
+        mainContexts.removeAll { main in stores.contains { $0 === main.context.store } }
+        runtimes.withLock { current in current.removeAll { open in stores.contains { $0 === open } } }
+    }
+
+    private func refuseRemovingHeld(_ stores: [StoreRuntime]) throws(StrataError) {
         if let held = stores.first(where: { $0.gate.isHeldByCurrentThread }) {
             throw StrataError.storage(
                 path: held.path,
                 reason: "a transaction on this thread holds the store; commit or roll it back first")
         }
-        for main in mainContexts where stores.contains(where: { $0 === main.context.store }) { main.close() }
-        mainContexts.removeAll { main in stores.contains { $0 === main.context.store } }
-        runtimes.withLock { current in current.removeAll { open in stores.contains { $0 === open } } }
-        return stores
     }
 
     /// The first store's main context; a read before a store is added

@@ -10,6 +10,13 @@ struct StoreOpener {
     let history: SchemaHistory
     /// Told as a migration advances and when the store is open.
     var progress: MigrationProgressHandler?
+    /// For a store opened again under a main context that followed it (its
+    /// file replaced or reset), the last generation that context saw: the
+    /// store's history restarts after it, whatever generation the file holds.
+    var continuingAfter: UInt64?
+    /// Whether an existing store is emptied, its tables dropped and created
+    /// again (a reset of a store on a server, whose files the stack cannot delete).
+    var recreating = false
 
     init(settings: StoreSettings, history: SchemaHistory) {
         self.settings = settings
@@ -36,7 +43,11 @@ struct StoreOpener {
             writer.lease = lease
             // Check the schema before switching to WAL: the switch rewrites the
             // header, and a database that is not this store must stay untouched.
-            let (generation, migrationsRun) = try alone(on: writer) { try prepareSchema(on: writer) }
+            let (generation, migrationsRun) = try alone(on: writer) {
+                let (generation, steps) = try prepareSchema(on: writer)
+                guard let continuingAfter, !settings.isReadOnly else { return (generation, steps) }
+                return (try restartHistory(on: writer, after: max(generation, continuingAfter)), steps)
+            }
             let hasLog = try CommitLog.exists(on: writer)
             if !settings.isReadOnly && writer.dialect == .sqlite {
                 try CrossStoreCommit.install(on: writer)
@@ -132,6 +143,10 @@ struct StoreOpener {
         }
         let meta = try readMeta(connection)
         let generation = UInt64(meta["generation"] ?? "0") ?? 0
+        if recreating, !settings.isReadOnly {
+            try recreate(on: connection, keepingGeneration: generation)
+            return (generation + 1, [])
+        }
         if let steps = history.steps(fromVersion: meta["version"], fingerprint: meta["fingerprint"]),
            !steps.isEmpty {
             try migrate(along: steps, on: connection)
@@ -224,15 +239,19 @@ struct StoreOpener {
     }
 
     /// Ends the log's history at a change it cannot describe (a migration, a
-    /// recreated store): the generation moves on by one with no record, so a
-    /// stack that followed the store before refreshes everything.
-    private func restartHistory(on connection: Connection) throws {
+    /// recreated store, a file swapped under a stack): the generation moves
+    /// on by one with no record (past `generation` when given), so a stack
+    /// that followed the store before refreshes everything. Returns the new
+    /// generation.
+    @discardableResult
+    private func restartHistory(on connection: Connection, after generation: UInt64? = nil) throws -> UInt64 {
         try CommitLog.install(on: connection)
         let value = connection.dialect.metaInteger("value")
+        let next = generation.map { "\(Int64(clamping: $0) + 1)" } ?? "\(value) + 1"
         try connection.run(
-            "UPDATE _strata_meta SET value = \(connection.dialect.metaValue("\(value) + 1")) "
-                + "WHERE key = 'generation'")
+            "UPDATE _strata_meta SET value = \(connection.dialect.metaValue(next)) WHERE key = 'generation'")
         try CommitLog.purge(through: .max, on: connection)
+        return try CommitLog.generation(on: connection)
     }
 
     /// The steps that adding the store would run, read without changing it:
