@@ -3,6 +3,9 @@
 // equal when their normalised trees are, so `!(!p) == p` and `a && b && c`
 // built in two steps equals one built in three. Equality is structural, not
 // logical: `a && b` and `b && a` differ, as CoreStore's NSPredicates do.
+// Values compare as SQL sees them (``StoredValue/isIdentical(to:)``): text
+// byte for byte, so `"é"` and `"e\u{301}"` are two predicates, as they are
+// two queries; a NaN equals itself, so every predicate equals itself.
 
 extension WherePredicate: Hashable {
     static func == (lhs: WherePredicate, rhs: WherePredicate) -> Bool {
@@ -10,13 +13,13 @@ extension WherePredicate: Hashable {
         case let (.constant(a), .constant(b)):
             return a == b
         case let (.compare(p, op, v), .compare(q, op2, w)):
-            return p == q && op == op2 && v == w
+            return p == q && op == op2 && v.isIdentical(to: w)
         case let (.isIn(p, a), .isIn(q, b)):
-            return p == q && a.values == b.values
+            return p == q && a.values.elementsEqual(b.values) { $0.isIdentical(to: $1) }
         case let (.between(p, low, high), .between(q, low2, high2)):
-            return p == q && low == low2 && high == high2
+            return p == q && low.isIdentical(to: low2) && high.isIdentical(to: high2)
         case let (.text(p, op, pattern, options), .text(q, op2, pattern2, options2)):
-            return p == q && op == op2 && pattern == pattern2 && options == options2
+            return p == q && op == op2 && pattern.hasSameUTF8(as: pattern2) && options == options2
         case let (.and(a), .and(b)), let (.or(a), .or(b)):
             return a.count == b.count && a.terms.elementsEqual(b.terms)
         case let (.not(a), .not(b)):
@@ -28,7 +31,7 @@ extension WherePredicate: Hashable {
         case let (.count(owner, relationship, op, n), .count(owner2, relationship2, op2, n2)):
             return owner == owner2 && relationship == relationship2 && op == op2 && n == n2
         case let (.sql(text, arguments), .sql(text2, arguments2)):
-            return text == text2 && arguments == arguments2
+            return text == text2 && arguments.elementsEqual(arguments2) { $0.isIdentical(to: $1) }
         case let (.invalid(a), .invalid(b)):
             return a.debugDescription == b.debugDescription
         default:

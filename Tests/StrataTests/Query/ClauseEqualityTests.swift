@@ -91,6 +91,11 @@ struct ClauseEqualityTests {
         let two = Where<ProbeItem>(\.$note == "value2")
         let three = Where<ProbeItem>(\.$number == 3)
         #expect(Where<ProbeItem>() == Where<ProbeItem>(true))
+        // Values compare as SQL does: byte for byte, and a NaN equals itself.
+        #expect(Where<ProbeItem>(\.$text == "\u{E9}") != Where<ProbeItem>(\.$text == "e\u{301}"))
+        #expect(Where<ProbeItem>(\.$text, in: ["\u{E9}"]) != Where<ProbeItem>(\.$text, in: ["e\u{301}"]))
+        let notANumber = Where<ProbeItem>(\.$real == .nan)
+        #expect(notANumber == notANumber)
         #expect(Where<ProbeItem>() != Where<ProbeItem>(false))
         #expect(Where<ProbeItem>(\.$text == "value1") == one)
         #expect(one != Where<ProbeItem>(\.$text == "value2"))
