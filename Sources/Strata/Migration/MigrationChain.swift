@@ -90,6 +90,7 @@ public struct MigrationChain: Sendable, Hashable, ExpressibleByArrayLiteral,
         Set(lhs.edges) == Set(rhs.edges) && Set(lhs.problems) == Set(rhs.problems)
     }
 
+    /// Hashes the edges and mistakes as sets, consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(Set(edges))
         hasher.combine(Set(problems))
