@@ -155,6 +155,7 @@ extension BaseDataTransaction {
         if let preProcess { pending = try Self.preProcessed(pending, by: preProcess) }
 
         let uniqueIDField = Object.uniqueIDField
+        let uniqueIDKeyPath: AnyKeyPath = Object.uniqueIDKeyPath
         uniqueImportDepth += 1
         defer {
             uniqueImportDepth -= 1
@@ -177,7 +178,8 @@ extension BaseDataTransaction {
                         ? Where(Object.uniqueIDKeyPath, inStored: stored)
                         : Where(Object.uniqueIDKeyPath, in: batch.map(\.id))))
                 var existing = Dictionary(
-                    found.lazy.map { ($0.readStored(uniqueIDField), $0) }, uniquingKeysWith: { first, _ in first })
+                    found.lazy.map { ($0.storedField(at: uniqueIDKeyPath, uniqueIDField), $0) },
+                    uniquingKeysWith: { first, _ in first })
                 var createdSeen = createdDuringUniqueImport.count
                 for (id, source) in batch {
                     if createdDuringUniqueImport.count > createdSeen {
@@ -185,7 +187,7 @@ extension BaseDataTransaction {
                         // create, or by this loop) are matched too, never duplicated.
                         for case let object as Object in createdDuringUniqueImport[createdSeen...]
                         where !object.isDeletedObject {
-                            let key = object.readStored(uniqueIDField)
+                            let key = object.storedField(at: uniqueIDKeyPath, uniqueIDField)
                             if existing[key] == nil { existing[key] = object }
                         }
                         createdSeen = createdDuringUniqueImport.count
@@ -195,7 +197,8 @@ extension BaseDataTransaction {
                     if match?.isDeletedObject == true { match = nil }
                     let before = createdDuringUniqueImport.count
                     let imported = try importUnique(
-                        into, id: id, source: source, existing: match, uniqueIDField: uniqueIDField)
+                        into, id: id, source: source, existing: match,
+                        uniqueIDField: (uniqueIDKeyPath, uniqueIDField))
                     // The object this record created holds an ID no later record has
                     // (the sources are deduplicated): it needs no matching.
                     if createdSeen == before, createdDuringUniqueImport.count == before + 1,
@@ -228,7 +231,7 @@ extension BaseDataTransaction {
     @inlinable
     func importUnique<Object: ImportableUniqueObject>(
         _ into: Into<Object>, id: Object.UniqueIDType, source: Object.ImportSource,
-        existing: Object?, uniqueIDField: DeclaredField<Object.UniqueIDType>
+        existing: Object?, uniqueIDField: (keyPath: AnyKeyPath, declared: DeclaredField<Object.UniqueIDType>)
     ) throws -> Object? {
         if let existing {
             guard Object.shouldUpdate(from: source, in: self), existing.shouldUpdate(from: source, in: self)
@@ -238,7 +241,7 @@ extension BaseDataTransaction {
         }
         guard Object.shouldInsert(from: source, in: self) else { return nil }
         let object = create(into)
-        object.writeStored(id, uniqueIDField)
+        object.setStoredField(id, at: uniqueIDField.keyPath, uniqueIDField.declared)
         try object.didInsert(from: source, in: self)
         return object
     }

@@ -59,6 +59,28 @@ extension ManagedObject {
         }
     }
 
+    /// A stored field's value, read as the field's own accessor reads it:
+    /// the slot found by `keyPath`'s identity (a key path to the wrapper or
+    /// its projection, `\.$code`), `field` only on the slow path. For code
+    /// that holds the declaration and reads the field of many objects (the
+    /// unique import), where finding the slot by name would hash it each time.
+    @inlinable
+    final func storedField<Value: FieldStorable>(at keyPath: AnyKeyPath, _ field: DeclaredField<Value>) -> Value {
+        if let stored = storedValue(forField: keyPath), let value = try? Value(storedValue: stored) {
+            return value
+        }
+        return readStored(field)
+    }
+
+    /// Assigns a stored field as its own accessor does; see ``storedField(at:_:)``.
+    @inlinable
+    final func setStoredField<Value: FieldStorable>(
+        _ value: Value, at keyPath: AnyKeyPath, _ field: DeclaredField<Value>
+    ) {
+        if let stored = try? value.storedValue(), assignStoredValue(stored, forField: keyPath) { return }
+        writeStored(value, field)
+    }
+
     final func readCoded<Value: Codable>(_ declared: DeclaredField<Value>) -> Value {
         let field = declared.declaration.name
         let defaultValue = declared.defaultValue
