@@ -137,22 +137,19 @@ extension BaseDataTransaction {
             ([Object.UniqueIDType: Object.ImportSource]) throws -> [Object.UniqueIDType: Object.ImportSource]
         )?
     ) throws -> [Object] where Sources.Element == Object.ImportSource {
-        // Each ID once, at its first position, with its last source: one hash
-        // of each ID, into a table of positions (smaller than one of sources).
-        var pending: [(id: Object.UniqueIDType, source: Object.ImportSource)] = []
-        var positions: [Object.UniqueIDType: Int] = [:]
-        pending.reserveCapacity(sourceArray.underestimatedCount)
-        positions.reserveCapacity(sourceArray.underestimatedCount)
-        for source in sourceArray {
-            guard let id = try Object.uniqueID(from: source, in: self) else { continue }
-            if let first = positions.updateValue(pending.count, forKey: id) {
-                positions[id] = first
-                pending[first].source = source
-            } else {
-                pending.append((id, source))
-            }
+        // Each ID once, at its first position, with the index of its last
+        // source: one hash of each ID, into a table of positions dropped
+        // before the import's work. Sources are not copied unless an ID
+        // repeats or is nil (an array passed in is shared, not copied).
+        var sources = Array(sourceArray)
+        var pending = try Self.uniqueIDs(of: sources) { try Object.uniqueID(from: $0, in: self) }
+        if let preProcess {
+            let processed = try Self.preProcessed(pending.map { ($0.id, sources[$0.index]) }, by: preProcess)
+            sources = processed.map(\.source)
+            pending = processed.enumerated().map { (id: $1.id, index: $0) }
         }
-        if let preProcess { pending = try Self.preProcessed(pending, by: preProcess) }
+        // The sources `prepareImport(for:)` sees: one per ID, in import order.
+        let prepared = pending.count == sources.count ? sources : pending.map { sources[$0.index] }
 
         let uniqueIDField = Object.uniqueIDField
         let uniqueIDKeyPath: AnyKeyPath = Object.uniqueIDKeyPath
@@ -161,7 +158,7 @@ extension BaseDataTransaction {
             uniqueImportDepth -= 1
             if uniqueImportDepth == 0 { createdDuringUniqueImport.removeAll() }
         }
-        return try withImportData(Object.self, for: pending.map(\.source)) {
+        return try withImportData(Object.self, for: prepared) {
             var objects: [Object] = []
             objects.reserveCapacity(pending.count)
             var start = 0
@@ -181,7 +178,8 @@ extension BaseDataTransaction {
                     found.lazy.map { ($0.storedField(at: uniqueIDKeyPath, uniqueIDField), $0) },
                     uniquingKeysWith: { first, _ in first })
                 var createdSeen = createdDuringUniqueImport.count
-                for (id, source) in batch {
+                for (id, index) in batch {
+                    let source = sources[index]
                     if createdDuringUniqueImport.count > createdSeen {
                         // Objects created since the lookup (by a hook's nested import or
                         // create, or by this loop) are matched too, never duplicated.
@@ -226,6 +224,28 @@ extension BaseDataTransaction {
             kept += mapping.lazy.filter { !inputIDs.contains($0.key) }.map { (id: $0.key, source: $0.value) }
         }
         return kept
+    }
+
+    /// Each unique ID of `sources` once, at its first position, with the
+    /// index of its last source; sources whose ID is `nil` are left out.
+    @inlinable
+    static func uniqueIDs<ID: Hashable, Source>(
+        of sources: [Source], _ uniqueID: (Source) throws -> ID?
+    ) throws -> [(id: ID, index: Int)] {
+        var pending: [(id: ID, index: Int)] = []
+        var positions: [ID: Int] = [:]
+        pending.reserveCapacity(sources.count)
+        positions.reserveCapacity(sources.count)
+        for (index, source) in sources.enumerated() {
+            guard let id = try uniqueID(source) else { continue }
+            if let first = positions.updateValue(pending.count, forKey: id) {
+                positions[id] = first
+                pending[first].index = index
+            } else {
+                pending.append((id, index))
+            }
+        }
+        return pending
     }
 
     @inlinable
