@@ -55,6 +55,7 @@ public struct ChangeSet: CommitChanges, Sendable {
             var changes = LoggedChanges(
                 inserted: inserted.map(\.rowID) + insertedUnread, updated: updatedUnread,
                 deleted: Array(deleted), cleared: cleared)
+            changes.updated.reserveCapacity(updatedUnread.count + updated.count)
             for (rowID, update) in updated { changes.updated[rowID] = update.changedFields }
             return changes
         }

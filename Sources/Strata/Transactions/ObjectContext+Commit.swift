@@ -156,6 +156,9 @@ extension ObjectContext {
         // object's entity (even as a pointer) was a fifth of this loop.
         // (Empty entries are dropped with the other empty ones at the end.)
         var byEntity = [ChangeSet.EntityChanges](repeating: .init(), count: schema.entities.count)
+        // Updates are listed first and made a dictionary once, at its size:
+        // grown an update at a time, it rehashed every row ID at each doubling.
+        var updated = [[(Int64, ChangeSet.Update)]](repeating: [], count: schema.entities.count)
         // Only needed, and only filled, when to-many relationships changed.
         var updatedKeys: Set<ObjectKey> = []
         let relationshipsChanged = !relationshipChanges.isEmpty
@@ -177,10 +180,12 @@ extension ObjectContext {
                     if !fields.isEmpty { updatedKeys.insert(key) }
                 }
                 if !fields.isEmpty {
-                    byEntity[index].updated[object.rowID] =
-                        ChangeSet.Update(values: object.values, changedFields: fields)
+                    updated[index].append((object.rowID, ChangeSet.Update(values: object.values, changedFields: fields)))
                 }
             }
+        }
+        for (index, updates) in updated.enumerated() where !updates.isEmpty {
+            byEntity[index].updated = Dictionary(updates, uniquingKeysWith: { _, last in last })
         }
         var changes: [String: ChangeSet.EntityChanges] = [:]
         for (index, entry) in byEntity.enumerated() where !entry.isEmpty {
