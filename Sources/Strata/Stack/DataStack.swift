@@ -111,7 +111,10 @@ public final class DataStack: Sendable {
     /// - Throws: ``StrataError/invalidMigrationChain(reason:)`` for a wrong history,
     ///   ``StrataError/schemaMismatch(path:storeVersion:schemaVersion:)`` when the
     ///   store holds no version of the history (or none with a path to the current
-    ///   one), and the errors of ``addStorageAndWait(_:)`` for a file that is not a store.
+    ///   one), ``StrataError/progressiveMigrationPrevented(path:versions:)`` when
+    ///   the path has several steps and `storage` has
+    ///   ``LocalStorageOptions/preventProgressiveMigration`` (adding it would throw
+    ///   the same), and the errors of ``addStorageAndWait(_:)`` for a file that is not a store.
     public func requiredMigrations(
         for storage: some StorageInterface
     ) throws(StrataError) -> [MigrationStep] {

@@ -187,10 +187,7 @@ struct StoreOpener {
     /// Runs `steps` in one transaction, then records the current version. On
     /// any failure the transaction rolls back and the store keeps its version.
     private func migrate(along steps: [MigrationStep], on connection: Connection) throws {
-        if settings.options.contains(.preventProgressiveMigration), steps.count > 1 {
-            throw StrataError.progressiveMigrationPrevented(
-                path: path, versions: [steps[0].sourceVersion] + steps.map(\.destinationVersion))
-        }
+        try checkProgressiveMigration(steps)
         guard !settings.isReadOnly else { throw StrataError.readOnlyStore(path: path) }
         let schemas = try steps.map { step in
             guard let source = history.schema(version: step.sourceVersion),
@@ -254,11 +251,20 @@ struct StoreOpener {
         return try CommitLog.generation(on: connection)
     }
 
+    /// Throws when the store's options forbid the several steps of `steps`.
+    private func checkProgressiveMigration(_ steps: [MigrationStep]) throws {
+        if settings.options.contains(.preventProgressiveMigration), steps.count > 1 {
+            throw StrataError.progressiveMigrationPrevented(
+                path: path, versions: [steps[0].sourceVersion] + steps.map(\.destinationVersion))
+        }
+    }
+
     /// The steps that adding the store would run, read without changing it:
     /// `[]` for a missing or empty store, or one already at the current version.
     ///
     /// - Throws: what ``open()`` throws for an invalid history, a file that is not a
-    ///   store, or a store of no known version (even with `.recreateStoreOnModelMismatch`).
+    ///   store, or a store of no known version (even with `.recreateStoreOnModelMismatch`),
+    ///   and what it throws under `.preventProgressiveMigration` for a path of several steps.
     func requiredMigrations() throws -> [MigrationStep] {
         try history.validate()
         switch settings.location {
@@ -286,6 +292,8 @@ struct StoreOpener {
                     path: path, storeVersion: meta["version"] ?? "unknown",
                     schemaVersion: schema.version)
             }
+            // Forecast what adding would do: refuse several steps as it would.
+            try checkProgressiveMigration(steps)
             return steps
         } catch {
             throw StoreErrors.translate(error, path: path)

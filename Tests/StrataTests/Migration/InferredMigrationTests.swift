@@ -246,6 +246,8 @@ struct InferredMigrationTests {
         #expect(Set(people.map(\.objectID.rowID)) == Set(rows.people.values))
     }
 
+    /// The forecast refuses what adding refuses, as CoreStore's
+    /// `requiredMigrationsForStorage` does, and agrees on what it allows.
     @Test(arguments: migratingKinds)
     func preventProgressiveMigrationRefusesTwoStepsButAllowsOne(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
@@ -253,6 +255,17 @@ struct InferredMigrationTests {
         let before = try storeContents(kind, in: directory)
         let linear = DataStack(schemaHistory: SchemaHistory(
             [schemaV1, schemaV2, schemaV3], chain: MigrationChain(["V1", "V2", "V3"])))
+        #expect(try linear.requiredMigrations(for: makeStorage(kind, in: directory)).count == 2)
+        #expect {
+            try linear.requiredMigrations(
+                for: makeStorage(kind, in: directory, options: .preventProgressiveMigration))
+        } throws: { error in
+            if case StrataError.progressiveMigrationPrevented(_, ["V1", "V2", "V3"]) = error {
+                true
+            } else {
+                false
+            }
+        }
         do {
             try linear.addStorageAndWait(makeStorage(kind, in: directory, options: .preventProgressiveMigration))
             Issue.record("two steps should be refused")
@@ -266,6 +279,9 @@ struct InferredMigrationTests {
         #expect(try storeContents(kind, in: directory) == before)
         let branching = DataStack(schemaHistory: SchemaHistory(
             [schemaV1, schemaV2, schemaV3], chain: MigrationChain(["V1": "V3", "V2": "V3"])))
+        #expect(try branching.requiredMigrations(
+            for: makeStorage(kind, in: directory, options: .preventProgressiveMigration))
+            == [MigrationStep(sourceVersion: "V1", destinationVersion: "V3")])
         try branching.addStorageAndWait(makeStorage(kind, in: directory, options: .preventProgressiveMigration))
         #expect(branching.migrationsRun.withLock { $0.count } == 1)
     }
