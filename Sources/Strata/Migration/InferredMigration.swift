@@ -226,18 +226,12 @@ struct InferredMigration {
             arguments.append(attribute.defaultValue)
             return "?"
         }
-        if isValue, previous.kind != attribute.kind {
-            throw failure(
-                entity.name, attribute.name,
-                "a \(previous.kind == .coded ? "coded" : "stored") field cannot change into a "
-                    + "\(attribute.kind == .coded ? "coded" : "stored") one by inference")
-        }
         let column = SQL.quote(previous.name)
         var value: String
-        switch (previous.storedType, attribute.storedType) {
-        case let (from, to) where from == to:
+        switch try conversion(of: attribute, from: previous, in: entity) {
+        case .unchanged:
             value = column
-        case (.integer, .real):
+        case .integerToReal:
             // Every integer within ±2^53 is exactly a Double; beyond, some are not.
             let limit: Int64 = 1 << 53
             // SQLite's column may hold reals too; PostgreSQL's holds integers only.
@@ -251,13 +245,8 @@ struct InferredMigration {
                     "\(lossy) stored integers lie beyond ±2^53 and would not be exact as Doubles")
             }
             value = "CAST(\(column) AS \(connection.dialect.castType("REAL")))"
-        case (.integer, .text):
+        case .integerToText:
             value = "CAST(\(column) AS \(connection.dialect.castType("TEXT")))"
-        case let (from, to):
-            throw failure(
-                entity.name, attribute.name,
-                "a \(from.rawValue) column cannot become \(to.rawValue) without loss; "
-                    + "inference converts INTEGER to REAL or TEXT only")
         }
         if isValue, !attribute.isOptional {
             arguments.append(attribute.defaultValue)

@@ -111,7 +111,13 @@ public final class DataStack: Sendable {
     /// - Throws: ``StrataError/invalidMigrationChain(reason:)`` for a wrong history,
     ///   ``StrataError/schemaMismatch(path:storeVersion:schemaVersion:)`` when the
     ///   store holds no version of the history (or none with a path to the current
-    ///   one), and the errors of ``addStorageAndWait(_:)`` for a file that is not a store.
+    ///   one), ``StrataError/progressiveMigrationPrevented(path:versions:)`` when
+    ///   the path has several steps and `storage` has
+    ///   ``LocalStorageOptions/preventProgressiveMigration`` (adding it would throw
+    ///   the same), ``StrataError/migrationFailed(sourceVersion:destinationVersion:entity:field:reason:)``
+    ///   for a step whose mapping cannot be made or whose columns inference refuses
+    ///   (refusals that depend on the rows come only when the step runs), and the
+    ///   errors of ``addStorageAndWait(_:)`` for a file that is not a store.
     public func requiredMigrations(
         for storage: some StorageInterface
     ) throws(StrataError) -> [MigrationStep] {

@@ -79,7 +79,7 @@ struct StoreOpener {
 
     /// Creates the folder, and checks an existing file's header before SQLite
     /// sees it: `sqlite3_open` accepts any file, and a truncated one fails only later.
-    private func prepareFile(at url: URL) throws {
+    func prepareFile(at url: URL) throws {
         let manager = FileManager.default
         let folder = url.deletingLastPathComponent()
         if !manager.fileExists(atPath: folder.path) {
@@ -187,25 +187,18 @@ struct StoreOpener {
     /// Runs `steps` in one transaction, then records the current version. On
     /// any failure the transaction rolls back and the store keeps its version.
     private func migrate(along steps: [MigrationStep], on connection: Connection) throws {
-        if settings.options.contains(.preventProgressiveMigration), steps.count > 1 {
-            throw StrataError.progressiveMigrationPrevented(
-                path: path, versions: [steps[0].sourceVersion] + steps.map(\.destinationVersion))
-        }
+        try checkProgressiveMigration(steps)
         guard !settings.isReadOnly else { throw StrataError.readOnlyStore(path: path) }
-        let schemas = try steps.map { step in
-            guard let source = history.schema(version: step.sourceVersion),
-                  let destination = history.schema(version: step.destinationVersion)
-            else { throw StrataError.invalidMigrationChain(reason: "\(step) leaves the history") }
-            try source.validate()
-            try destination.validate()
+        let plan = try steps.map { step in
+            let (source, destination) = try schemas(of: step)
             return (step, source, destination)
         }
         // Progress counts one unit per destination entity, plus one per step
         // for its link tables and clean-up.
-        let totalUnits = Double(schemas.reduce(0) { $0 + $1.2.entities.count + 1 })
+        let totalUnits = Double(plan.reduce(0) { $0 + $1.2.entities.count + 1 })
         var doneUnits = 0.0
         try inTransaction(connection) {
-            for (step, source, destination) in schemas {
+            for (step, source, destination) in plan {
                 let report: @Sendable (Double) -> Void = { [progress] fraction in
                     progress?(.migrating(step: step, fractionCompleted: min(fraction, 1)))
                 }
@@ -214,9 +207,7 @@ struct StoreOpener {
                 do {
                     try MigrationStage.run(
                         stage?.willMigrate, step: step, schema: source, on: connection)
-                    let migration = try history.mappingProvider(for: step).map {
-                        try InferredMigration(source: source, destination: destination, provider: $0)
-                    } ?? InferredMigration(source: source, destination: destination)
+                    let migration = try self.migration(for: step, from: source, to: destination)
                     try migration.run(on: connection) { unitsDone in
                         report((doneUnits + Double(unitsDone)) / totalUnits)
                     }
@@ -254,45 +245,7 @@ struct StoreOpener {
         return try CommitLog.generation(on: connection)
     }
 
-    /// The steps that adding the store would run, read without changing it:
-    /// `[]` for a missing or empty store, or one already at the current version.
-    ///
-    /// - Throws: what ``open()`` throws for an invalid history, a file that is not a
-    ///   store, or a store of no known version (even with `.recreateStoreOnModelMismatch`).
-    func requiredMigrations() throws -> [MigrationStep] {
-        try history.validate()
-        switch settings.location {
-        case .file(let url):
-            guard FileManager.default.fileExists(atPath: url.path) else { return [] }
-            try prepareFile(at: url)
-        case .memory:
-            guard FileManager.default.fileExists(atPath: settings.openPath) else { return [] }
-        case .server:
-            break
-        }
-        do {
-            let connection = try settings.openConnection(.inspector, create: false)
-            defer { connection.close() }
-            let tables = try connection.tableNames()
-            if tables.isEmpty { return [] }
-            guard tables.contains("_strata_meta") else {
-                throw StrataError.storage(path: path, reason: "the database is not a Strata store")
-            }
-            let meta = try readMeta(connection)
-            guard let steps = history.steps(
-                fromVersion: meta["version"], fingerprint: meta["fingerprint"])
-            else {
-                throw StrataError.schemaMismatch(
-                    path: path, storeVersion: meta["version"] ?? "unknown",
-                    schemaVersion: schema.version)
-            }
-            return steps
-        } catch {
-            throw StoreErrors.translate(error, path: path)
-        }
-    }
-
-    private func readMeta(_ connection: Connection) throws -> [String: String] {
+    func readMeta(_ connection: Connection) throws -> [String: String] {
         let rows = try connection.query("SELECT key, value FROM _strata_meta") { statement in
             (statement.value(at: 0), statement.value(at: 1))
         }

@@ -200,6 +200,8 @@ struct InferredMigrationTests {
         #expect(meta.map(\.1) == [.text(schemaV2.fingerprint), number(2), number(2), .text("V2")])
     }
 
+    /// A refusal that depends on the rows is found by running the step: the
+    /// forecast, which reads no rows, lists the step.
     @Test(arguments: migratingKinds)
     func integerBeyondTwoToThe53DoesNotBecomeADouble(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
@@ -207,6 +209,8 @@ struct InferredMigrationTests {
         let before = try storeContents(kind, in: directory)
         let stack = DataStack(schemaHistory: SchemaHistory(
             [schemaV1, schemaV2], chain: MigrationChain(["V1", "V2"])))
+        #expect(try stack.requiredMigrations(for: makeStorage(kind, in: directory))
+            == [MigrationStep(sourceVersion: "V1", destinationVersion: "V2")])
         do {
             try stack.addStorageAndWait(makeStorage(kind, in: directory))
             Issue.record("the migration should fail")
@@ -219,6 +223,8 @@ struct InferredMigrationTests {
         #expect(try storeContents(kind, in: directory) == before)
     }
 
+    /// A column inference cannot carry fails the forecast as it fails adding
+    /// the store (CoreStore's forecast throws when no mapping can be inferred).
     @Test(arguments: migratingKinds)
     func failingSecondStepLeavesTheFileByteForByteAndV1StillOpens(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
@@ -227,6 +233,25 @@ struct InferredMigrationTests {
         do {
             let stack = DataStack(schemaHistory: SchemaHistory(
                 [schemaV1, schemaV2, schemaLossy], chain: MigrationChain(["V1", "V2", "Lossy"])))
+            #expect {
+                try stack.requiredMigrations(for: makeStorage(kind, in: directory))
+            } throws: { error in
+                if case StrataError.migrationFailed("V2", "Lossy", "Person", "fullName", _) = error {
+                    true
+                } else {
+                    false
+                }
+            }
+            // A custom transformer carries what inference cannot: the forecast lists the step.
+            let numbering = CustomSchemaMappingProvider(from: "V2", to: "Lossy", entityMappings: [
+                .transformEntity(source: "Person", destination: "Person") { _, create in
+                    create()["fullName"] = .integer(1)
+                },
+            ])
+            #expect(try DataStack(schemaHistory: SchemaHistory(
+                [schemaV1, schemaV2, schemaLossy], chain: MigrationChain(["V1", "V2", "Lossy"]),
+                mappingProviders: [numbering])).requiredMigrations(for: makeStorage(kind, in: directory))
+                .map(\.description) == ["V1 → V2", "V2 → Lossy"])
             do {
                 try stack.addStorageAndWait(makeStorage(kind, in: directory))
                 Issue.record("the second step should fail")
@@ -246,6 +271,8 @@ struct InferredMigrationTests {
         #expect(Set(people.map(\.objectID.rowID)) == Set(rows.people.values))
     }
 
+    /// The forecast refuses what adding refuses, as CoreStore's
+    /// `requiredMigrationsForStorage` does, and agrees on what it allows.
     @Test(arguments: migratingKinds)
     func preventProgressiveMigrationRefusesTwoStepsButAllowsOne(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
@@ -253,6 +280,17 @@ struct InferredMigrationTests {
         let before = try storeContents(kind, in: directory)
         let linear = DataStack(schemaHistory: SchemaHistory(
             [schemaV1, schemaV2, schemaV3], chain: MigrationChain(["V1", "V2", "V3"])))
+        #expect(try linear.requiredMigrations(for: makeStorage(kind, in: directory)).count == 2)
+        #expect {
+            try linear.requiredMigrations(
+                for: makeStorage(kind, in: directory, options: .preventProgressiveMigration))
+        } throws: { error in
+            if case StrataError.progressiveMigrationPrevented(_, ["V1", "V2", "V3"]) = error {
+                true
+            } else {
+                false
+            }
+        }
         do {
             try linear.addStorageAndWait(makeStorage(kind, in: directory, options: .preventProgressiveMigration))
             Issue.record("two steps should be refused")
@@ -266,6 +304,9 @@ struct InferredMigrationTests {
         #expect(try storeContents(kind, in: directory) == before)
         let branching = DataStack(schemaHistory: SchemaHistory(
             [schemaV1, schemaV2, schemaV3], chain: MigrationChain(["V1": "V3", "V2": "V3"])))
+        #expect(try branching.requiredMigrations(
+            for: makeStorage(kind, in: directory, options: .preventProgressiveMigration))
+            == [MigrationStep(sourceVersion: "V1", destinationVersion: "V3")])
         try branching.addStorageAndWait(makeStorage(kind, in: directory, options: .preventProgressiveMigration))
         #expect(branching.migrationsRun.withLock { $0.count } == 1)
     }
