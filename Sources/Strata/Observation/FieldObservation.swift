@@ -82,7 +82,9 @@ private final class FieldObserver<Value: FieldStorable>: ChangeSetObserver, Fiel
         guard !isFinished, changeSet.generation > generation else { return }
         generation = changeSet.generation
         guard let changes = changeSet.changes[entityName] else { return }
-        if changes.deleted.contains(rowID) {
+        // A wipe lists only the rows the main context holds, and the
+        // observation does not hold its object: every row of a cleared entity went.
+        if changes.cleared || changes.deleted.contains(rowID) {
             isFinished = true
             return
         }
