@@ -43,7 +43,8 @@ extension QueryChain {
                     reason: "a relationship's count is one per object, and a query with GroupBy "
                         + "or an aggregate returns rows that are not objects")
             }
-            let count = try compiler.relatedCount(ValuePath(field: nil), relationship, in: entity, alias: alias)
+            let count = try compiler.relatedCount(
+                ValuePath(field: nil), relationship, in: entity, alias: alias)
             return "\(count.sql) AS \(SQL.quote(term.name))"
         }
         var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(entity.quotedTable) AS \(alias)"

@@ -139,7 +139,8 @@ extension Where {
     public init<Target: ManagedObject, IDs: Sequence>(
         _ keyPath: KeyPath<Object, Field.Relationship<Target?>>, in ids: IDs
     ) where IDs.Element == ObjectID<Target> {
-        self.init(.isIn(ValuePath(field: FieldPath.name(keyPath)), StoredValueSet(ids.map { .integer($0.rowID) })))
+        let rowIDs = ids.map { StoredValue.integer($0.rowID) }
+        self.init(.isIn(ValuePath(field: FieldPath.name(keyPath)), StoredValueSet(rowIDs)))
     }
 }
 

@@ -23,13 +23,15 @@ struct ListSnapshotLookupTests {
             let flat = sections.flatMap(\.itemIDs)
             let context = "seed \(random.seed), round \(round), \(snapshot)"
             for position in -2..<(flat.count + 2) {
-                #expect(snapshot[safeIndex: position] == (flat.indices.contains(position) ? flat[position] : nil), "\(context)")
+                let expected = flat.indices.contains(position) ? flat[position] : nil
+                #expect(snapshot[safeIndex: position] == expected, "\(context)")
             }
             for section in -1...(sections.count) {
                 for item in -1...5 {
-                    let expected = sections.indices.contains(section) && sections[section].itemIDs.indices.contains(item)
-                        ? sections[section].itemIDs[item] : nil
-                    #expect(snapshot[safeIndexPath: IndexPath(item: item, section: section)] == expected, "\(context)")
+                    let ids = sections.indices.contains(section) ? sections[section].itemIDs : []
+                    let expected = ids.indices.contains(item) ? ids[item] : nil
+                    let path = IndexPath(item: item, section: section)
+                    #expect(snapshot[safeIndexPath: path] == expected, "\(context)")
                 }
             }
             for (index, section) in sections.enumerated() {
@@ -38,7 +40,8 @@ struct ListSnapshotLookupTests {
                     #expect(snapshot.indexPath(of: id)?.section == index, "\(context)")
                 }
             }
-            #expect(snapshot.sectionID(containing: ObjectID(entityName: "MonItem", rowID: next)) == nil, "\(context)")
+            let absent = ObjectID<MonItem>(entityName: "MonItem", rowID: next)
+            #expect(snapshot.sectionID(containing: absent) == nil, "\(context)")
         }
     }
 }

@@ -62,7 +62,9 @@ struct RelationshipMembershipTests {
                 #expect(fetched == expected, "\(context), query \(number)")
                 for (index, id) in items.enumerated() {
                     let item = try #require(try stack.fetchExisting(id))
-                    #expect(predicate.evaluate(item) == test(owners[index]), "\(context), query \(number), item \(index)")
+                    #expect(
+                        predicate.evaluate(item) == test(owners[index]),
+                        "\(context), query \(number), item \(index)")
                 }
             }
             let expectedMembers = items.indices.filter { owners[$0].map(chosen.contains) ?? false }

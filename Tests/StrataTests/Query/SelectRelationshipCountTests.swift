@@ -121,14 +121,18 @@ struct SelectRelationshipCountTests {
     func aQueryThatGroupsOrAggregatesRefusesTheCount(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
         let stack = try makeStack(probeSchema, kind, in: directory)
-        try stack.perform(synchronous: { tx in tx.create(Into<ProbeItem>()).group = tx.create(Into<ProbeGroup>()) })
+        try stack.perform(synchronous: { tx in
+            tx.create(Into<ProbeItem>()).group = tx.create(Into<ProbeGroup>())
+        })
         let grouped = From<ProbeGroup>().select(.attribute(\.$rank), .count(\.$items)).groupBy(\.$rank)
         let aggregated = From<ProbeGroup>().select(.count(\.$items), .count())
         for query in [grouped, aggregated] {
             #expect {
                 _ = try stack.queryAttributes(query)
             } throws: { error in
-                guard case .invalidValue(let entity, let field, _)? = error as? StrataError else { return false }
+                guard case .invalidValue(let entity, let field, _)? = error as? StrataError else {
+                    return false
+                }
                 return entity == "Group" && field == "count(items)"
             }
         }
