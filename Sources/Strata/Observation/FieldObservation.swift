@@ -48,12 +48,13 @@ private protocol FieldObserving {
 /// the handler with its old and new values. The observation center holds it
 /// weakly; its ``FieldObservation`` keeps it alive.
 @MainActor
-private final class FieldObserver<Value: FieldStorable>: ChangeSetObserver, FieldObserving {
+private final class FieldObserver<Value>: ChangeSetObserver, FieldObserving {
     let entityName: String
     let rowID: Int64
     let field: String
     let slot: Int
-    let defaultValue: Value
+    /// The field's value from its stored form (the default when it does not read).
+    let decode: (StoredValue) -> Value
     let handler: @MainActor (Value, Value) -> Void
     var generation: UInt64
     var current: StoredValue
@@ -61,17 +62,18 @@ private final class FieldObserver<Value: FieldStorable>: ChangeSetObserver, Fiel
     private weak var main: MainContext?
 
     init(
-        object: ManagedObject, entity: EntityDescription, field: Field.Stored<Value>,
+        object: ManagedObject, entity: EntityDescription, field: String,
+        decode: @escaping (StoredValue) -> Value,
         main: MainContext, handler: @escaping @MainActor (Value, Value) -> Void
     ) {
-        guard let slot = entity.slot(of: field.name) else {
-            misuse("Strata: \(entity.name) has no stored field named '\(field.name)'.")
+        guard let slot = entity.slot(of: field) else {
+            misuse("Strata: \(entity.name) has no stored field named '\(field)'.")
         }
         self.entityName = entity.name
         self.rowID = object.rowID
-        self.field = field.name
+        self.field = field
         self.slot = slot
-        self.defaultValue = field.defaultValue
+        self.decode = decode
         self.handler = handler
         self.main = main
         self.generation = max(main.generation, object.generation)
@@ -82,7 +84,9 @@ private final class FieldObserver<Value: FieldStorable>: ChangeSetObserver, Fiel
         guard !isFinished, changeSet.generation > generation else { return }
         generation = changeSet.generation
         guard let changes = changeSet.changes[entityName] else { return }
-        if changes.deleted.contains(rowID) {
+        // A wipe lists only the rows the main context holds, and the
+        // observation does not hold its object: every row of a cleared entity went.
+        if changes.cleared || changes.deleted.contains(rowID) {
             isFinished = true
             return
         }
@@ -121,10 +125,6 @@ private final class FieldObserver<Value: FieldStorable>: ChangeSetObserver, Fiel
         current = new
         handler(decode(old), decode(new))
     }
-
-    private func decode(_ stored: StoredValue) -> Value {
-        (try? Value(storedValue: stored)) ?? defaultValue
-    }
 }
 
 extension Field.Stored {
@@ -145,17 +145,55 @@ extension Field.Stored {
     public func observe(_ handler: @escaping @MainActor (_ old: Value, _ new: Value) -> Void)
         -> FieldObservation
     {
-        guard let object = enclosingObject, let context = object.context,
+        let defaultValue = self.defaultValue
+        return FieldObservation.start(
+            enclosingObject, field: name, decode: { (try? Value(storedValue: $0)) ?? defaultValue },
+            handler: handler)
+    }
+}
+
+extension Field.Coded {
+    /// Calls `handler` with the field's old and new values after each commit
+    /// that changes it (its JSON, which has sorted keys), until the returned
+    /// observation is released or cancelled, or the object is deleted.
+    ///
+    /// Observe fields of main-context objects; on any other object this traps.
+    ///
+    /// ```swift
+    /// let token = person.$address.observe { old, new in
+    ///     print("moved from \(old?.city ?? "nowhere") to \(new?.city ?? "nowhere")")
+    /// }
+    /// ```
+    @MainActor
+    public func observe(_ handler: @escaping @MainActor (_ old: Value, _ new: Value) -> Void)
+        -> FieldObservation
+    {
+        let defaultValue = self.defaultValue
+        return FieldObservation.start(
+            enclosingObject, field: name,
+            decode: { (try? CodedValue.decode(Value.self, from: $0)) ?? defaultValue },
+            handler: handler)
+    }
+}
+
+extension FieldObservation {
+    /// Starts observing the field named `field` of `object`, a main-context
+    /// object (else a trap), whose values `decode` reads.
+    fileprivate static func start<Value>(
+        _ object: ManagedObject?, field: String, decode: @escaping (StoredValue) -> Value,
+        handler: @escaping @MainActor (Value, Value) -> Void
+    ) -> FieldObservation {
+        guard let object, let context = object.context,
             let entity = object.entity,
             context.isReadOnly, let main = MainContext.owning(context)
         else {
             misuse(
-                "Strata: observe '\(name)' on an object of the stack's main context "
+                "Strata: observe '\(field)' on an object of the stack's main context "
                     + "(from stack.fetchAll, fetchExisting or a monitor); transaction objects "
                     + "and objects created with init() cannot be observed.")
         }
         let observer = FieldObserver(
-            object: object, entity: entity, field: self, main: main, handler: handler)
+            object: object, entity: entity, field: field, decode: decode, main: main, handler: handler)
         return FieldObservation(observer, center: main.observation)
     }
 }

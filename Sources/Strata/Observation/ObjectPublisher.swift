@@ -23,6 +23,7 @@ import Observation
 /// Let the publisher go to stop it: its ``snapshots`` sequences then finish.
 @Observable
 @MainActor
+@dynamicMemberLookup
 public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
     /// The object's values as of the last commit merged into the main context,
     /// or `nil` once it is deleted. Observable: reading it inside
@@ -79,6 +80,22 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
     /// if publisher.isObjectDeleted { dismiss() }
     /// ```
     public var isObjectDeleted: Bool { snapshot == nil }
+
+    /// A stored field's value in the current ``snapshot``, `nil` once the
+    /// object is deleted, as in CoreStore. Observable, as `snapshot` is.
+    ///
+    /// ```swift
+    /// Text(publisher.$name ?? "deleted")
+    /// ```
+    public subscript<Value>(dynamicMember keyPath: KeyPath<Object, Field.Stored<Value>>) -> Value? {
+        snapshot?[dynamicMember: keyPath]
+    }
+
+    /// A coded field's value in the current ``snapshot``, `nil` once the
+    /// object is deleted.
+    public subscript<Value>(dynamicMember keyPath: KeyPath<Object, Field.Coded<Value>>) -> Value? {
+        snapshot?[dynamicMember: keyPath]
+    }
 
     /// The main context's instance of the object, or `nil` once it is deleted.
     /// May read the object from the store when the main context does not hold it.

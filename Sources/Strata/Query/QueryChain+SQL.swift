@@ -32,8 +32,20 @@ extension QueryChain {
             return sql
         }
         // Arguments bind in the order their placeholders appear, so clauses compile in SQL order.
-        let columns = select.terms.map { term in
-            "\(term.sql(value: term.path.map(value), dialect: dialect)) AS \(SQL.quote(term.name))"
+        let columns = try select.terms.map { term in
+            // A relationship's count is a subquery per object, not a value on a path.
+            guard term.function == .relatedCount, let relationship = term.path?.field else {
+                return "\(term.sql(value: term.path.map(value), dialect: dialect)) AS \(SQL.quote(term.name))"
+            }
+            guard groupBy?.paths.isEmpty != false, !select.aggregates else {
+                throw StrataError.invalidValue(
+                    entity: entity.name, field: term.name,
+                    reason: "a relationship's count is one per object, and a query with GroupBy "
+                        + "or an aggregate returns rows that are not objects")
+            }
+            let count = try compiler.relatedCount(
+                ValuePath(field: nil), relationship, in: entity, alias: alias)
+            return "\(count.sql) AS \(SQL.quote(term.name))"
         }
         var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(entity.quotedTable) AS \(alias)"
         if let condition = try compiler.condition(from.predicate?.predicate, in: entity, alias: alias) {
@@ -66,7 +78,7 @@ extension SelectTerm {
     func sql(value: String?, dialect: SQLDialect) -> String {
         guard let value else { return "count(*)" }
         switch function {
-        case .value: return value
+        case .value, .relatedCount: return value
         case .average where !isDecimal:
             return dialect.average(value)
         case .sum, .average, .minimum, .maximum:

@@ -62,14 +62,19 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
         case average = "avg"
         case minimum = "min"
         case maximum = "max"
+        /// Per object, how many objects a to-many relationship holds.
+        case relatedCount = "related"
 
-        var isAggregate: Bool { self != .value }
+        var isAggregate: Bool { self != .value && self != .relatedCount }
         /// Whether the result is a number computed from the values (not one of them).
-        var computesNumber: Bool { self == .count || self == .sum || self == .average }
+        var computesNumber: Bool {
+            self == .count || self == .sum || self == .average || self == .relatedCount
+        }
     }
 
     let function: Function
-    /// The value the term reads; `nil` for a count of objects.
+    /// The value the term reads; `nil` for a count of objects. For
+    /// `.relatedCount`, the to-many relationship, named by `field`.
     let path: ValuePath?
     let name: String
     /// Whether the value is a `Decimal` (stored as decimal text), whose sum,
@@ -116,6 +121,31 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
     /// ```
     public static func count(as alias: String? = nil) -> SelectTerm {
         SelectTerm(function: .count, path: nil, name: alias ?? "count")
+    }
+
+    /// For each object, how many objects its to-many relationship holds:
+    /// one row per object, as `.attribute` gives, not an aggregate. Named
+    /// `count(pets)` unless `as` names it.
+    ///
+    /// ```swift
+    /// let petsPerPerson = try stack.queryAttributes(
+    ///     From<Person>().select(.attribute(\.$name), .count(\.$pets, as: "petCount")))
+    /// // [["name": .text("Ann"), "petCount": .integer(2)], ["name": .text("Bob"), "petCount": .integer(0)]]
+    /// // SELECT t0."name" AS "name", (SELECT count(*) FROM "Pet" AS t1 WHERE t1."owner" = t0._pk)
+    /// //   AS "petCount" FROM "Person" AS t0 ORDER BY t0._pk ASC
+    /// ```
+    ///
+    /// A query that also groups or aggregates throws
+    /// ``StrataError/invalidValue(entity:field:reason:)``: its rows are not
+    /// objects, and the count is one per object.
+    public static func count<Related: RelationshipValue>(
+        _ keyPath: KeyPath<Object, Field.Relationship<Related>>, as alias: String? = nil
+    ) -> SelectTerm {
+        checkUsage(
+            Related.cardinality != .toOne,
+            "Strata: count(_:) in a Select takes a to-many relationship; a to-one one holds "
+                + "at most one object (select one of its fields with .attribute(\\.$owner ~ \\.$name)).")
+        return term(.relatedCount, ValuePath(field: FieldPath.name(keyPath)), alias, "count")
     }
 
     /// How many matching objects have a non-NULL value at `keyPath`.

@@ -122,6 +122,40 @@ public func != <Object, Target>(lhs: Where<Object>.Relation<Target>, rhs: Object
     Where(.compare(lhs.path, .notEqual, .integer(rhs.rowID)))
 }
 
+extension Where {
+    /// Objects whose to-one relationship points to one of `objects` (never
+    /// an object whose relationship points nowhere).
+    ///
+    /// ```swift
+    /// From<Pet>().where(Where(\.$owner, in: [ann, bob]))
+    /// ```
+    public init<Target: ManagedObject, Targets: Sequence>(
+        _ keyPath: KeyPath<Object, Field.Relationship<Target?>>, in objects: Targets
+    ) where Targets.Element == Target {
+        self.init(.isIn(ValuePath(field: FieldPath.name(keyPath)), StoredValueSet(objects.map(rowIDValue))))
+    }
+
+    /// Objects whose to-one relationship points to one of the objects `ids` name.
+    public init<Target: ManagedObject, IDs: Sequence>(
+        _ keyPath: KeyPath<Object, Field.Relationship<Target?>>, in ids: IDs
+    ) where IDs.Element == ObjectID<Target> {
+        let rowIDs = ids.map { StoredValue.integer($0.rowID) }
+        self.init(.isIn(ValuePath(field: FieldPath.name(keyPath)), StoredValueSet(rowIDs)))
+    }
+}
+
+/// Objects whose to-one relationship points to one of the objects: CoreStore's
+/// spelling of `Where(keyPath, in: objects)`.
+///
+/// ```swift
+/// From<Pet>().where([ann, bob] ~= \.$owner)
+/// ```
+public func ~= <Object: ManagedObject, Target: ManagedObject, Targets: Sequence>(
+    lhs: Targets, rhs: KeyPath<Object, Field.Relationship<Target?>>
+) -> Where<Object> where Targets.Element == Target {
+    Where(rhs, in: lhs)
+}
+
 private func rowIDValue(of object: ManagedObject?) -> StoredValue {
     guard let object else { return .null }
     guard object.entity != nil else {

@@ -181,12 +181,10 @@ struct SQLCompiler {
                     condition.arguments, cost: max(condition.cost + 14, membership.cost))
             }
         case let .count(owner, name, op, number):
-            let (target, memberAlias, membership) = try members(
-                owner, name, in: entity, alias: alias)
+            let size = try relatedCount(owner, name, in: entity, alias: alias)
             try countTerm(entity)
             return SQLFragment(
-                "(SELECT count(*) FROM \(target.quotedTable) AS \(memberAlias) WHERE \(membership.sql)) "
-                    + "\(op.rawValue) ?", [.integer(Int64(number))], cost: membership.cost + 1)
+                "\(size.sql) \(op.rawValue) ?", [.integer(Int64(number))], cost: size.cost + 1)
         case let .sql(sql, values):
             try countTerm(entity)
             try checkText(values, comparedWith: nil, in: entity)
@@ -221,6 +219,18 @@ struct SQLCompiler {
         // Checked before the SQL is built, which a path of a million links would make slow.
         try checkCost(SQLFragment("", cost: cost), entity)
         return (value(path, in: entity, alias: alias), cost)
+    }
+
+    /// `(SELECT count(*) FROM "Target" AS tN WHERE <membership>)`: how many
+    /// objects the to-many relationship `name` of the owner at `owner` holds,
+    /// for the row at `alias`. A `Where` compares it; a `Select` returns it.
+    mutating func relatedCount(
+        _ owner: ValuePath, _ name: String, in entity: EntityDescription, alias: String
+    ) throws -> SQLFragment {
+        let (target, memberAlias, membership) = try members(owner, name, in: entity, alias: alias)
+        return SQLFragment(
+            "(SELECT count(*) FROM \(target.quotedTable) AS \(memberAlias) WHERE \(membership.sql))",
+            cost: membership.cost)
     }
 
     /// The target entity, an alias for its rows, and the condition that makes

@@ -23,6 +23,10 @@ extension Field {
         /// The value a new object starts with.
         var defaultValue: Value { projection.defaultValue }
 
+        /// The object whose field this is, in a projected value; `nil` in a
+        /// key-path prototype's.
+        var enclosingObject: ManagedObject? { declaredField?.object }
+
         /// Declares a coded field with a default value; `renamingIdentifier` is
         /// its previous name, when a new schema version renames it.
         public init(wrappedValue: Value, _ name: String, renamingIdentifier: String? = nil) {

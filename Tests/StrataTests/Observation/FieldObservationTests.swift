@@ -67,6 +67,27 @@ struct FieldObservationTests {
         #expect(!token.isActive)
     }
 
+    /// A wipe or a bulk delete that empties the entity lists only the rows
+    /// the main context holds; an observation does not hold its object, and
+    /// still ends.
+    @Test(arguments: StoreKind.allCases)
+    func emptyingTheEntityEndsTheObservationOfAnObjectNoLongerHeld(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let (stack, ann, bob) = try makeObservedPeople(kind, in: directory)
+        var tokens: [FieldObservation] = []
+        for id in [ann, bob] {
+            tokens.append(try #require(try stack.fetchExisting(id)).$age.observe { _, _ in })
+        }
+        #expect(try stack.fetchCount(From<ObsPerson>()) == 2)  // the objects are released
+        let deleted = try stack.perform(synchronous: { tx in
+            try tx.deleteAll(From<ObsPerson>().where(\.$name == "Bob"))
+        })
+        #expect(deleted == 1)
+        #expect(tokens.map(\.isActive) == [true, false])
+        try stack.wipeAllData()
+        #expect(tokens.map(\.isActive) == [false, false])
+    }
+
     @Test func projectedValueStillNamesTheFieldInQueries() throws {
         let directory = TemporaryDirectory()
         let (stack, ann, _) = try makeObservedPeople(.inMemory, in: directory)

@@ -134,6 +134,36 @@ struct ObjectPublisherTests {
         #expect(publisher.snapshot == nil && publisher.isObjectDeleted && publisher.object == nil)
     }
 
+    /// CoreStore's publisher reads a field as `publisher.$name`, `nil` once
+    /// the object is deleted; each read is the current snapshot's, tracked
+    /// as reading `snapshot` is.
+    @Test(arguments: StoreKind.allCases)
+    func fieldsReadThroughThePublisherAreTheSnapshotsThenNil(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let (stack, ann, _) = try makeObservedPeople(kind, in: directory)
+        let publisher = try stack.publishObject(ann)
+        var random = SplitMix64.random()
+        for round in 0..<10 {
+            let age = Int.random(in: 0...99, using: &random)
+            let email = Bool.random(using: &random) ? nil : "a\(round)@example.com"
+            let changed = Flag()
+            let read = withObservationTracking { publisher.$age } onChange: { changed.set() }
+            try stack.perform(synchronous: { tx in
+                let person = tx.edit(ann)!
+                person.age = age
+                person.email = email
+            })
+            let context = "seed \(random.seed), round \(round)"
+            #expect(read != nil && (changed.isSet || read == age), "\(context)")
+            #expect(publisher.$age == age && publisher.$name == "Ann", "\(context)")
+            #expect(publisher.$email == .some(email), "\(context)")
+            #expect(publisher.$age == publisher.snapshot?.$age, "\(context)")
+        }
+        try stack.perform(synchronous: { tx in tx.delete(ann) })
+        #expect(publisher.$age == nil && publisher.$name == nil)
+        #expect(publisher.$email == nil)
+    }
+
     /// A wipe lists only the objects the main context holds; a publisher
     /// holds its object's values, not the object, and must still end.
     @Test(arguments: StoreKind.allCases)
