@@ -93,6 +93,7 @@ extension MainContext {
                     endKeptSnapshot()
                 }
                 merge(next)
+                if next.rowCount >= DeferredRelease.threshold { DeferredRelease.release(consume next) }
                 continue
             }
             waiting = waiting.filter { $0.key > generation }

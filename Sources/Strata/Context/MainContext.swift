@@ -78,9 +78,9 @@ final class MainContext {
         var changeSet = listingClearedRows(changeSet)
         changeSet.families = context.schema.entityFamilies
         // The values the objects held, freed once the observers have been
-        // told: freeing touches every replaced array, cold in memory (about
-        // a tenth of a 10,000-row merge), and nothing the observers see
-        // needs it done first.
+        // told (many of them off the main actor): freeing touches every
+        // replaced array, cold in memory (about a tenth of a 10,000-row
+        // merge), and nothing the observers see needs it done first.
         var replaced: [ContiguousArray<StoredValue>] = []
         replaced.reserveCapacity(changeSet.changes.values.reduce(0) { $0 + $1.updated.count })
         for (entityName, changes) in changeSet.changes {
@@ -108,7 +108,8 @@ final class MainContext {
             mergingChangeSet = nil
             updatedRows = [:]
         }
-        withExtendedLifetime(replaced) { observation.didMerge(changeSet) }
+        observation.didMerge(changeSet)
+        if replaced.count >= DeferredRelease.threshold { DeferredRelease.release(consume replaced) }
     }
 
     /// The change set with the rows of each entity it cleared that this

@@ -76,6 +76,14 @@ public struct ChangeSet: CommitChanges, Sendable {
     /// `generation` counts that store's commits.
     public let configuration: String?
     let changes: [String: EntityChanges]
+
+    /// How many rows the change set lists, with values or without.
+    var rowCount: Int {
+        changes.values.reduce(0) { total, entity in
+            total + entity.inserted.count + entity.updated.count + entity.deleted.count
+                + entity.insertedUnread.count + entity.updatedUnread.count
+        }
+    }
     /// Whether the change set stands for a refresh rather than a commit:
     /// the stack could not follow the store commit by commit (a write that
     /// bypassed the commit log, history purged past it), re-read every
