@@ -29,6 +29,10 @@ public struct Schema: Sendable {
     let entityFamilies: EntityFamilies?
     private let entitiesByName: [String: EntityDescription]
     private let entitiesByType: [ObjectIdentifier: EntityDescription]
+    /// Each entity's class, in the order of `entities`: a schema of a few
+    /// entities finds a class by comparing these, which costs less than
+    /// hashing it (every `create` asks).
+    private let entityTypes: [ObjectIdentifier]
 
     /// Creates the schema `version` with the given entities.
     ///
@@ -70,6 +74,7 @@ public struct Schema: Sendable {
         self.entitiesByType = Dictionary(
             built.entities.map { (ObjectIdentifier($0.type), $0) },
             uniquingKeysWith: { first, _ in first })
+        self.entityTypes = built.entities.map { ObjectIdentifier($0.type) }
         self.fingerprint = SchemaFingerprint.compute(built.entities, linkTables: built.linkTables)
         self.entityFamilies = EntityFamilies(entities: built.entities)
     }
@@ -138,7 +143,12 @@ public struct Schema: Sendable {
     func entity(named name: String) -> EntityDescription? { entitiesByName[name] }
 
     func entity(for type: ManagedObject.Type) -> EntityDescription? {
-        entitiesByType[ObjectIdentifier(type)]
+        let identifier = ObjectIdentifier(type)
+        guard entityTypes.count > 16 else {
+            // The first match, as the dictionary keeps the first.
+            return entityTypes.firstIndex(of: identifier).map { entities[$0] }
+        }
+        return entitiesByType[identifier]
     }
 
     /// The entity of `type`; a type outside the schema is a programmer error.
