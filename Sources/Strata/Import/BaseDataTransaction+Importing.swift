@@ -232,6 +232,10 @@ extension BaseDataTransaction {
     static func uniqueIDs<ID: Hashable, Source>(
         of sources: [Source], _ uniqueID: (Source) throws -> ID?
     ) throws -> [(id: ID, index: Int)] {
+        if ID.self == String.self, sources.count < Int(UInt32.max) {
+            let pending = try uniqueTextIDs(of: sources) { try uniqueID($0).map { $0 as! String } }
+            return unsafeBitCast(pending, to: [(id: ID, index: Int)].self)
+        }
         var pending: [(id: ID, index: Int)] = []
         var positions: [ID: Int] = [:]
         pending.reserveCapacity(sources.count)
@@ -240,6 +244,26 @@ extension BaseDataTransaction {
             guard let id = try uniqueID(source) else { continue }
             if let first = positions.updateValue(pending.count, forKey: id) {
                 positions[id] = first
+                pending[first].index = index
+            } else {
+                pending.append((id, index))
+            }
+        }
+        return pending
+    }
+
+    /// ``uniqueIDs(of:_:)`` for text IDs, the commonest kind, through a
+    /// ``TextIDTable``.
+    @inlinable
+    static func uniqueTextIDs<Source>(
+        of sources: [Source], _ uniqueID: (Source) throws -> String?
+    ) throws -> [(id: String, index: Int)] {
+        var pending: [(id: String, index: Int)] = []
+        pending.reserveCapacity(sources.count)
+        var table = TextIDTable(capacity: sources.count)
+        for (index, source) in sources.enumerated() {
+            guard let id = try uniqueID(source) else { continue }
+            if let first = table.firstPosition(of: id, idAt: { pending[$0].id }) {
                 pending[first].index = index
             } else {
                 pending.append((id, index))
