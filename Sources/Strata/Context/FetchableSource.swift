@@ -33,13 +33,33 @@
 /// cannot bind (on PostgreSQL, text holding NUL) or a predicate over its
 /// limits; ``StrataError/sqlite(code:message:sql:)`` for raw SQL that fails;
 /// in a transaction, what flushing its pending changes throws (a
-/// ``StrataError/uniqueConstraintViolation(entity:fields:)``, say).
+/// ``StrataError/uniqueConstraintViolation(entity:fields:)``, say). Each
+/// failure is also logged once, at ``StrataLog/Level/error`` in
+/// ``StrataLog/Category/queries``, naming the call.
 public protocol FetchableSource {
     /// The context this source reads through: the main context for a
     /// ``DataStack``, the transaction's own for a transaction.
     ///
     /// - Throws: ``StrataError/storeNotAdded`` on a stack without a store.
     func sourceContext() throws(StrataError) -> SourceContext
+}
+
+extension FetchableSource {
+    /// Runs one fetch or query through this source's contexts: the one place
+    /// where a read's failure becomes a ``StrataError`` and is logged, once,
+    /// at `.error` in category `.queries` (as CoreStore logs a fetch that
+    /// fails), then thrown unchanged. A read that succeeds logs nothing and
+    /// builds no message.
+    func read<Result>(
+        function: StaticString = #function, _ body: (StoreContexts) throws -> Result
+    ) throws(StrataError) -> Result {
+        do {
+            return try StrataError.catching { try body(sourceContext().contexts) }
+        } catch {
+            StrataLog.log(.error, .queries, "\(function) failed: \(error)")
+            throw error
+        }
+    }
 }
 
 /// The object context a ``FetchableSource`` reads through. Opaque: only
@@ -63,7 +83,7 @@ extension FetchableSource {
     public func fetchAll<Object: ManagedObject>(
         _ query: From<Object>
     ) throws(StrataError) -> [Object] {
-        try StrataError.catching { try sourceContext().contexts.fetchAll(query) }
+        try read { try $0.fetchAll(query) }
     }
 
     /// The first object the query matches, or `nil`.
@@ -76,7 +96,7 @@ extension FetchableSource {
     public func fetchOne<Object: ManagedObject>(
         _ query: From<Object>
     ) throws(StrataError) -> Object? {
-        try StrataError.catching { try sourceContext().contexts.fetchOne(query) }
+        try read { try $0.fetchOne(query) }
     }
 
     /// How many objects the query matches (limit and offset applied).
@@ -85,7 +105,7 @@ extension FetchableSource {
     public func fetchCount<Object: ManagedObject>(
         _ query: From<Object>
     ) throws(StrataError) -> Int {
-        try StrataError.catching { try sourceContext().contexts.fetchCount(query) }
+        try read { try $0.fetchCount(query) }
     }
 
     /// The IDs of the objects the query matches, in its order: `Sendable`
@@ -95,7 +115,7 @@ extension FetchableSource {
     public func fetchObjectIDs<Object: ManagedObject>(
         _ query: From<Object>
     ) throws(StrataError) -> [ObjectID<Object>] {
-        try StrataError.catching { try sourceContext().contexts.fetchObjectIDs(query) }
+        try read { try $0.fetchObjectIDs(query) }
     }
 
     /// The ID of the first object the query matches, in its order; `nil`
@@ -109,8 +129,8 @@ extension FetchableSource {
     public func fetchObjectID<Object: ManagedObject>(
         _ query: From<Object>
     ) throws(StrataError) -> ObjectID<Object>? {
-        try StrataError.catching {
-            try sourceContext().contexts.fetchObjectIDs(query.tweak { $0.fetchLimit = 1 }).first
+        try read { contexts in
+            try contexts.fetchObjectIDs(query.tweak { $0.fetchLimit = 1 }).first
         }
     }
 
@@ -120,7 +140,7 @@ extension FetchableSource {
     public func fetchExists<Object: ManagedObject>(
         _ query: From<Object>
     ) throws(StrataError) -> Bool {
-        try StrataError.catching { try sourceContext().contexts.fetchExists(query) }
+        try read { try $0.fetchExists(query) }
     }
 
     /// This source's instance of `object` (from any context), or `nil` if it
@@ -134,7 +154,7 @@ extension FetchableSource {
     public func fetchExisting<Object: ManagedObject>(
         _ object: Object
     ) throws(StrataError) -> Object? {
-        try StrataError.catching { try sourceContext().contexts.fetchExisting(object.objectID) }
+        try read { try $0.fetchExisting(object.objectID) }
     }
 
     /// The object with `id`, or `nil` if it no longer exists.
@@ -143,7 +163,7 @@ extension FetchableSource {
     public func fetchExisting<Object: ManagedObject>(
         _ id: ObjectID<Object>
     ) throws(StrataError) -> Object? {
-        try StrataError.catching { try sourceContext().contexts.fetchExisting(id) }
+        try read { try $0.fetchExisting(id) }
     }
 
     /// The objects with `ids` that still exist, in the same order; those the
@@ -160,7 +180,7 @@ extension FetchableSource {
     ) throws(StrataError) -> [Object]
     where IDs.Element == ObjectID<Object> {
         // `IDs` before `Object`, so that the call infers `Object` (see `tx.edit(ids)`).
-        try StrataError.catching { try sourceContext().contexts.fetchExisting(ids) }
+        try read { try $0.fetchExisting(ids) }
     }
 
     /// The objects with `ids` that still exist, in the same order: the
@@ -171,7 +191,7 @@ extension FetchableSource {
     public func fetchExisting<Object: ManagedObject>(
         _ ids: [ObjectID<Object>]
     ) throws(StrataError) -> [Object] {
-        try StrataError.catching { try sourceContext().contexts.fetchExisting(ids) }
+        try read { try $0.fetchExisting(ids) }
     }
 
     /// This source's instances of `objects` (from any context) that still
@@ -188,7 +208,7 @@ extension FetchableSource {
     public func fetchExisting<Object: ManagedObject>(
         _ objects: some Sequence<Object>
     ) throws(StrataError) -> [Object] {
-        try StrataError.catching { try sourceContext().contexts.fetchExisting(objects) }
+        try read { try $0.fetchExisting(objects) }
     }
 
     /// The one object the query matches, or `nil` when none or several do
@@ -202,6 +222,6 @@ extension FetchableSource {
     public func fetchUnique<Object: ManagedObject>(
         _ query: From<Object>
     ) throws(StrataError) -> Object? {
-        try StrataError.catching { try sourceContext().contexts.fetchUnique(query) }
+        try read { try $0.fetchUnique(query) }
     }
 }

@@ -33,7 +33,7 @@ extension QueryableSource {
     public func queryValue<Object: ManagedObject, Result: FieldStorable>(
         _ query: QueryChain<Object, Result>
     ) throws(StrataError) -> Result? {
-        try StrataError.catching { try sourceContext().contexts.queryValue(query) }
+        try read { try $0.queryValue(query) }
     }
 
     /// Every row the query returns, each term's value under its name; a NULL
@@ -50,6 +50,6 @@ extension QueryableSource {
     public func queryAttributes<Object: ManagedObject, Result>(
         _ query: QueryChain<Object, Result>
     ) throws(StrataError) -> [[String: StoredValue]] {
-        try StrataError.catching { try sourceContext().contexts.queryAttributes(query) }
+        try read { try $0.queryAttributes(query) }
     }
 }

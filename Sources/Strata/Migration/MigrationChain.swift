@@ -4,18 +4,27 @@
 /// ```swift
 /// MigrationChain(["V1", "V2", "V3"])                       // V1 → V2 → V3
 /// MigrationChain(["V1": "V3", "V2": "V4", "V3": "V4"])     // V1 → V3 → V4, V2 → V4
+/// MigrationChain("V2")                                     // any version → V2, in one step
 /// MigrationChain()                                         // any version → the current one, in one step
 /// ```
+///
+/// A chain's last version is the current version of its ``SchemaHistory``,
+/// as a chain's leaf is CoreStore's current model version: a one-version
+/// chain (`"V2"`, or `["V2"]`) makes that version the current one without
+/// a progressive path, so that a store of any other version of the history
+/// migrates straight to it, as with the empty chain, which makes the
+/// history's last schema the current one.
 ///
 /// A chain is checked against its ``SchemaHistory`` when the store is added:
 /// a loop, a version listed twice or given two successors, or a version the
 /// history does not hold throws ``StrataError/invalidMigrationChain(reason:)``.
 ///
-/// Two chains are equal when they migrate the same versions to the same
-/// successors, however written: `["V1", "V2", "V3"]` equals
-/// `["V1": "V2", "V2": "V3"]`, and a branching chain's order does not matter.
+/// Two chains are equal when they name the same versions and migrate them to
+/// the same successors, however written: `["V1", "V2", "V3"]` equals
+/// `["V1": "V2", "V2": "V3"]`, `"V1"` equals `["V1"]` (but not the empty
+/// chain), and a branching chain's order does not matter.
 public struct MigrationChain: Sendable, Hashable, ExpressibleByArrayLiteral,
-    ExpressibleByDictionaryLiteral
+    ExpressibleByDictionaryLiteral, ExpressibleByStringLiteral
 {
     /// One edge: a version and the version it migrates to.
     struct Edge: Sendable, Hashable {
@@ -24,6 +33,9 @@ public struct MigrationChain: Sendable, Hashable, ExpressibleByArrayLiteral,
     }
 
     let edges: [Edge]
+    /// Every version the chain names, in the order first named: those of its
+    /// edges, or the one version of a one-version chain.
+    let versions: [String]
     /// The mistakes found while building the chain, before the history is known.
     let problems: [String]
 
@@ -31,19 +43,33 @@ public struct MigrationChain: Sendable, Hashable, ExpressibleByArrayLiteral,
     /// to the current version, in one step.
     public init() {
         self.edges = []
+        self.versions = []
         self.problems = []
     }
 
-    /// A linear chain: each version migrates to the next one in the list.
+    /// A one-version chain: `version` is the current version, and a store of
+    /// any other version of the history migrates straight to it, in one step.
+    public init(_ version: String) {
+        self.init([version])
+    }
+
+    /// A linear chain: each version migrates to the next one in the list; the
+    /// last is the current version. A list of one version is a one-version chain.
     public init(_ versions: [String]) {
         var problems: [String] = []
         var seen: Set<String> = []
-        for version in versions where !seen.insert(version).inserted {
-            problems.append("\(version) appears twice in the chain")
+        var named: [String] = []
+        for version in versions {
+            if seen.insert(version).inserted {
+                named.append(version)
+            } else {
+                problems.append("\(version) appears twice in the chain")
+            }
         }
         self.edges = zip(versions, versions.dropFirst()).map {
             Edge(source: $0, destination: $1)
         }
+        self.versions = named
         self.problems = problems
     }
 
@@ -70,6 +96,11 @@ public struct MigrationChain: Sendable, Hashable, ExpressibleByArrayLiteral,
         self.init(successors: successors)
     }
 
+    /// A one-version chain from a string literal: `let chain: MigrationChain = "V1"`.
+    public init(stringLiteral version: String) {
+        self.init([version])
+    }
+
     /// A branching chain; a version given two successors is recorded as a
     /// problem, which the history reports as `.invalidMigrationChain`.
     private init(successors: [(String, String)]) {
@@ -79,27 +110,29 @@ public struct MigrationChain: Sendable, Hashable, ExpressibleByArrayLiteral,
             problems.append("\(source) is given two successors")
         }
         self.edges = successors.map { Edge(source: $0, destination: $1) }
+        var named: Set<String> = []
+        self.versions = edges.flatMap { [$0.source, $0.destination] }
+            .filter { named.insert($0).inserted }
         self.problems = problems
     }
 
-    /// Whether the chain has no edge, so that every version migrates straight to the current one.
+    /// Whether the chain has no edge, so that every version migrates straight
+    /// to the current one: the empty chain, or a one-version chain (as in
+    /// CoreStore, where both are empty).
     public var isEmpty: Bool { edges.isEmpty }
 
-    /// Whether both chains have the same edges and the same mistakes, in any order.
+    /// Whether both chains name the same versions, with the same edges and the
+    /// same mistakes, in any order.
     public static func == (lhs: MigrationChain, rhs: MigrationChain) -> Bool {
-        Set(lhs.edges) == Set(rhs.edges) && Set(lhs.problems) == Set(rhs.problems)
+        Set(lhs.edges) == Set(rhs.edges) && Set(lhs.versions) == Set(rhs.versions)
+            && Set(lhs.problems) == Set(rhs.problems)
     }
 
-    /// Hashes the edges and mistakes as sets, consistently with `==`.
+    /// Hashes the edges, versions and mistakes as sets, consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(Set(edges))
+        hasher.combine(Set(versions))
         hasher.combine(Set(problems))
-    }
-
-    /// Every version the chain names, in the order first named.
-    var versions: [String] {
-        var seen: Set<String> = []
-        return edges.flatMap { [$0.source, $0.destination] }.filter { seen.insert($0).inserted }
     }
 
     /// The version `version` migrates to, if any.

@@ -9,7 +9,8 @@
 /// ```
 ///
 /// The current version is `currentVersion` when given; otherwise the chain's
-/// single leaf; with an empty chain, the last schema listed. Mistakes (a loop,
+/// single leaf (the version of a one-version chain such as `"V1"`); with an
+/// empty chain, the last schema listed. Mistakes (a loop,
 /// a duplicate, a version not in the history, several leaves and no
 /// `currentVersion`) are thrown as ``StrataError/invalidMigrationChain(reason:)``
 /// when the store is added, by ``validate()``.
@@ -56,7 +57,7 @@ public struct SchemaHistory: Sendable {
             } else {
                 problems.append("the current version \(currentVersion) is not in the history")
             }
-        } else if !chain.isEmpty {
+        } else if !chain.versions.isEmpty {
             let leaves = chain.leaves
             if leaves.count == 1, let leaf = schemas.first(where: { $0.version == leaves[0] }) {
                 current = leaf

@@ -1,9 +1,10 @@
 import Foundation
 
 /// Where Strata reports what happens inside it, by level and category: errors
-/// it met (a failed commit), what it recovered from without failing (a stored
-/// value that did not decode and fell back to the field's default), what it
-/// did (a store opened, a migration run) and, when asked, every SQL statement.
+/// it met (a failed commit, fetch or query), what it recovered from without
+/// failing (a stored value that did not decode and fell back to the field's
+/// default), what it did (a store opened, a migration run) and, when asked,
+/// every SQL statement.
 ///
 /// Messages below ``minimumLevel`` are never built. The default logger writes
 /// to standard error; give Strata yours:
@@ -23,7 +24,8 @@ public enum StrataLog {
         case info
         /// What Strata recovered from without failing.
         case warning
-        /// A failure Strata also reports to the caller (a commit that failed).
+        /// A failure Strata also reports to the caller (a commit, a fetch or a
+        /// query that failed).
         case error
 
         /// Whether `lhs` is less severe than `rhs`.
@@ -52,6 +54,8 @@ public enum StrataLog {
         case observation
         /// The commit log and following other writers.
         case history
+        /// Fetches and queries (of a stack or a transaction) that failed.
+        case queries
         /// Importing.
         case importing
         /// SQL statements, as prepared (values are bound, never in the text).

@@ -25,7 +25,7 @@ extension BaseDataTransaction: QueryableSource {
         _ query: From<Object>, configure: (Object) throws -> Void
     ) throws(StrataError) -> Object {
         try StrataError.catching {
-            if let found = try contexts.fetchOne(query) { return found }
+            if let found = try fetchOne(query) { return found }
             let object = create(Into<Object>())
             try configure(object)
             return object

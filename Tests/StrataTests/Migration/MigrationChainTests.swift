@@ -13,6 +13,20 @@ struct MigrationChainTests {
         #expect(array.isEmpty && dictionary.isEmpty)
     }
 
+    /// A one-version chain names its version but has no edge: CoreStore's
+    /// `"version1"` is empty, yet unequal to the empty chain.
+    @Test
+    func oneVersionChainIsEqualHoweverWrittenButIsNotTheEmptyChain() {
+        let literal: MigrationChain = "V1"
+        #expect(literal == MigrationChain(["V1"]))
+        #expect(literal == MigrationChain("V1"))
+        #expect(literal.hashValue == MigrationChain(["V1"]).hashValue)
+        #expect(literal.isEmpty, "no edge: no progressive migration")
+        #expect(literal != MigrationChain())
+        #expect(literal != "V2")
+        #expect(literal != ["V1", "V2"])
+    }
+
     @Test
     func linearChainEqualsItsSuccessorForm() {
         let linear: MigrationChain = ["V1", "V2", "V3", "V4"]

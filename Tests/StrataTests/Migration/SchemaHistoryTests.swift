@@ -22,6 +22,7 @@ struct SchemaHistoryTests {
         ("two successors", SchemaHistory([schemaV1, schemaV2, schemaV3],
                                          chain: MigrationChain(["V1": "V2", "V1": "V3"])), "two successors"),
         ("unknown version", SchemaHistory([schemaV1, schemaV2], chain: MigrationChain(["V1", "V9"])), "V9"),
+        ("unknown sole version", SchemaHistory([schemaV1, schemaV2], chain: "V9"), "V9"),
         ("two leaves", SchemaHistory([schemaV1, schemaV2, schemaV3],
                                      chain: MigrationChain(["V1": "V2", "V3": "V3x"])), "V3x"),
         ("several leaves", SchemaHistory([schemaV1, schemaV2, schemaV3],
@@ -55,6 +56,24 @@ struct SchemaHistoryTests {
         #expect(SchemaHistory([schemaV1, schemaV2, schemaV3], chain: ["V1", "V3", "V2"]).currentVersion == "V2")
         #expect(SchemaHistory([schemaV1, schemaV3, schemaV2]).currentVersion == "V2")
         #expect(DataStack(schemaV1).schemaHistory.currentVersion == "V1")
+    }
+
+    /// CoreStore's `DataStack(v1, v2, migrationChain: "V1")` holds V1: a
+    /// chain's leaf is the current version, a one-version chain's too.
+    @Test func oneVersionChainMakesItsVersionCurrent() {
+        for (chain, current) in [("V1", "V1"), ("V2", "V2"), ("V3", "V3")] {
+            let history = SchemaHistory(
+                [schemaV1, schemaV2, schemaV3], chain: MigrationChain(chain))
+            #expect(chainProblem(history) == nil)
+            #expect(history.currentVersion == current)
+            #expect(DataStack(schemaHistory: history).modelVersion == current)
+        }
+        let listed = SchemaHistory([schemaV1, schemaV2], chain: ["V1"])
+        #expect(listed.currentVersion == "V1")
+        #expect(SchemaHistory([schemaV1, schemaV2], chain: []).currentVersion == "V2",
+                "the empty chain still means the last schema")
+        #expect(SchemaHistory([schemaV1, schemaV2], chain: "V1", currentVersion: "V2")
+            .currentVersion == "V2", "an explicit current version wins")
     }
 
     @Test func stackModelVersionIsTheVersionItsStoresHold() {

@@ -70,4 +70,62 @@ struct LogTests {
             $0.level == .error && $0.category == .transactions && $0.text.contains(directory.file("").deletingLastPathComponent().lastPathComponent)
         })
     }
+
+    /// As CoreStore logs a fetch request that fails: each failed fetch or
+    /// query of a stack or a transaction is logged once, at `.error` in
+    /// `.queries`, and throws the same error as before; one that succeeds
+    /// logs nothing.
+    @MainActor
+    @Test(arguments: StoreKind.sqlite)
+    func aFailedFetchOrQueryIsLoggedOnceAsAnError(kind: StoreKind) throws {
+        let capture = LogCapture()
+        defer { capture.stop() }
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(bulkSchema, kind, in: directory)
+        // A column no table has, unique to this test: it names the messages this test caused.
+        let missing = "missing_" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
+        let bad = From<BulkOwner>().where(Where(sql: "\(missing) = 1"))
+        let good = From<BulkOwner>().where(Where(sql: "label <> '\(missing)'"))
+        func mine() -> [StrataLog.Message] {
+            capture.all.filter { $0.text.contains(missing) }
+        }
+        var thrown: [StrataError] = []
+        func expectFailure(_ function: String, _ read: () throws -> Void) {
+            let before = mine().count
+            do {
+                try read()
+                Issue.record("\(function) should fail")
+            } catch {
+                guard let error = error as? StrataError, case .sqlite = error else {
+                    Issue.record("\(function) threw \(error), not the SQLite error")
+                    return
+                }
+                thrown.append(error)
+            }
+            let logged = mine().dropFirst(before)
+            #expect(logged.count == 1, "\(function): \(logged)")
+            #expect(logged.allSatisfy {
+                $0.level == .error && $0.category == .queries && $0.text.hasPrefix(function)
+                    && $0.text.contains(thrown.last.map { "\($0)" } ?? "?")
+            }, "\(function): \(logged)")
+        }
+
+        expectFailure("fetchAll") { _ = try stack.fetchAll(bad) }
+        expectFailure("fetchOne") { _ = try stack.fetchOne(bad) }
+        expectFailure("fetchCount") { _ = try stack.fetchCount(bad) }
+        expectFailure("fetchObjectIDs") { _ = try stack.fetchObjectIDs(bad) }
+        expectFailure("queryValue") { _ = try stack.queryValue(bad.select(Int.self, .count())) }
+        expectFailure("queryAttributes") {
+            _ = try stack.queryAttributes(bad.select(Int.self, .count()))
+        }
+        expectFailure("fetchOne") {
+            try stack.perform(synchronous: { tx in _ = try tx.fetchOrCreate(bad) { _ in } })
+        }
+        #expect(thrown.count == 7)
+
+        _ = try stack.fetchAll(good)
+        _ = try stack.queryValue(good.select(Int.self, .count()))
+        try stack.perform(synchronous: { tx in _ = try tx.fetchCount(good) })
+        #expect(mine().count == 7, "a read that succeeds logs nothing: \(mine())")
+    }
 }
