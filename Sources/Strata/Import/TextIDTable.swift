@@ -79,6 +79,7 @@ struct TextIDTable {
         return fallbackPosition(of: id)
     }
 
+    /// ``firstPosition(of:idAt:)`` once the table has moved into its dictionary.
     @usableFromInline
     mutating func fallbackPosition(of id: String) -> Int? {
         if let first = fallback![id] { return first }

@@ -142,9 +142,13 @@ public struct Schema: Sendable {
 
     func entity(named name: String) -> EntityDescription? { entitiesByName[name] }
 
+    /// Up to this many entities, a class is found by comparing identifiers.
+    private static let largestScannedSchema = 16
+
+    /// The entity of the class `type`, or `nil` outside the schema.
     func entity(for type: ManagedObject.Type) -> EntityDescription? {
         let identifier = ObjectIdentifier(type)
-        guard entityTypes.count > 16 else {
+        guard entityTypes.count > Self.largestScannedSchema else {
             // The first match, as the dictionary keeps the first.
             return entityTypes.firstIndex(of: identifier).map { entities[$0] }
         }
