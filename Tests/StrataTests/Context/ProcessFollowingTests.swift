@@ -64,18 +64,8 @@ struct ProcessFollowingTests {
         let seeds = (0..<processes).map { _ in random.next() }
         let parentSeed = random.next()
         let writers = StoppedWriters(in: directory, count: processes + 1)
-        // This process commits too, between polls, while the children run:
-        // it starts once a child's commit has reached it.
-        let parentCommits = Task { @MainActor in
-            defer { writers.markStopped("parent") }
-            for _ in 0..<12_000 where stack.mergedGeneration < 2 {
-                try await Task.sleep(for: .milliseconds(5))
-            }
-            var random = SplitMix64(seed: parentSeed)
-            for _ in 0..<20 {
-                try stack.perform(synchronous: { tx in try randomCommit(tx, &random) })
-                try await Task.sleep(for: .milliseconds(3))
-            }
+        let parentCommits = Task(executorPreference: ThreadPerJobExecutor.shared) {
+            try await Self.commitBesideTheChildren(stack, seed: parentSeed, writers: writers)
         }
         await withTaskGroup(of: Void.self) { group in
             for seed in seeds {
@@ -100,6 +90,28 @@ struct ProcessFollowingTests {
         #expect(batches > 0, "the lists followed the children's commits as they came")
         let authors = Set(try stack.history().compactMap(\.author))
         #expect(authors == Set(seeds.map { "child \($0)" } + ["parent"]))
+    }
+
+    /// This process's share of the commits: once a child has committed,
+    /// twenty random ones, while the children still run and the main actor
+    /// follows theirs. Made off the main actor, on a thread of its own: the
+    /// other suites keep the main actor busy (for minutes together under the
+    /// thread sanitizer), and a writer that waited there for each turn
+    /// would stop only after its children had given up waiting for it.
+    @concurrent
+    private nonisolated static func commitBesideTheChildren(
+        _ stack: DataStack, seed: UInt64, writers: StoppedWriters
+    ) async throws {
+        defer { writers.markStopped("parent") }
+        for _ in 0..<3_000 {
+            if try stack.currentGeneration() >= 2 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        var random = SplitMix64(seed: seed)
+        for _ in 0..<20 {
+            try stack.perform(synchronous: { tx in try randomCommit(tx, &random) })
+            try await Task.sleep(for: .milliseconds(3))
+        }
     }
 
     @Test(arguments: StoreKind.enabled([.file, .postgreSQL]))

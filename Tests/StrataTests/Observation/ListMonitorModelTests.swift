@@ -140,9 +140,9 @@ struct ListMonitorModelTests {
         list.sections.map { "\($0.identifier.prefix { $0 != "\u{0}" }): \($0.items)" }
     }
 
-    static let labels: [String?] = [nil, "alpha", "Beta", "beta", "gamma", "Émile", "b", ""]
+    nonisolated static let labels: [String?] = [nil, "alpha", "Beta", "beta", "gamma", "Émile", "b", ""]
 
-    static func randomize(_ item: MonItem, _ random: inout SplitMix64) {
+    nonisolated static func randomize(_ item: MonItem, _ random: inout SplitMix64) {
         switch random.next() % 4 {
         case 0: item.rank = Int(random.next() % 100)
         case 1: item.group = Int(random.next() % 5)

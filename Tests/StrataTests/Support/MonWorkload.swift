@@ -26,8 +26,8 @@ enum MonWorkload {
 
     /// One random commit's changes: `operations` inserts, field updates,
     /// relationship changes, owner renames, deletes and (when `cascades`)
-    /// an owner deleted with all its items.
-    @MainActor
+    /// an owner deleted with all its items. Nonisolated: a transaction's
+    /// body, from whichever thread begins it.
     static func change(_ tx: BaseDataTransaction, _ random: inout SplitMix64, operations: Int, cascades: Bool) throws {
         let items = try tx.fetchAll(From<MonItem>())
         var owners = try tx.fetchAll(From<MonOwner>())
@@ -72,7 +72,6 @@ enum MonWorkload {
 }
 
 /// One random commit of the shared workload: one to four changes, a cascade now and then.
-@MainActor
 func randomCommit(_ tx: BaseDataTransaction, _ random: inout SplitMix64) throws {
     let operations = Int(random.next() % 4) + 1
     try MonWorkload.change(tx, &random, operations: operations, cascades: random.next() % 4 == 0)
