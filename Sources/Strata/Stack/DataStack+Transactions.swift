@@ -75,6 +75,40 @@ extension DataStack: CommitMerging {
         }
     }
 
+    /// CoreStore's two-callback form of
+    /// ``perform(asynchronous:author:completion:)``: `success` with the
+    /// value `body` returned, or `failure` with the error, on the main actor
+    /// right after the commit's merge, in commit order with every other
+    /// completion. Nothing is saved when `failure` is called.
+    ///
+    /// ```swift
+    /// stack.perform(
+    ///     asynchronous: { tx -> ObjectID<Person> in
+    ///         let ann = tx.create(Into<Person>())
+    ///         ann.name = "Ann"
+    ///         return ann.objectID
+    ///     },
+    ///     success: { id in print("saved", id) },
+    ///     failure: { error in print("not saved:", error) })
+    /// ```
+    ///
+    /// The errors are those of ``perform(synchronous:author:isolation:)``:
+    /// an error of your own `body` threw comes as ``StrataError/userError(_:)``,
+    /// `cancel()` as ``StrataError/userCancelled``.
+    public func perform<Result: Sendable>(
+        asynchronous body: @escaping @Sendable (AsynchronousDataTransaction) throws -> Result,
+        author: String? = nil,
+        success: @escaping @MainActor @Sendable (Result) -> Void,
+        failure: @escaping @MainActor @Sendable (StrataError) -> Void
+    ) {
+        perform(asynchronous: body, author: author) { outcome in
+            switch outcome {
+            case .success(let value): success(value)
+            case .failure(let error): failure(error)
+            }
+        }
+    }
+
     /// Runs `body` in a transaction on the transaction queue, commits, and
     /// returns its value once the commit is merged into the main context.
     ///

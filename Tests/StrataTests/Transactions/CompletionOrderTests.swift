@@ -53,6 +53,50 @@ struct CompletionOrderTests {
         #expect(log.seen == ["1 ok at 1", "2 failed at 1", "3 ok at 2"])
     }
 
+    /// CoreStore's `perform(asynchronous:success:failure:)`: exactly one of
+    /// the two callbacks per transaction, in commit order, `success` with
+    /// the body's value after its merge, `failure` with the body's error
+    /// (wrapped) or `userCancelled`, and nothing saved on failure.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func successOrFailureIsCalledOnceEachInCommitOrder(seed: UInt64) async throws {
+        struct Refusal: Error { let rank: Int }
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        var random = SplitMix64(seed: seed)
+        let log = CompletionLog()
+        var expected: [String] = []
+        var savedRanks: [Int] = []
+        for rank in 1...12 {
+            let choice = random.next() % 3
+            switch choice {
+            case 0:
+                savedRanks.append(rank)
+                expected.append("saved \(rank) at \(savedRanks.count)")
+            case 1: expected.append("cancelled")
+            default: expected.append("refused \(rank)")
+            }
+            stack.perform(
+                asynchronous: { tx -> Int in
+                    tx.create(Into<MonItem>()).rank = rank
+                    if choice == 1 { try tx.cancel() }
+                    if choice == 2 { throw Refusal(rank: rank) }
+                    return rank
+                },
+                success: { value in log.seen.append("saved \(value) at \(stack.mergedGeneration)") },
+                failure: { error in
+                    switch error {
+                    case .userCancelled: log.seen.append("cancelled")
+                    case .userError(let inner as Refusal): log.seen.append("refused \(inner.rank)")
+                    default: log.seen.append("unexpected \(error)")
+                    }
+                })
+        }
+        for _ in 0..<5_000 where log.seen.count < expected.count { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(log.seen == expected, "seed \(seed)")
+        let ranks = try stack.fetchAll(From<MonItem>().orderBy(.ascending(\.$rank))).map(\.rank)
+        #expect(ranks == savedRanks, "seed \(seed): nothing of a failed transaction was saved")
+    }
+
     @Test
     func awaitedPerformsResumeEachRightAfterTheirOwnMerge() async throws {
         let directory = TemporaryDirectory()
