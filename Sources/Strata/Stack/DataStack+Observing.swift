@@ -23,10 +23,17 @@ extension DataStack {
         }
     }
 
-    /// CoreStore's name for a sectioned monitor; in Strata the query carries
-    /// its sections and ``monitorList(_:)`` takes it.
-    @available(*, unavailable, renamed: "monitorList(_:)",
-               message: "the query carries its sections: monitorList(From<T>().sectionBy(...))")
+    /// CoreStore's name for a sectioned monitor, kept so that CoreStore code
+    /// reads the same: the monitor ``monitorList(_:)`` makes of the same
+    /// query (in Strata the query carries its sections, so either name
+    /// takes it).
+    ///
+    /// ```swift
+    /// let byCity = try stack.monitorSectionedList(
+    ///     From<Person>().sectionBy(\.$city).orderBy(.ascending(\.$name)))
+    /// ```
+    ///
+    /// - Throws: ``StrataError/storeNotAdded``, or a fetch error.
     @MainActor
     public func monitorSectionedList<Object: ManagedObject>(_ query: SectionedQuery<Object>)
         throws(StrataError) -> ListMonitor<Object>

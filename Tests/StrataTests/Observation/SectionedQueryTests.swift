@@ -2,8 +2,9 @@ import Foundation
 @testable import Strata
 import Testing
 
-/// A list query carries its sectioning: one `monitorList`, `publishList` and
-/// `refetch` for plain and sectioned lists, and the chain in any order.
+/// A list query carries its sectioning: one `monitorList` (or CoreStore's
+/// `monitorSectionedList`), `publishList` and `refetch` for plain and
+/// sectioned lists, and the chain in any order.
 @MainActor
 @Suite("SectionedQuery: the query carries its sections")
 struct SectionedQueryTests {
@@ -35,6 +36,11 @@ struct SectionedQueryTests {
             From<MonItem>().sectionBy(\.$group, name).orderBy(.descending(\.$rank))
                 .where(\.$rank < threshold).orderBy(.ascending(\.$flag)))
         #expect(shape(first) == shape(last), "seed \(seed)")
+        // CoreStore's name for the same monitor.
+        let named = try stack.monitorSectionedList(
+            From<MonItem>().sectionBy(\.$group, name).where(\.$rank < threshold)
+                .orderBy(.descending(\.$rank)).orderBy(.ascending(\.$flag)))
+        #expect(shape(named) == shape(last), "seed \(seed)")
         #expect(first.sectionBy != nil && first.query.predicate != nil)
         // The sections follow the key, then the order within: what a fetch sorted that way gives.
         let fetched = try stack.fetchAll(
