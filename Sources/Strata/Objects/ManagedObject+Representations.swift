@@ -8,8 +8,10 @@ extension ManagedObjectIdentifiable {
     /// without the error (which is logged), as CoreStore's `asReadOnly(in:)`.
     ///
     /// ```swift
-    /// let id = try stack.perform(synchronous: { tx in tx.create(Into<Person>()).objectID })
-    /// let shown = try stack.fetchExisting(id)?.asReadOnly(in: stack)   // the same instance
+    /// let tx = try stack.beginUnsafe()
+    /// let ann = tx.create(Into<Person>())
+    /// try tx.commitAndWait()
+    /// let shown = ann.asReadOnly(in: stack)   // the main context's Ann
     /// ```
     @MainActor
     public func asReadOnly(in stack: DataStack) -> Self? {
