@@ -271,9 +271,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// it was created or deleted, a field or to-one relationship holds
     /// another value than at the start, a to-many relationship gained or
     /// lost a member, or a bulk write (`deleteAll`, `updateAll`) changed its
-    /// row. Always `false` in the main context.
+    /// row. Always `false` in the main context, and once the change is
+    /// committed or rolled back: a deleted object then has none.
     public final var hasChanges: Bool {
-        if isInserted || isDeleted { return isInserted != isDeleted }
+        // A deletion is a change only while it is pending: a committed one,
+        // a rolled-back insert and a merged one leave the context's map.
+        if isDeleted { return !isInserted && identitySlot >= 0 }
+        if isInserted { return true }
         if let baseline, let entity, entity.hasChangedFields(from: baseline, to: values) { return true }
         return context?.hasChangesBesideFields(self) ?? false
     }

@@ -18,7 +18,8 @@ struct PendingObjectsTests {
     /// only reaches through an inverse (a pet's old owner, a club's member):
     /// before each commit, the pending sets are exactly what the commit's
     /// change set then lists, the typed calls are the untyped ones filtered
-    /// by entity, and after the commit every set is empty.
+    /// by entity, an object has changes exactly when it is in a set, and
+    /// after the commit every set is empty and no object has changes.
     @Test(arguments: [UInt64(1), 2, 3])
     @MainActor
     func pendingSetsAreWhatTheCommitThenReports(seed: UInt64) throws {
@@ -50,6 +51,8 @@ struct PendingObjectsTests {
             owners = try stack.fetchObjectIDs(From<Owner>())
             animals = try stack.fetchObjectIDs(From<Animal>())
             clubs = try stack.fetchObjectIDs(From<Club>())
+            // The main context's objects, some of which the round deletes.
+            let shown: [ManagedObject] = try stack.fetchAll(From<Animal>()) + stack.fetchAll(From<Owner>())
             for _ in 0..<Int(1 + random.next() % 5) {
                 let animal = animals.randomElement(using: &random).flatMap { tx.edit($0) }
                 let owner = owners.randomElement(using: &random).flatMap { tx.edit($0) }
@@ -116,9 +119,20 @@ struct PendingObjectsTests {
             for object in tx.updatedObjects(Owner.self) { #expect(tx.objectHasPersistentChangedValues(object)) }
             #expect(tx.hasChanges == !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty))
 
+            // An object has changes exactly when it is in a set (one created and
+            // deleted again, in none, has none).
+            let heldObjects = tx.contexts.all.flatMap(\.registeredObjects)
+            let pending = inserted.union(updated).union(deleted)
+            for object in heldObjects {
+                #expect(object.hasChanges == pending.contains(object.objectID.erased), "seed \(seed): \(object)")
+            }
+
             // A bulk write also lists rows no held object stands for; the sets hold objects only.
-            let held = Set(tx.contexts.all.flatMap { $0.registeredObjects.map { $0.objectID.erased } })
+            let held = Set(heldObjects.map { $0.objectID.erased })
             let changes = try tx.commitAndWait()
+            // Committed, nothing is pending: not a deletion either, nor in the main context.
+            for object in heldObjects where object.hasChanges { Issue.record("seed \(seed): \(object) after the commit") }
+            for object in shown where object.hasChanges { Issue.record("seed \(seed): main context's \(object)") }
             #expect(inserted == ids(changes) { $0.insertedIDs(entity: $1) })
             #expect(updated == ids(changes) { $0.updatedIDs(entity: $1) }.intersection(held))
             #expect(deleted == ids(changes) { $0.deletedIDs(entity: $1) }.intersection(held))
@@ -166,6 +180,32 @@ struct PendingObjectsTests {
         })
         #expect(try stack.fetchExisting(rex) == nil)
         #expect(try stack.fetchExisting(bob)?.name == "Bob")
+    }
+
+    /// A deletion is a change only while it is pending, as in Core Data: once
+    /// committed, or rolled back (an insert), or merged into the main
+    /// context, the deleted object has no changes, though it stays deleted.
+    @Test(arguments: StoreKind.sqlite)
+    @MainActor
+    func aDeletedObjectHasNoChangesOnceCommittedOrRolledBack(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        let ann = try stack.perform(synchronous: { tx in tx.create(Into<Owner>()).objectID })
+        let shown = try #require(try stack.fetchExisting(ann))
+        let tx = try stack.beginUnsafe()
+        let annHere = try #require(tx.edit(ann))
+        tx.delete(annHere)
+        #expect(annHere.hasChanges && tx.hasChanges)
+        try tx.commitAndWait()
+        #expect(annHere.isDeletedObject && !annHere.hasChanges, "a committed delete")
+        #expect(shown.isDeletedObject && !shown.hasChanges, "the main context's, deleted by the merge")
+        #expect(!tx.hasChanges)
+
+        let brief = tx.create(Into<Owner>())
+        #expect(brief.hasChanges)
+        tx.rollback()
+        #expect(brief.isDeletedObject && !brief.hasChanges, "a rolled-back insert")
+        #expect(!tx.hasChanges)
     }
 
     /// `delete(objectIDs:)` deletes those that exist, and `fetchObjectID`
