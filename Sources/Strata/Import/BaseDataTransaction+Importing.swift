@@ -169,29 +169,36 @@ extension BaseDataTransaction {
                 // transaction (and in earlier batches) are found by SQL.
                 // IDs converted here, specialized; an ID that cannot be stored
                 // goes through `in:`, whose predicate names the field.
-                let stored = batch.compactMap { try? $0.id.storedValue() }
+                let storedIDs = batch.map { try? $0.id.storedValue() }
+                let stored = storedIDs.compactMap { $0 }
                 let found = try fetchAll(From<Object>().where(
                     stored.count == batch.count
                         ? Where(Object.uniqueIDKeyPath, inStored: stored)
                         : Where(Object.uniqueIDKeyPath, in: batch.map(\.id))))
+                // Matched by the ID as stored, as the query compared it: an ID
+                // that reads back as another value (a `Date`, stored as
+                // seconds since 1970) still finds its object.
+                func storedKey(of object: Object) -> StoredValue? {
+                    object.storedValue(forField: uniqueIDKeyPath)
+                        ?? (try? object.storedField(at: uniqueIDKeyPath, uniqueIDField).storedValue())
+                }
                 var existing = Dictionary(
-                    found.lazy.map { ($0.storedField(at: uniqueIDKeyPath, uniqueIDField), $0) },
+                    found.lazy.compactMap { object in storedKey(of: object).map { ($0, object) } },
                     uniquingKeysWith: { first, _ in first })
                 var createdSeen = createdDuringUniqueImport.count
-                for (id, index) in batch {
+                for ((id, index), storedID) in zip(batch, storedIDs) {
                     let source = sources[index]
                     if createdDuringUniqueImport.count > createdSeen {
                         // Objects created since the lookup (by a hook's nested import or
                         // create, or by this loop) are matched too, never duplicated.
                         for case let object as Object in createdDuringUniqueImport[createdSeen...]
                         where !object.isDeletedObject {
-                            let key = object.storedField(at: uniqueIDKeyPath, uniqueIDField)
-                            if existing[key] == nil { existing[key] = object }
+                            if let key = storedKey(of: object), existing[key] == nil { existing[key] = object }
                         }
                         createdSeen = createdDuringUniqueImport.count
                     }
                     // An object a hook deleted since the lookup is not found (Rule 6).
-                    var match = existing[id]
+                    var match = storedID.flatMap { existing[$0] }
                     if match?.isDeletedObject == true { match = nil }
                     let before = createdDuringUniqueImport.count
                     let imported = try importUnique(

@@ -144,7 +144,8 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// try monitor.refetch(From<Person>().sectionBy(\.$city).orderBy(.ascending(\.$name)))
     /// ```
     ///
-    /// - Throws: a ``StrataError`` if the fetch fails; the old list stays.
+    /// - Throws: a ``StrataError`` if the fetch fails; the old list stays, and
+    ///   observers still get `listMonitorDidRefetch`.
     public func refetch(_ query: some ListQuery<Object>) throws(StrataError) {
         try refetch(from: query.from, sectionBy: query.sectionBy)
     }
@@ -172,7 +173,10 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
         do {
             try load()
         } catch {
+            // The old list stays, and observers that were told a refetch
+            // began are told it ended, as they would be after a success.
             (self.query, self.sectionBy) = previous
+            for box in boxes where isObserving(box, removals: removals) { box.didRefetch(self) }
             throw StrataError.wrapping(error)
         }
         for box in boxes where isObserving(box, removals: removals) { box.didRefetch(self) }

@@ -122,7 +122,14 @@ public final class ListPublisher<Object: ManagedObject> {
     ///
     /// - Throws: a ``StrataError`` if the fetch fails; the old list stays.
     public func refetch(_ query: some ListQuery<Object>) throws(StrataError) {
-        try monitor.refetch(query)
+        let pending = needsPublish
+        do {
+            try monitor.refetch(query)
+        } catch {
+            // The old list stays: nothing new to publish.
+            needsPublish = pending
+            throw error
+        }
         publishIfNeeded()
     }
 

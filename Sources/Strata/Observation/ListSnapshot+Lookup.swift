@@ -94,7 +94,7 @@ extension ListSnapshot {
     /// ```swift
     /// for id in snapshot.itemIDs(inSectionWithID: "Paris") { print(id) }
     /// ```
-    public func itemIDs(inSectionWithID sectionID: String) -> ArraySlice<ObjectID<Object>> {
+    public func itemIDs(inSectionWithID sectionID: String) -> [ObjectID<Object>] {
         guard let section = indexOfSection(withID: sectionID) else { return [] }
         return itemIDs(inSection: section)
     }
@@ -111,9 +111,7 @@ extension ListSnapshot {
         inSectionWithID sectionID: String, atIndices indices: some Sequence<Int>
     ) -> [ObjectID<Object>] {
         let section = itemIDs(inSectionWithID: sectionID)
-        return indices.compactMap { index in
-            (0..<section.count).contains(index) ? section[section.startIndex + index] : nil
-        }
+        return indices.compactMap { index in section.indices.contains(index) ? section[index] : nil }
     }
 
     /// How many items the first section named `sectionID` holds; 0 if no
@@ -123,7 +121,7 @@ extension ListSnapshot {
     /// let rows = snapshot.numberOfItems(inSectionWithID: "Paris")
     /// ```
     public func numberOfItems(inSectionWithID sectionID: String) -> Int {
-        itemIDs(inSectionWithID: sectionID).count
+        indexOfSection(withID: sectionID).map(numberOfItems(inSection:)) ?? 0
     }
 
     /// Whether the first section named `sectionID` holds any item; `false` if

@@ -144,15 +144,17 @@ public struct ListSnapshot<Object: ManagedObject>: Sendable, Equatable, RandomAc
     /// ```
     public var itemIDs: [ObjectID<Object>] { items }
 
-    /// The item IDs of section `section`, in order.
+    /// The item IDs of section `section`, in order, indexed from 0 as in
+    /// CoreStore (an array, not a slice of the whole list, whose indices
+    /// would start at the section's first position).
     ///
     /// ```swift
-    /// for id in snapshot.itemIDs(inSection: 0) { print(id) }
+    /// let first = snapshot.itemIDs(inSection: 1).first
     /// ```
     ///
     /// - Precondition: `0 <= section < numberOfSections`.
-    public func itemIDs(inSection section: Int) -> ArraySlice<ObjectID<Object>> {
-        items[range(ofSection: section)]
+    public func itemIDs(inSection section: Int) -> [ObjectID<Object>] {
+        Array(items[range(ofSection: section)])
     }
 
     /// How many items section `section` holds.

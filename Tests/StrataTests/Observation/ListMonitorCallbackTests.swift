@@ -133,6 +133,22 @@ struct ListMonitorCallbackTests {
         #expect(monitor.numberOfObjects() == 1 && monitor.numberOfSections() == 1)
     }
 
+    /// A refetch whose fetch fails still closes the `willRefetch` it opened:
+    /// observers get `didRefetch` with the old list in place, then the error.
+    @Test(arguments: StoreKind.allCases)
+    func aFailedRefetchStillSendsDidRefetchWithTheOldList(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let (_, monitor, observer, ids) = try makeMonitor([(0, 1), (1, 2)], kind: kind, in: directory)
+        let refetches = RefetchCounter()
+        monitor.addObserver(refetches)
+        #expect(throws: StrataError.self) {
+            try monitor.refetch(From<MonItem>().where(Where(sql: "no_such_column = 1")))
+        }
+        #expect(refetches.events == ["willRefetch", "didRefetch"])
+        #expect(observer.events.isEmpty)
+        #expect(monitor.objectsInAllSections().map(\.objectID) == ids && monitor.sectionNames() == ["g0", "g1"])
+    }
+
     @Test(arguments: StoreKind.allCases)
     func anUnsectionedListKeepsItsOneSectionWhenItEmptiesAndFills(kind: StoreKind) throws {
         let directory = TemporaryDirectory()

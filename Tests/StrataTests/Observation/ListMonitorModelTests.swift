@@ -276,4 +276,46 @@ struct ListMonitorModelTests {
         let expected = try stack.fetchAll(From<MonItem>().orderBy(.ascending(\.$label))).map { firstScalar($0.label) }
         #expect(monitor.sectionNames().map { Array($0.unicodeScalars) } == expected.map { Array($0.unicodeScalars) })
     }
+
+    /// Lists with a fetch limit or offset (Rule 4: they re-fetch and diff,
+    /// since what slides into the window depends on objects outside it),
+    /// sectioned or not, under random commits: the batch applied to the old
+    /// list gives the new one, which is what a fresh fetch returns.
+    @Test(arguments: [UInt64(21), 22, 23, 24])
+    func randomCommitsKeepLimitedAndOffsetListsExact(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        try MonWorkload.seed(stack, count: 30, random: &random)
+        let windows: [(limit: Int?, offset: Int, sectioning: Sectioning)] = [
+            (7, 0, .none), (7, 3, .none), (nil, 5, .none), (6, 2, .byGroup), (8, 1, .byRankModulo3),
+        ]
+        var monitors: [(ListMonitor<MonItem>, RecordingObserver, From<MonItem>, String)] = []
+        for window in windows {
+            let query = From<MonItem>().where(\.$flag == true).orderBy(.ascending(\.$rank))
+                .tweak { $0.fetchLimit = window.limit; $0.fetchOffset = window.offset }
+            let monitor = try ListMonitor(main: stack.main(), query: query, sectionBy: window.sectioning.sectionBy)
+            let observer = RecordingObserver()
+            monitor.addObserver(observer)
+            monitors.append((monitor, observer, query, "\(window)"))
+        }
+        for commit in 0..<60 {
+            let before = monitors.map { $0.0.sectionedRowIDs() }
+            for (_, observer, _, _) in monitors { observer.reset() }
+            try stack.perform(synchronous: { tx in
+                try MonWorkload.change(tx, &random, operations: Int(random.next() % 4) + 1, cascades: commit % 15 == 0)
+            })
+            for (index, (monitor, observer, query, window)) in monitors.enumerated() {
+                let context = "seed \(seed), commit \(commit), window \(window)"
+                let now = monitor.sectionedRowIDs()
+                if !observer.refetched {
+                    let applied = try? observer.changes.apply(to: before[index], insertingFrom: now)
+                    #expect(applied.map(Self.plain) == Self.plain(now), "\(context)\nevents: \(observer.events)")
+                }
+                #expect(observer.willChangeCount == observer.didChangeCount, "\(context)")
+                let fresh = try stack.fetchAll(query.ordered(by: monitor.orderForFetch))
+                #expect(monitor.objectsInAllSections().map(\.rowID) == fresh.map(\.rowID), "\(context)")
+            }
+        }
+    }
 }

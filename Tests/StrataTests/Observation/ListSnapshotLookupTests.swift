@@ -65,6 +65,29 @@ struct ListSnapshotLookupTests {
         }
     }
 
+    /// A section's item IDs are indexed from 0, as CoreStore's arrays are:
+    /// `itemIDs(inSectionWithID: "B")[0]` is the section's first item, not a
+    /// trap for every section but the first.
+    @Test func aSectionsItemIDsAreIndexedFromZero() {
+        var random = SplitMix64.random()
+        for round in 0..<100 {
+            let (snapshot, sections, _) = Self.randomSnapshot(using: &random)
+            let context = "seed \(random.seed), round \(round), \(snapshot)"
+            for (section, expected) in sections.enumerated() {
+                let first = sections.firstIndex { $0.id == expected.id } == section
+                for ids in [snapshot.itemIDs(inSection: section)]
+                    + (first ? [snapshot.itemIDs(inSectionWithID: expected.id)] : [])
+                {
+                    #expect(ids.indices == expected.itemIDs.indices, "\(context), section \(section)")
+                    guard ids.indices == expected.itemIDs.indices else { continue }
+                    for item in ids.indices {
+                        #expect(ids[item] == snapshot[section, item], "\(context), section \(section)")
+                    }
+                }
+            }
+        }
+    }
+
     /// The position of an item, and the item at a section and item index,
     /// agree with the flat list and with index paths.
     @Test func itemLookUpsAgreeWithIndexPaths() {
