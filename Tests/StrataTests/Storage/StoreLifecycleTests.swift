@@ -154,6 +154,41 @@ struct StoreLifecycleTests {
         #expect(!files.contains { $0.hasSuffix(".incoming") || $0.hasSuffix(".replaced") }, "\(files)")
     }
 
+    /// A source that passes the check but whose migration then fails (rows
+    /// that break a new `.unique`, found only when the step runs) leaves the
+    /// stack on its own file with every commit, also those still in its WAL
+    /// when the store was taken out to make room.
+    @Test(arguments: [1, 7, 40])
+    func aReplacementWhoseMigrationFailsKeepsEveryCommit(commits: Int) throws {
+        let directory = TemporaryDirectory()
+        let source = directory.file("v1.sqlite")
+        do {
+            let old = DataStack(lifecycleCodesV1)
+            try old.addStorageAndWait(SQLiteStore(fileURL: source))
+            try old.perform(synchronous: { tx in
+                for _ in 0..<2 { tx.create(Into<LifecycleCodeV1>()).code = "same" }
+            })
+        }
+        let history = SchemaHistory([lifecycleCodesV1, lifecycleCodesV2], chain: ["V1", "V2"])
+        let url = storeURL(in: directory)
+        let stack = DataStack(schemaHistory: history)
+        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        for index in 0..<commits {
+            try stack.perform(synchronous: { tx in tx.create(Into<LifecycleCodeV2>()).code = "\(index)" })
+        }
+        #expect(try stack.requiredMigrations(for: SQLiteStore(fileURL: source)).count == 1)
+        #expect(performing: { try stack.replaceStore(withContentsOf: source) }, throws: { error in
+            guard case .migrationFailed = error as? StrataError else { return false }
+            return true
+        })
+        #expect(try stack.fetchCount(From<LifecycleCodeV2>()) == commits)
+        try stack.perform(synchronous: { tx in tx.create(Into<LifecycleCodeV2>()).code = "after" })
+        try stack.removeStorage()
+        let reopened = DataStack(schemaHistory: history)
+        try reopened.addStorageAndWait(SQLiteStore(fileURL: url))
+        #expect(try reopened.fetchCount(From<LifecycleCodeV2>()) == commits + 1)
+    }
+
     // SQLite only: the backup is exportStore, which a server store refuses (use pg_dump).
     @Test(arguments: StoreKind.sqlite)
     func resettingEmptiesTheStoreAfterABackup(kind: StoreKind) throws {
@@ -188,3 +223,15 @@ struct StoreLifecycleTests {
         }
     }
 }
+
+/// A code that V2 makes unique: a V1 store holding one twice cannot migrate.
+private final class LifecycleCodeV1: ManagedObject {
+    @Field.Stored("code") var code: String = ""
+}
+
+private final class LifecycleCodeV2: ManagedObject {
+    @Field.Stored("code", .unique) var code: String = ""
+}
+
+private let lifecycleCodesV1 = Schema("V1", entities: [Entity<LifecycleCodeV1>("Code")])
+private let lifecycleCodesV2 = Schema("V2", entities: [Entity<LifecycleCodeV2>("Code")])
