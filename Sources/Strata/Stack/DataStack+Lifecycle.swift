@@ -73,8 +73,10 @@ extension DataStack {
         guard case .file(let url) = current.settings.location else {
             throw .storage(path: current.path, reason: "a store in memory or on a server has no file to replace")
         }
-        // Refused before anything changes: a file that is not a store of this history.
-        _ = try requiredMigrations(for: SQLiteStore(fileURL: source, isReadOnly: true))
+        // Refused before anything changes: a file that is not a store of this
+        // history, checked as a store of the configuration it will be.
+        _ = try requiredMigrations(
+            for: SQLiteStore(fileURL: source, configuration: current.settings.configuration, isReadOnly: true))
         let copy = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).incoming")
         let old = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).replaced")
         try? SQLiteStore(fileURL: copy).deleteFiles()
