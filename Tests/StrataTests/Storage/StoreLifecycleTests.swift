@@ -33,6 +33,39 @@ struct StoreLifecycleTests {
         #expect(try other.fetchCount(From<BulkOwner>()) == 0)
     }
 
+    /// A stack of the old version, still open on a file another stack has
+    /// migrated: its tables and columns are gone or renamed, and every read
+    /// and commit of it reports `.schemaMismatch` (the store moved on), not a
+    /// bare SQLite "no such table" or "no such column".
+    @Test
+    func aStackWhoseStoreWasMigratedAwayReportsTheMismatch() throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        let old = DataStack(schemaV1)
+        try old.addStorageAndWait(SQLiteStore(fileURL: url))
+        try old.perform(synchronous: { tx in
+            tx.create(Into<PersonV1>()).name = "Ann"
+            tx.create(Into<PetV1>()).name = "Rex"
+        })
+        let held = try #require(try old.fetchOne(From<PersonV1>()))
+        let migrated = DataStack(schemaHistory: SchemaHistory([schemaV1, schemaV2], chain: ["V1", "V2"]))
+        try migrated.addStorageAndWait(SQLiteStore(fileURL: url))
+        func isMismatch(_ error: any Error) -> Bool {
+            if case .schemaMismatch(_, "V2", "V1")? = error as? StrataError { true } else { false }
+        }
+        // Pet is now Animal (no such table); Person.name is now fullName (no such column).
+        #expect(performing: { try old.fetchAll(From<PetV1>()) }, throws: isMismatch)
+        #expect(performing: { try old.fetchAll(From<PersonV1>()) }, throws: isMismatch)
+        #expect(performing: {
+            try old.perform(synchronous: { tx in tx.create(Into<PetV1>()).name = "Kit" })
+        }, throws: isMismatch)
+        #expect(performing: {
+            try old.perform(synchronous: { tx in tx.edit(held)?.age = 31 })
+        }, throws: isMismatch)
+        #expect(try migrated.fetchAll(From<AnimalV2>()).map(\.name) == ["Rex"])
+        #expect(try migrated.fetchAll(From<PersonV2>()).map(\.age) == [0])
+    }
+
     /// Two stores added to one stack at once: one is added, and the other is
     /// refused before its file is opened (none is created).
     @Test
