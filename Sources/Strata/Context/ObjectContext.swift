@@ -66,7 +66,9 @@ final class ObjectContext {
 
     /// The typed error for a failure met on this context's store.
     func translated(_ error: any Error) -> StrataError {
-        if let database = error as? DatabaseError, database.primaryCode == 1, let mismatch = schemaMismatch() {
+        if let database = error as? DatabaseError, database.primaryCode == 1,
+           let mismatch = schemaMismatch()
+        {
             return mismatch
         }
         return StoreErrors.translate(error, path: store.path, schema: schema)
@@ -83,10 +85,9 @@ final class ObjectContext {
               fingerprint != store.schema.fingerprint
         else { return nil }
         let version = try? connection.scalar("SELECT value FROM _strata_meta WHERE key = 'version'")
+        let storeVersion = version.flatMap { if case .text(let text) = $0 { text } else { nil } }
         return .schemaMismatch(
-            path: store.path,
-            storeVersion: version.flatMap { if case .text(let text) = $0 { text } else { nil } } ?? "unknown",
-            schemaVersion: store.schema.version)
+            path: store.path, storeVersion: storeVersion ?? "unknown", schemaVersion: store.schema.version)
     }
 
     /// Per entity, the field wrapper key paths already resolved to value slots,

@@ -131,7 +131,8 @@ struct InferredMigration {
     /// declared with `dynamicInitialValue:`, as a new object gets one (the
     /// copy wrote the placeholder default; the indexes come later). With
     /// `whereNull`, only the rows the copy left `NULL` get one: those of a
-    /// required field whose old column held `NULL` (see ``expression(for:from:entity:old:arguments:on:)``).
+    /// required field whose old column held `NULL`
+    /// (see ``expression(for:from:entity:old:arguments:on:)``).
     private func fillInitialValues(
         _ entity: EntityDescription, added: [AttributeDescription], whereNull: Bool = false,
         on connection: Connection
@@ -144,7 +145,9 @@ struct InferredMigration {
         let arguments = entity.tree == nil ? [] : [StoredValue.text(entity.name)]
         if whereNull { conditions += dynamic.map { "\(SQL.quote($0.name)) IS NULL" } }
         let own = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let rowIDs = try connection.query("SELECT _pk FROM \(table)\(own)", arguments) { $0.int64(at: 0) }
+        let rowIDs = try connection.query("SELECT _pk FROM \(table)\(own)", arguments) {
+            $0.int64(at: 0)
+        }
         let update = "UPDATE \(table) SET "
             + dynamic.map { "\(SQL.quote($0.name)) = ?" }.joined(separator: ", ") + " WHERE _pk = ?"
         for rowID in rowIDs {

@@ -18,7 +18,8 @@ extension Schema {
             where relationship.entity == entity.name {
                 guard case .linkTable(let table, _, _, _) = relationship.storage else { continue }
                 let this = "\(relationship.entity).\(relationship.name)"
-                let pair: Set = relationship.inverse.map { [this, "\(relationship.target).\($0)"] } ?? [this]
+                let inverse = relationship.inverse.map { "\(relationship.target).\($0)" }
+                let pair = Set([this] + (inverse.map { [$0] } ?? []))
                 if let owners = linkOwners[table], owners != pair {
                     problems.append(.invalidSchema(
                         entity: entity.name, field: relationship.name,

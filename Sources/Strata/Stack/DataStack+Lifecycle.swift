@@ -75,8 +75,9 @@ extension DataStack {
         }
         // Refused before anything changes: a file that is not a store of this
         // history, checked as a store of the configuration it will be.
+        let configuration = current.settings.configuration
         _ = try requiredMigrations(
-            for: SQLiteStore(fileURL: source, configuration: current.settings.configuration, isReadOnly: true))
+            for: SQLiteStore(fileURL: source, configuration: configuration, isReadOnly: true))
         let copy = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).incoming")
         let old = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).replaced")
         try? SQLiteStore(fileURL: copy).deleteFiles()
@@ -190,8 +191,8 @@ extension DataStack {
     /// cannot fold it in), and a file put back without it would lose them.
     private static func moveStoreFiles(from source: URL, to destination: URL) throws {
         let manager = FileManager.default
-        for (from, to) in zip(SQLiteStore(fileURL: source).fileURLs, SQLiteStore(fileURL: destination).fileURLs)
-        where manager.fileExists(atPath: from.path) {
+        let moves = zip(SQLiteStore(fileURL: source).fileURLs, SQLiteStore(fileURL: destination).fileURLs)
+        for (from, to) in moves where manager.fileExists(atPath: from.path) {
             try manager.moveItem(at: from, to: to)
         }
     }
