@@ -81,7 +81,7 @@ extension ObjectContext {
             }
         } catch {
             // A relationship setter cannot throw; the failure resurfaces at commit.
-            deferredError = deferredError ?? StrataError.wrapping(error)
+            deferredError = deferredError ?? translated(error)
         }
     }
 

@@ -66,7 +66,28 @@ final class ObjectContext {
 
     /// The typed error for a failure met on this context's store.
     func translated(_ error: any Error) -> StrataError {
-        StoreErrors.translate(error, path: store.path, schema: schema)
+        if let database = error as? DatabaseError, database.primaryCode == 1,
+           let mismatch = schemaMismatch()
+        {
+            return mismatch
+        }
+        return StoreErrors.translate(error, path: store.path, schema: schema)
+    }
+
+    /// The store's mismatch, when another stack migrated or recreated it for
+    /// another schema since this context's stack opened it: SQL made for this
+    /// schema then meets a missing table or column (`SQLITE_ERROR`), and the
+    /// caller should learn that the store moved on, as a commit would report it.
+    private func schemaMismatch() -> StrataError? {
+        guard let connection = kind == .main ? reader : writer,
+              case .text(let fingerprint)? = try? connection.scalar(
+                  "SELECT value FROM _strata_meta WHERE key = 'fingerprint'"),
+              fingerprint != store.schema.fingerprint
+        else { return nil }
+        let version = try? connection.scalar("SELECT value FROM _strata_meta WHERE key = 'version'")
+        let storeVersion = version.flatMap { if case .text(let text) = $0 { text } else { nil } }
+        return .schemaMismatch(
+            path: store.path, storeVersion: storeVersion ?? "unknown", schemaVersion: store.schema.version)
     }
 
     /// Per entity, the field wrapper key paths already resolved to value slots,

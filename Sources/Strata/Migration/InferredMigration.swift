@@ -120,22 +120,34 @@ struct InferredMigration {
         }
         let added = zip(entity.fieldAttributes, matches).filter { $0.1 == nil }.map(\.0)
         try fillInitialValues(entity, added: added, on: connection)
+        let required = zip(entity.fieldAttributes, matches)
+            .filter { $0.1 != nil && $0.0.holdsValue && !$0.0.isOptional }.map(\.0)
+        for attribute in required where attribute.initialValue != nil {
+            try fillInitialValues(entity, added: [attribute], whereNull: true, on: connection)
+        }
     }
 
     /// Gives every copied row of `entity` its own value of each added field
     /// declared with `dynamicInitialValue:`, as a new object gets one (the
-    /// copy wrote the placeholder default; the indexes come later).
+    /// copy wrote the placeholder default; the indexes come later). With
+    /// `whereNull`, only the rows the copy left `NULL` get one: those of a
+    /// required field whose old column held `NULL`
+    /// (see ``expression(for:from:entity:old:arguments:on:)``).
     private func fillInitialValues(
-        _ entity: EntityDescription, added: [AttributeDescription], on connection: Connection
+        _ entity: EntityDescription, added: [AttributeDescription], whereNull: Bool = false,
+        on connection: Connection
     ) throws {
         let dynamic = added.filter { $0.initialValue != nil }
         guard !dynamic.isEmpty else { return }
         let table = SQL.quote(Self.temporaryPrefix + entity.tableName)
         // In a tree, the entity's own rows: its subentities fill theirs.
-        let own = entity.tree == nil
-            ? (sql: "", arguments: [])
-            : (sql: " WHERE \(SQL.quote(EntityTree.discriminatorColumn)) = ?", arguments: [StoredValue.text(entity.name)])
-        let rowIDs = try connection.query("SELECT _pk FROM \(table)\(own.sql)", own.arguments) { $0.int64(at: 0) }
+        var conditions = entity.tree == nil ? [] : ["\(SQL.quote(EntityTree.discriminatorColumn)) = ?"]
+        let arguments = entity.tree == nil ? [] : [StoredValue.text(entity.name)]
+        if whereNull { conditions += dynamic.map { "\(SQL.quote($0.name)) IS NULL" } }
+        let own = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let rowIDs = try connection.query("SELECT _pk FROM \(table)\(own)", arguments) {
+            $0.int64(at: 0)
+        }
         let update = "UPDATE \(table) SET "
             + dynamic.map { "\(SQL.quote($0.name)) = ?" }.joined(separator: ", ") + " WHERE _pk = ?"
         for rowID in rowIDs {
@@ -248,7 +260,9 @@ struct InferredMigration {
         case .integerToText:
             value = "CAST(\(column) AS \(connection.dialect.castType("TEXT")))"
         }
-        if isValue, !attribute.isOptional {
+        // A field with a dynamic initial value keeps its NULLs here, for
+        // `fillInitialValues` to give each row a value of its own.
+        if isValue, !attribute.isOptional, attribute.initialValue == nil {
             arguments.append(attribute.defaultValue)
             value = "coalesce(\(value), ?)"
         }

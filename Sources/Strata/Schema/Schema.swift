@@ -68,6 +68,7 @@ public struct Schema: Sendable {
             problems.insert(.invalidSchema(entity: nil, field: nil, reason: "the version name is empty"), at: 0)
         }
         if configuration == nil { problems += Self.configurationProblems(built.entities, declarations: entities) }
+        problems += Self.nameClashes(built.entities, linkTables: built.linkTables)
         self.problems = problems
         self.entitiesByName = Dictionary(
             built.entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })

@@ -73,8 +73,11 @@ extension DataStack {
         guard case .file(let url) = current.settings.location else {
             throw .storage(path: current.path, reason: "a store in memory or on a server has no file to replace")
         }
-        // Refused before anything changes: a file that is not a store of this history.
-        _ = try requiredMigrations(for: SQLiteStore(fileURL: source, isReadOnly: true))
+        // Refused before anything changes: a file that is not a store of this
+        // history, checked as a store of the configuration it will be.
+        let configuration = current.settings.configuration
+        _ = try requiredMigrations(
+            for: SQLiteStore(fileURL: source, configuration: configuration, isReadOnly: true))
         let copy = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).incoming")
         let old = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).replaced")
         try? SQLiteStore(fileURL: copy).deleteFiles()
@@ -83,15 +86,14 @@ extension DataStack {
         let settings = current.settings
         let main = try detach(current)
         do {
-            try FileManager.default.moveItem(at: url, to: old)
-            try SQLiteStore(fileURL: url).deleteFiles()
+            try Self.moveStoreFiles(from: url, to: old)
             try FileManager.default.moveItem(at: copy, to: url)
             try addStorageNow(ReopenedStore(settings: settings), following: main)
             try? SQLiteStore(fileURL: old).deleteFiles()
         } catch {
             // Put the old file back and reopen it.
             try? SQLiteStore(fileURL: url).deleteFiles()
-            try? FileManager.default.moveItem(at: old, to: url)
+            try? Self.moveStoreFiles(from: old, to: url)
             try? SQLiteStore(fileURL: copy).deleteFiles()
             try reopen(settings, following: main)
             // A file that would not move is a storage problem, not the caller's error.
@@ -180,6 +182,18 @@ extension DataStack {
         } catch {
             closeMainContexts(of: [main.context.store])
             throw error
+        }
+    }
+
+    /// Moves the store file at `source` to `destination` with its `-wal` and
+    /// `-shm`, those that exist: the WAL can hold commits the file has not
+    /// taken in yet (the connection closed last, the main context's reader,
+    /// cannot fold it in), and a file put back without it would lose them.
+    private static func moveStoreFiles(from source: URL, to destination: URL) throws {
+        let manager = FileManager.default
+        let moves = zip(SQLiteStore(fileURL: source).fileURLs, SQLiteStore(fileURL: destination).fileURLs)
+        for (from, to) in moves where manager.fileExists(atPath: from.path) {
+            try manager.moveItem(at: from, to: to)
         }
     }
 

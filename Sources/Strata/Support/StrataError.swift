@@ -120,6 +120,12 @@ extension StrataError: CustomDebugStringConvertible, LocalizedError {
         case let .storeNotFound(entity, configuration):
             return "No store of the DataStack holds \(entity) in configuration "
                 + "\(configuration ?? "(default)"); add a store of that configuration."
+        case let .schemaMismatch(path, storeVersion, schemaVersion) where storeVersion == schemaVersion:
+            // The usual cause: a shipped schema edited in place (Migrations.md, Rule 1).
+            return "The store at \(path) holds another shape of schema \(storeVersion) than the "
+                + "stack's (their fingerprints differ): a schema was changed without a new version. "
+                + "Add a new version and a migration, or open the store with "
+                + ".recreateStoreOnModelMismatch to discard its data."
         case let .schemaMismatch(path, storeVersion, schemaVersion):
             return "The store at \(path) holds schema \(storeVersion), but the stack uses "
                 + "\(schemaVersion). Add a migration, or open the store with "

@@ -66,7 +66,7 @@ extension BaseDataTransaction {
             return try body()
         } catch {
             let context = contexts.primary
-            context.deferredError = context.deferredError ?? StrataError.wrapping(error)
+            context.deferredError = context.deferredError ?? context.translated(error)
             return fallback
         }
     }

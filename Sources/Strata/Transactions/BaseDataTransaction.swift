@@ -55,7 +55,7 @@ public class BaseDataTransaction {
             let context = target?.context ?? contexts.primary
             let entity = target?.entity ?? contexts.schema.entity(of: Object.self)
             // create cannot throw; the failure fails the commit instead.
-            context.deferredError = context.deferredError ?? StrataError.wrapping(error)
+            context.deferredError = context.deferredError ?? context.translated(error)
             let object = Object()
             object.attach(to: context, entity: entity, rowID: 0)
             object.values = entity.defaultValues

@@ -36,6 +36,13 @@ final class BadgeV2: ManagedObject {
     var identifier: UUID
 }
 
+/// Version 1 of the same model, whose `identifier` is optional: version 2
+/// makes it required.
+final class BadgeOptional: ManagedObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Stored("identifier") var identifier: UUID? = nil
+}
+
 /// Its closure makes NaN, which cannot be stored, once told to.
 final class Gauge: ManagedObject {
     static let failing = Locked(false)
@@ -113,6 +120,41 @@ struct DynamicInitialValueTests {
         let taken = try #require(badges.first).identifier
         #expect(throws: StrataError.self, "the unique index holds") {
             try stack.perform(synchronous: { tx in tx.create(Into<BadgeV2>()).identifier = taken })
+        }
+    }
+
+    /// A migration that makes an optional field required gives each row
+    /// that held `nil` a value of its own from the closure (not one shared
+    /// default, which the unique index would refuse), and keeps the others'.
+    @Test(arguments: StoreKind.enabled([.file, .postgreSQL]), [false, true])
+    @MainActor
+    func aFieldMadeRequiredGivesEachNilRowItsOwnValue(_ kind: StoreKind, custom: Bool) throws {
+        var random = SplitMix64.random()
+        let directory = TemporaryDirectory()
+        let v1 = Schema("V1", entities: [Entity<BadgeOptional>("Badge")])
+        let v2 = Schema("V2", entities: [Entity<BadgeV2>("Badge")])
+        var kept: [String: UUID] = [:]
+        for index in 0..<30 where Bool.random(using: &random) { kept["b\(index)"] = UUID() }
+        do {
+            let old = try makeStack(v1, kind, in: directory)
+            try old.perform(synchronous: { [kept] tx in
+                for index in 0..<30 {
+                    let badge = tx.create(Into<BadgeOptional>())
+                    badge.name = "b\(index)"
+                    badge.identifier = kept[badge.name]
+                }
+            })
+        }
+        let copy = CustomEntityMapping.copyEntity(source: "Badge", destination: "Badge")
+        let providers = custom ? [CustomSchemaMappingProvider(from: "V1", to: "V2", entityMappings: [copy])] : []
+        let stack = DataStack(schemaHistory: SchemaHistory([v1, v2], chain: ["V1", "V2"], mappingProviders: providers))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
+        let badges = try stack.fetchAll(From<BadgeV2>())
+        let context = "seed \(random.seed)"
+        #expect(badges.count == 30, "\(context)")
+        #expect(Set(badges.map(\.identifier)).count == 30, "\(context)")
+        for badge in badges where kept[badge.name] != nil {
+            #expect(badge.identifier == kept[badge.name], "\(context): \(badge.name)")
         }
     }
 

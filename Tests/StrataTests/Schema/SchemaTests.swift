@@ -398,6 +398,28 @@ struct SchemaMismatchTests {
         #expect(try original.fetchAll(From<Plant>()).map(\.name) == ["Fern"])
     }
 
+    /// The usual mistake, a shipped schema edited in place: the store and the
+    /// stack name the same version, and the message says what happened
+    /// instead of "holds schema V1, but the stack uses V1".
+    @Test
+    func aSchemaEditedInPlaceIsRefusedSayingSo() async throws {
+        let directory = TemporaryDirectory()
+        try withReleasedStack(plants(Plant.self), in: directory) { stack in
+            try stack.perform(synchronous: { tx in tx.create(Into<Plant>()).name = "Fern" })
+        }
+        let stack = DataStack(plants(PlantWithColour.self))
+        let error = #expect(throws: StrataError.self) {
+            try stack.addStorageAndWait(SQLiteStore(fileURL: storeURL(in: directory)))
+        }
+        guard case .schemaMismatch(_, "V1", "V1")? = error else {
+            Issue.record("expected .schemaMismatch of V1 and V1, got \(String(describing: error))")
+            return
+        }
+        let message = error?.debugDescription ?? ""
+        #expect(message.contains("without a new version"), "\(message)")
+        #expect(!message.contains("but the stack uses V1"), "\(message)")
+    }
+
     @Test
     func recreateStoreOnModelMismatchOpensAnEmptyStore() async throws {
         let directory = TemporaryDirectory()

@@ -232,6 +232,29 @@ struct StoreConfigurationTests {
         #expect(keys(try stack.fetchAll(From<CfgItem>())) == [3, 1])
     }
 
+    /// `replaceStore` checks the source as a store of the configuration it
+    /// replaces: a backup of a named configuration's store is taken, and a
+    /// store of the default configuration is refused before anything changes.
+    @Test
+    func replaceStoreTakesABackupOfTheSameConfigurationOnly() throws {
+        let directory = TemporaryDirectory()
+        let backup = directory.file("Config2-backup.sqlite")
+        let defaultStore = directory.file("Default-other.sqlite")
+        do {
+            let other = try makeConfigurationStack([], .file, in: directory)
+            try other.addStorageAndWait(SQLiteStore(fileURL: backup, configuration: "Config2"))
+            try other.addStorageAndWait(SQLiteStore(fileURL: defaultStore))
+            try other.perform(synchronous: { tx in tx.create(Into<CfgNote>("Config2")).text = "backup" })
+        }
+        let stack = try makeConfigurationStack(["Config2"], .file, in: directory)
+        try stack.perform(synchronous: { tx in tx.create(Into<CfgNote>()).text = "current" })
+        #expect(throws: StrataError.self) { try stack.replaceStore(withContentsOf: defaultStore) }
+        #expect(try stack.fetchAll(From<CfgNote>()).map(\.text) == ["current"])
+        try stack.replaceStore(withContentsOf: backup)
+        #expect(stack.storeConfigurations == ["Config2"])
+        #expect(try stack.fetchAll(From<CfgNote>()).map(\.text) == ["backup"])
+    }
+
     // MARK: IDs
 
     @Test(arguments: StoreKind.allCases)

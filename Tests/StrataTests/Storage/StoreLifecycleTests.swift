@@ -33,6 +33,39 @@ struct StoreLifecycleTests {
         #expect(try other.fetchCount(From<BulkOwner>()) == 0)
     }
 
+    /// A stack of the old version, still open on a file another stack has
+    /// migrated: its tables and columns are gone or renamed, and every read
+    /// and commit of it reports `.schemaMismatch` (the store moved on), not a
+    /// bare SQLite "no such table" or "no such column".
+    @Test
+    func aStackWhoseStoreWasMigratedAwayReportsTheMismatch() throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        let old = DataStack(schemaV1)
+        try old.addStorageAndWait(SQLiteStore(fileURL: url))
+        try old.perform(synchronous: { tx in
+            tx.create(Into<PersonV1>()).name = "Ann"
+            tx.create(Into<PetV1>()).name = "Rex"
+        })
+        let held = try #require(try old.fetchOne(From<PersonV1>()))
+        let migrated = DataStack(schemaHistory: SchemaHistory([schemaV1, schemaV2], chain: ["V1", "V2"]))
+        try migrated.addStorageAndWait(SQLiteStore(fileURL: url))
+        func isMismatch(_ error: any Error) -> Bool {
+            if case .schemaMismatch(_, "V2", "V1")? = error as? StrataError { true } else { false }
+        }
+        // Pet is now Animal (no such table); Person.name is now fullName (no such column).
+        #expect(performing: { try old.fetchAll(From<PetV1>()) }, throws: isMismatch)
+        #expect(performing: { try old.fetchAll(From<PersonV1>()) }, throws: isMismatch)
+        #expect(performing: {
+            try old.perform(synchronous: { tx in tx.create(Into<PetV1>()).name = "Kit" })
+        }, throws: isMismatch)
+        #expect(performing: {
+            try old.perform(synchronous: { tx in tx.edit(held)?.age = 31 })
+        }, throws: isMismatch)
+        #expect(try migrated.fetchAll(From<AnimalV2>()).map(\.name) == ["Rex"])
+        #expect(try migrated.fetchAll(From<PersonV2>()).map(\.age) == [0])
+    }
+
     /// Two stores added to one stack at once: one is added, and the other is
     /// refused before its file is opened (none is created).
     @Test
@@ -154,6 +187,41 @@ struct StoreLifecycleTests {
         #expect(!files.contains { $0.hasSuffix(".incoming") || $0.hasSuffix(".replaced") }, "\(files)")
     }
 
+    /// A source that passes the check but whose migration then fails (rows
+    /// that break a new `.unique`, found only when the step runs) leaves the
+    /// stack on its own file with every commit, also those still in its WAL
+    /// when the store was taken out to make room.
+    @Test(arguments: [1, 7, 40])
+    func aReplacementWhoseMigrationFailsKeepsEveryCommit(commits: Int) throws {
+        let directory = TemporaryDirectory()
+        let source = directory.file("v1.sqlite")
+        do {
+            let old = DataStack(lifecycleCodesV1)
+            try old.addStorageAndWait(SQLiteStore(fileURL: source))
+            try old.perform(synchronous: { tx in
+                for _ in 0..<2 { tx.create(Into<LifecycleCodeV1>()).code = "same" }
+            })
+        }
+        let history = SchemaHistory([lifecycleCodesV1, lifecycleCodesV2], chain: ["V1", "V2"])
+        let url = storeURL(in: directory)
+        let stack = DataStack(schemaHistory: history)
+        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        for index in 0..<commits {
+            try stack.perform(synchronous: { tx in tx.create(Into<LifecycleCodeV2>()).code = "\(index)" })
+        }
+        #expect(try stack.requiredMigrations(for: SQLiteStore(fileURL: source)).count == 1)
+        #expect(performing: { try stack.replaceStore(withContentsOf: source) }, throws: { error in
+            guard case .migrationFailed = error as? StrataError else { return false }
+            return true
+        })
+        #expect(try stack.fetchCount(From<LifecycleCodeV2>()) == commits)
+        try stack.perform(synchronous: { tx in tx.create(Into<LifecycleCodeV2>()).code = "after" })
+        try stack.removeStorage()
+        let reopened = DataStack(schemaHistory: history)
+        try reopened.addStorageAndWait(SQLiteStore(fileURL: url))
+        #expect(try reopened.fetchCount(From<LifecycleCodeV2>()) == commits + 1)
+    }
+
     // SQLite only: the backup is exportStore, which a server store refuses (use pg_dump).
     @Test(arguments: StoreKind.sqlite)
     func resettingEmptiesTheStoreAfterABackup(kind: StoreKind) throws {
@@ -188,3 +256,15 @@ struct StoreLifecycleTests {
         }
     }
 }
+
+/// A code that V2 makes unique: a V1 store holding one twice cannot migrate.
+private final class LifecycleCodeV1: ManagedObject {
+    @Field.Stored("code") var code: String = ""
+}
+
+private final class LifecycleCodeV2: ManagedObject {
+    @Field.Stored("code", .unique) var code: String = ""
+}
+
+private let lifecycleCodesV1 = Schema("V1", entities: [Entity<LifecycleCodeV1>("Code")])
+private let lifecycleCodesV2 = Schema("V2", entities: [Entity<LifecycleCodeV2>("Code")])
