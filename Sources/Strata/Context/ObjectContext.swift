@@ -80,14 +80,12 @@ final class ObjectContext {
     /// caller should learn that the store moved on, as a commit would report it.
     private func schemaMismatch() -> StrataError? {
         guard let connection = kind == .main ? reader : writer,
-              case .text(let fingerprint)? = try? connection.scalar(
-                  "SELECT value FROM _strata_meta WHERE key = 'fingerprint'"),
-              fingerprint != store.schema.fingerprint
+              let meta = try? connection.storeMeta(),
+              let fingerprint = meta["fingerprint"], fingerprint != store.schema.fingerprint
         else { return nil }
-        let version = try? connection.scalar("SELECT value FROM _strata_meta WHERE key = 'version'")
-        let storeVersion = version.flatMap { if case .text(let text) = $0 { text } else { nil } }
         return .schemaMismatch(
-            path: store.path, storeVersion: storeVersion ?? "unknown", schemaVersion: store.schema.version)
+            path: store.path, storeVersion: meta["version"] ?? "unknown",
+            schemaVersion: store.schema.version)
     }
 
     /// Per entity, the field wrapper key paths already resolved to value slots,

@@ -57,7 +57,7 @@ extension StoreOpener {
             guard tables.contains("_strata_meta") else {
                 throw StrataError.storage(path: path, reason: "the database is not a Strata store")
             }
-            let meta = try readMeta(connection)
+            let meta = try connection.storeMeta()
             guard let steps = history.steps(
                 fromVersion: meta["version"], fingerprint: meta["fingerprint"])
             else {

@@ -141,7 +141,7 @@ struct StoreOpener {
         guard tables.contains("_strata_meta") else {
             throw StrataError.storage(path: path, reason: "the database is not a Strata store")
         }
-        let meta = try readMeta(connection)
+        let meta = try connection.storeMeta()
         let generation = UInt64(meta["generation"] ?? "0") ?? 0
         if recreating, !settings.isReadOnly {
             try recreate(on: connection, keepingGeneration: generation)
@@ -243,21 +243,6 @@ struct StoreOpener {
             "UPDATE _strata_meta SET value = \(connection.dialect.metaValue(next)) WHERE key = 'generation'")
         try CommitLog.purge(through: .max, on: connection)
         return try CommitLog.generation(on: connection)
-    }
-
-    func readMeta(_ connection: Connection) throws -> [String: String] {
-        let rows = try connection.query("SELECT key, value FROM _strata_meta") { statement in
-            (statement.value(at: 0), statement.value(at: 1))
-        }
-        var meta: [String: String] = [:]
-        for case let (.text(key), value) in rows {
-            switch value {
-            case .text(let text): meta[key] = text
-            case .integer(let number): meta[key] = String(number)
-            default: break
-            }
-        }
-        return meta
     }
 
     /// Creates the schema's tables and the store's own; the first commit will
