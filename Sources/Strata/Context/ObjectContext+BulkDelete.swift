@@ -247,7 +247,6 @@ private struct BulkDeletion {
                 [list]
             ) { $0.int64(at: 0) }
             guard !linked.isEmpty else { return }
-            context.hasLinkChanges = true
             let related = Array(Set(linked).subtracting(changes.deleted[target.tableIndex] ?? []))
             if rule == .cascade {
                 pending.append((target, "\(target.quotedTable) WHERE _pk \(connection.dialect.inRowIDList)", [SQL.rowIDList(related)]))
@@ -284,7 +283,6 @@ private struct BulkDeletion {
                         [list]
                     ) { $0.int64(at: 0) }
                     guard !owners.isEmpty else { continue }
-                    context.hasLinkChanges = true
                     for owner in owners {
                         noted[source.tableIndex, default: [:]][owner, default: []].insert(relationship.name)
                     }

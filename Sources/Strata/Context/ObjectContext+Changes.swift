@@ -324,10 +324,22 @@ extension ObjectContext {
         return found
     }
 
-    /// Whether the transaction holds anything to commit.
+    /// Whether the transaction holds anything to commit: exactly when
+    /// committing it reports a change set.
+    ///
+    /// Objects count by their own ``ManagedObject/hasChanges``. Relationship
+    /// notes (link rows and inverses) and bulk writes count only for rows the
+    /// transaction did not create: rows it created count as inserted objects,
+    /// or, once deleted again (object by object or in bulk), as nothing.
     var hasChanges: Bool {
-        hasLinkChanges || !relationshipChanges.isEmpty || !bulkChanges.isEmpty
-            || registeredObjects.contains { $0.hasChanges }
+        func isOwnInsert(_ table: Int, _ rowID: Int64) -> Bool {
+            registered(schema.entities[table], rowID)?.isInserted == true
+        }
+        return registeredObjects.contains { $0.hasChanges }
+            || relationshipChanges.keys.contains { !isOwnInsert($0.table, $0.rowID) }
+            || !bulkChanges.cleared.isEmpty
+            || bulkChanges.deleted.contains { table, rowIDs in rowIDs.contains { !isOwnInsert(table, $0) } }
+            || bulkChanges.updated.contains { table, rows in rows.keys.contains { !isOwnInsert(table, $0) } }
     }
 }
 

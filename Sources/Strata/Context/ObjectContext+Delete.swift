@@ -59,8 +59,6 @@ extension ObjectContext {
             try connection.run(
                 "DELETE FROM \(SQL.quote(table)) WHERE \(SQL.quote(ownerColumn)) = ?",
                 [.integer(object.rowID)])
-            // No link row gone (an object created and deleted here, say): nothing changed.
-            if connection.changes > 0 { hasLinkChanges = true }
             if let inverse {
                 for member in related { noteRelationshipChange(target, member.rowID, inverse.name) }
             }
@@ -96,7 +94,6 @@ extension ObjectContext {
                     try connection.run(
                         "DELETE FROM \(SQL.quote(table)) WHERE \(SQL.quote(targetColumn)) = ?",
                         [.integer(object.rowID)])
-                    hasLinkChanges = true
                     for owner in owners { noteRelationshipChange(source, owner, relationship.name) }
                 case .inverseForeignKey:
                     break

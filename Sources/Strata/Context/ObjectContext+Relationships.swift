@@ -223,7 +223,6 @@ extension ObjectContext {
                     [.integer(Int64(position)), .integer(owner.rowID), .integer(member.rowID)])
             }
         }
-        hasLinkChanges = true
         noteRelationshipChange(owner.entity!, owner.rowID, relationship.name)
     }
 

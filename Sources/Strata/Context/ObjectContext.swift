@@ -43,7 +43,6 @@ final class ObjectContext {
     var denyChecks: [DenyCheck] = []
     /// What bulk writes changed without objects (see `ObjectContext+BulkWrites`).
     var bulkChanges = BulkChanges()
-    var hasLinkChanges = false
     /// The commit generation the last fetch's rows reflect (main context),
     /// not that of a read the merge it set off made.
     var lastReadGeneration: UInt64 = 0

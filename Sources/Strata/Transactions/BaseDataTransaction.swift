@@ -124,7 +124,15 @@ public class BaseDataTransaction {
         delete(objects)
     }
 
-    /// Whether the transaction has changes it has not committed.
+    /// Whether the transaction has changes it has not committed: exactly
+    /// when committing it now would report a change set. Objects created and
+    /// deleted again (one by one or with ``deleteAll(_:)``) are no change.
+    ///
+    /// ```swift
+    /// let draft = tx.create(Into<Person>())
+    /// tx.delete(draft)
+    /// tx.hasChanges   // false
+    /// ```
     public var hasChanges: Bool { contexts.all.contains(where: \.hasChanges) }
 
     /// Abandons the transaction: throws ``StrataError/userCancelled``, which the

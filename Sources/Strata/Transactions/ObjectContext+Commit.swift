@@ -141,7 +141,6 @@ extension ObjectContext {
         denyChecks.removeAll()
         bulkChanges = BulkChanges()
         nextRowIDs = Array(repeating: 0, count: nextRowIDs.count)
-        hasLinkChanges = false
         deferredError = nil
         recorder = nil
         if let writer {

@@ -208,6 +208,55 @@ struct PendingObjectsTests {
         #expect(!tx.hasChanges)
     }
 
+    /// Bulk writes over rows the transaction created itself: deleting them
+    /// leaves nothing to commit, as deleting them one by one does, while
+    /// changing them leaves them inserted. Random rounds of creates (owners
+    /// with pets, in new and older clubs), bulk deletes and updates of the
+    /// round's rows and sometimes of older ones: `hasChanges` is true
+    /// exactly when the commit then reports a change set.
+    @Test(arguments: [UInt64(7), 8, 9])
+    @MainActor
+    func hasChangesIsWhetherTheCommitChangesAnything(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, seed == 8 ? .file : .inMemory, in: directory)
+        try stack.perform(synchronous: { tx in
+            for index in 0..<6 { tx.create(Into<Owner>()).name = "old\(index)" }
+            tx.create(Into<Club>()).title = "old"
+        })
+        let tx = try stack.beginUnsafe()
+        var seen: Set<Bool> = []
+        for round in 0..<60 {
+            let tag = "new\(round)"
+            let club = tx.create(Into<Club>())
+            club.title = tag
+            for _ in 0..<Int(1 + random.next() % 3) {
+                let owner = tx.create(Into<Owner>())
+                owner.name = tag
+                tx.create(Into<Animal>()).owner = owner
+                club.members.insert(owner)
+            }
+            _ = try tx.deleteAll(From<Club>().where(\.$title == tag))
+            switch random.next() % 6 {
+            case 0, 1, 2:
+                _ = try tx.deleteAll(From<Owner>().where(\.$name == tag))  // their pets go with them
+            case 3:
+                _ = try tx.updateAll(From<Owner>().where(\.$name == tag), .set(\.$name, to: tag + "x"))
+            case 4:
+                _ = try tx.deleteAll(From<Owner>().where(\.$name == tag))
+                _ = try tx.updateAll(From<Owner>().where(\.$name == "old\(random.next() % 8)"), .set(\.$name, to: "older"))
+            default:
+                _ = try tx.deleteAll(From<Owner>().where(\.$name == tag || \.$name == "old\(random.next() % 8)"))
+            }
+            let expected = tx.hasChanges
+            seen.insert(expected)
+            let changes = try tx.commitAndWait()
+            #expect(expected == (changes != nil), "seed \(seed), round \(round): hasChanges \(expected)")
+            #expect(!tx.hasChanges)
+        }
+        #expect(seen == [true, false], "the rounds met both cases")
+    }
+
     /// `delete(objectIDs:)` deletes those that exist, and `fetchObjectID`
     /// returns the first match's ID in the query's order.
     @Test(arguments: StoreKind.sqlite)
