@@ -59,4 +59,39 @@ extension ManagedObjectIdentifiable {
     public func asPublisher(in stack: DataStack) throws(StrataError) -> ObjectPublisher<Self> {
         try stack.publishObject(self)
     }
+
+    /// A snapshot of the object's values in its own context, a transaction's
+    /// pending values included, or `nil` when the object is deleted or
+    /// belongs to no context: CoreStore's argument-less `asSnapshot()`. Call
+    /// it where the object may be used (the main actor for a main-context
+    /// object, the transaction's closure for a transaction's).
+    ///
+    /// ```swift
+    /// let people = try stack.fetchAll(From<Person>())
+    /// let rows = people.compactMap { $0.asSnapshot() }   // Sendable values
+    /// ```
+    public func asSnapshot() -> ObjectSnapshot<Self>? {
+        guard context != nil, entity != nil, !isDeleted else { return nil }
+        return ObjectSnapshot(self)
+    }
+
+    /// A publisher of this main-context object in its stack, or `nil` for an
+    /// object of a transaction (use ``asPublisher(in:)`` with the stack), one
+    /// that is deleted or belongs to no context, or when the read fails (the
+    /// error is logged): CoreStore's argument-less `asPublisher()`.
+    ///
+    /// ```swift
+    /// let person = try stack.fetchOne(From<Person>().where(\.$name == "Ann"))
+    /// let publisher = person?.asPublisher()
+    /// ```
+    @MainActor
+    public func asPublisher() -> ObjectPublisher<Self>? {
+        guard let main = context?.follower as? MainContext, entity != nil, !isDeleted else { return nil }
+        do {
+            return try ObjectPublisher(main: main, id: objectID)
+        } catch {
+            StrataLog.log(.error, .observation, "asPublisher() failed: \(main.context.translated(error))")
+            return nil
+        }
+    }
 }
