@@ -20,14 +20,14 @@ extension BaseDataTransaction {
         _ into: Into<Object>, source: Object.ImportSource
     ) throws(StrataError) -> Object? {
         try StrataError.catching {
-            try withImportData(Object.self, for: [source]) { try insert(into, source: source) }
+            try withImportData(into.entityClass, for: [source]) { try insert(into, source: source) }
         }
     }
 
     private func insert<Object: ImportableObject>(
         _ into: Into<Object>, source: Object.ImportSource
     ) throws -> Object? {
-        guard Object.shouldInsert(from: source, in: self) else { return nil }
+        guard into.entityClass.shouldInsert(from: source, in: self) else { return nil }
         let object = create(into)
         try object.didInsert(from: source, in: self)
         return object
@@ -44,8 +44,8 @@ extension BaseDataTransaction {
         _ existing: Object, source: Object.ImportSource
     ) throws(StrataError) {
         try StrataError.catching {
-            try withImportData(Object.self, for: [source]) {
-                guard Object.shouldInsert(from: source, in: self), let object = edit(existing) else {
+            try withImportData(type(of: existing), for: [source]) {
+                guard type(of: existing).shouldInsert(from: source, in: self), let object = edit(existing) else {
                     return
                 }
                 try object.didInsert(from: source, in: self)
@@ -64,7 +64,7 @@ extension BaseDataTransaction {
     ) throws(StrataError) -> [Object] where Sources.Element == Object.ImportSource {
         let sources = Array(sourceArray)
         return try StrataError.catching {
-            try withImportData(Object.self, for: sources) {
+            try withImportData(into.entityClass, for: sources) {
                 var objects: [Object] = []
                 objects.reserveCapacity(sources.count)
                 for source in sources {
@@ -142,7 +142,7 @@ extension BaseDataTransaction {
         // before the import's work. Sources are not copied unless an ID
         // repeats or is nil (an array passed in is shared, not copied).
         var sources = Array(sourceArray)
-        var pending = try Self.uniqueIDs(of: sources) { try Object.uniqueID(from: $0, in: self) }
+        var pending = try Self.uniqueIDs(of: sources) { try into.entityClass.uniqueID(from: $0, in: self) }
         if let preProcess {
             let processed = try Self.preProcessed(pending.map { ($0.id, sources[$0.index]) }, by: preProcess)
             sources = processed.map(\.source)
@@ -158,7 +158,7 @@ extension BaseDataTransaction {
             uniqueImportDepth -= 1
             if uniqueImportDepth == 0 { createdDuringUniqueImport.removeAll() }
         }
-        return try withImportData(Object.self, for: prepared) {
+        return try withImportData(into.entityClass, for: prepared) {
             var objects: [Object] = []
             objects.reserveCapacity(pending.count)
             var start = 0
@@ -285,12 +285,12 @@ extension BaseDataTransaction {
         existing: Object?, uniqueIDField: (keyPath: AnyKeyPath, declared: DeclaredField<Object.UniqueIDType>)
     ) throws -> Object? {
         if let existing {
-            guard Object.shouldUpdate(from: source, in: self), existing.shouldUpdate(from: source, in: self)
+            guard into.entityClass.shouldUpdate(from: source, in: self), existing.shouldUpdate(from: source, in: self)
             else { return nil }
             try existing.update(from: source, in: self)
             return existing
         }
-        guard Object.shouldInsert(from: source, in: self) else { return nil }
+        guard into.entityClass.shouldInsert(from: source, in: self) else { return nil }
         let object = create(into)
         object.setStoredField(id, at: uniqueIDField.keyPath, uniqueIDField.declared)
         try object.didInsert(from: source, in: self)
@@ -333,16 +333,18 @@ extension BaseDataTransaction {
         return data
     }
 
-    /// Runs `body` with `Object.prepareImport(for: sources)` available through
-    /// ``importData(for:)``, restoring what an enclosing import of the same
-    /// type had prepared afterwards.
+    /// Runs `body` with `type.prepareImport(for: sources)` available through
+    /// ``importData(for:)`` of `Object`, restoring what an enclosing import of
+    /// the same type had prepared afterwards. `type` is the class the import
+    /// creates (`Into`'s entity class), whose `class func` hooks may
+    /// override `Object`'s.
     @inlinable
     func withImportData<Object: ImportableObject, Result>(
         _ type: Object.Type, for sources: [Object.ImportSource], _ body: () throws -> Result
     ) throws -> Result {
-        let key = ObjectIdentifier(type)
+        let key = ObjectIdentifier(Object.self)
         let enclosing = preparedImports[key]
-        preparedImports[key] = try Object.prepareImport(for: sources, in: self)
+        preparedImports[key] = try type.prepareImport(for: sources, in: self)
         defer { preparedImports[key] = enclosing }
         return try body()
     }
