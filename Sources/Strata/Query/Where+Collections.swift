@@ -110,7 +110,44 @@ extension Where {
         _ keyPath: KeyPath<Object, Field.Relationship<Related>>
     ) -> RelationshipCount {
         checkUsage(Related.cardinality != .toOne, "Strata: count() takes a to-many relationship.")
-        return RelationshipCount(relationship: FieldPath.name(keyPath))
+        return RelationshipCount(owner: ValuePath(field: nil), relationship: FieldPath.name(keyPath))
+    }
+
+    /// Objects whose related object, at the end of a to-one path, has at
+    /// least one member of its to-many relationship that satisfies
+    /// `predicate`: CoreStore's `(\.$master ~ \.$pets ~ \.$name).any() == "Rex"`.
+    /// An object whose path ends in `nil` has no members.
+    ///
+    /// ```swift
+    /// // Pets whose owner has a pet named Rex (themselves included).
+    /// From<Pet>().where(.any(\.$owner ~ \.$pets, \.$name == "Rex"))
+    /// ```
+    public static func any<Target>(_ members: Members<Target>, _ predicate: Where<Target>) -> Where<Object> {
+        members.test(.any, predicate)
+    }
+
+    /// Objects all of whose related object's members (at the end of a
+    /// to-one path) satisfy `predicate`; true when the path ends in `nil`.
+    public static func all<Target>(_ members: Members<Target>, _ predicate: Where<Target>) -> Where<Object> {
+        members.test(.all, predicate)
+    }
+
+    /// Objects none of whose related object's members (at the end of a
+    /// to-one path) satisfies `predicate`.
+    public static func none<Target>(_ members: Members<Target>, _ predicate: Where<Target>) -> Where<Object> {
+        members.test(.none, predicate)
+    }
+
+    /// How many members the to-many relationship at the end of a to-one
+    /// path holds (0 when the path ends in `nil`), to compare with an
+    /// integer: CoreStore's `(\.$master ~ \.$pets).count() > 1`.
+    ///
+    /// ```swift
+    /// // Pets that share their owner with another pet.
+    /// From<Pet>().where(Where<Pet>.count(\.$owner ~ \.$pets) > 1)
+    /// ```
+    public static func count<Target>(_ members: Members<Target>) -> RelationshipCount {
+        RelationshipCount(owner: members.owner, relationship: members.relationship)
     }
 
     private static func members<Related: RelationshipValue>(
@@ -120,20 +157,35 @@ extension Where {
         checkUsage(
             Related.cardinality != .toOne,
             "Strata: any/all/none take a to-many relationship; compare a to-one one with == instead.")
-        if case .invalid(let error) = predicate.predicate { return Where(.invalid(error)) }
-        return Where(
-            .members(
-                owner: ValuePath(field: nil), relationship: FieldPath.name(keyPath), quantifier,
-                predicate.predicate),
-            depth: predicate.depth + 1)
+        return Members<Related.Target>(owner: ValuePath(field: nil), relationship: FieldPath.name(keyPath))
+            .test(quantifier, predicate)
+    }
+
+    /// A to-many relationship of the object at the end of a to-one path,
+    /// built with `~` (`\.$owner ~ \.$pets`): test its members with
+    /// ``any(_:_:)-(Members<Target>,_)``, ``all(_:_:)-(Members<Target>,_)``,
+    /// ``none(_:_:)-(Members<Target>,_)`` or its size with ``count(_:)-(Members<Target>)``.
+    public struct Members<Target: ManagedObject>: Sendable {
+        /// The to-one path to the object holding the relationship (its
+        /// `field` the last link; `nil` for the object itself).
+        let owner: ValuePath
+        let relationship: String
+
+        func test(_ quantifier: WherePredicate.Quantifier, _ predicate: Where<Target>) -> Where<Object> {
+            if case .invalid(let error) = predicate.predicate { return Where(.invalid(error)) }
+            return Where(
+                .members(owner: owner, relationship: relationship, quantifier, predicate.predicate),
+                depth: predicate.depth + 1)
+        }
     }
 
     /// The size of a to-many relationship, from ``count(_:)``.
     public struct RelationshipCount: Sendable {
+        let owner: ValuePath
         let relationship: String
 
         func compared(_ op: WherePredicate.Comparison, _ value: Int) -> Where<Object> {
-            Where(.count(owner: ValuePath(field: nil), relationship: relationship, op, value))
+            Where(.count(owner: owner, relationship: relationship, op, value))
         }
 
         /// Objects whose relationship's size is `rhs`: `Where<Person>.count(\.$pets) == 2`.

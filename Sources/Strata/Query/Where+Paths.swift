@@ -48,3 +48,32 @@ public func ~ <Object, Target, Next>(
 ) -> Where<Object>.Relation<Next> {
     Where<Object>.Relation(path: lhs.path.appending(ValuePath(field: FieldPath.name(rhs))))
 }
+
+/// The to-many relationship of the object a to-one relationship points to,
+/// for ``Where/any(_:_:)-(Members<Target>,_)`` and the other member tests.
+public func ~ <Object, Owner, Target>(
+    lhs: KeyPath<Object, Field.Relationship<Owner?>>, rhs: KeyPath<Owner, Field.Relationship<Set<Target>>>
+) -> Where<Object>.Members<Target> {
+    Where<Object>.Members(owner: ValuePath(field: FieldPath.name(lhs)), relationship: FieldPath.name(rhs))
+}
+
+/// The ordered to-many relationship of the object a to-one relationship points to.
+public func ~ <Object, Owner, Target>(
+    lhs: KeyPath<Object, Field.Relationship<Owner?>>, rhs: KeyPath<Owner, Field.Relationship<[Target]>>
+) -> Where<Object>.Members<Target> {
+    Where<Object>.Members(owner: ValuePath(field: FieldPath.name(lhs)), relationship: FieldPath.name(rhs))
+}
+
+/// A to-many relationship further along a relation.
+public func ~ <Object, Owner, Target>(
+    lhs: Where<Object>.Relation<Owner>, rhs: KeyPath<Owner, Field.Relationship<Set<Target>>>
+) -> Where<Object>.Members<Target> {
+    Where<Object>.Members(owner: lhs.path, relationship: FieldPath.name(rhs))
+}
+
+/// An ordered to-many relationship further along a relation.
+public func ~ <Object, Owner, Target>(
+    lhs: Where<Object>.Relation<Owner>, rhs: KeyPath<Owner, Field.Relationship<[Target]>>
+) -> Where<Object>.Members<Target> {
+    Where<Object>.Members(owner: lhs.path, relationship: FieldPath.name(rhs))
+}

@@ -110,6 +110,8 @@ struct ProbeGenerator {
         case 9: return itemMembership()
         case 10, 11: return itemPath()
         case 12: return itemRelationship()
+        case 13 where depth > 0 && random.chance(0.4):
+            return groupMembers(depth: depth)
         case 13, 14:
             let inner = tag(depth: depth - 1)
             switch random.below(3) {
@@ -123,7 +125,14 @@ struct ProbeGenerator {
                 return DescribedWhere(
                     .none(\.$tags, inner.clause), "Where.none(\\.$tags, \(inner.text))")
             }
-        case 15: return countOf(Where<ProbeItem>.count(\.$tags), "count(\\.$tags)")
+        case 15:
+            switch random.below(3) {
+            case 0: return countOf(Where<ProbeItem>.count(\.$group ~ \.$items), "count(\\.$group ~ \\.$items)")
+            case 1:
+                return countOf(
+                    Where<ProbeItem>.count(\.$group ~ \.$parent ~ \.$items), "count(\\.$group ~ \\.$parent ~ \\.$items)")
+            default: return countOf(Where<ProbeItem>.count(\.$tags), "count(\\.$tags)")
+            }
         case 16:
             let value = random.below(2) == 0
             return random.chance(0.5)
@@ -142,6 +151,20 @@ struct ProbeGenerator {
         case 18, 19, 20: return optionalItemLeaf()
         default:
             return probeCompare(\ProbeItem.$number, "number", op(), random.integer())
+        }
+    }
+
+    /// A member test of the items of the item's group, or of its group's
+    /// parent: a to-many relationship at the end of a to-one path.
+    private mutating func groupMembers(depth: Int) -> DescribedWhere<ProbeItem> {
+        let inner = item(depth: depth - 1)
+        let (members, path) = random.chance(0.5)
+            ? (\ProbeItem.$group ~ \.$items, "\\.$group ~ \\.$items")
+            : (\ProbeItem.$group ~ \.$parent ~ \.$items, "\\.$group ~ \\.$parent ~ \\.$items")
+        switch random.below(3) {
+        case 0: return DescribedWhere(.any(members, inner.clause), "Where.any(\(path), \(inner.text))")
+        case 1: return DescribedWhere(.all(members, inner.clause), "Where.all(\(path), \(inner.text))")
+        default: return DescribedWhere(.none(members, inner.clause), "Where.none(\(path), \(inner.text))")
         }
     }
 
