@@ -71,6 +71,27 @@ enum ProbeValues {
 
 /// Fills a stack with random items, groups and tags drawn from ``ProbeValues``.
 enum ProbeData {
+    /// Moves about a third of `items` to a random group of `groups` or to
+    /// none, in one transaction, and records each item's new group index in
+    /// `owners` (the model the queries are checked against).
+    @MainActor
+    static func moveSome(
+        _ items: [ObjectID<ProbeItem>], among groups: [ObjectID<ProbeGroup>], owners: inout [Int?],
+        in stack: DataStack, using random: inout SplitMix64
+    ) throws {
+        let moves = items.indices.compactMap { index -> (Int, Int?)? in
+            guard Int.random(in: 0..<3, using: &random) == 0 else { return nil }
+            let next = Int.random(in: -1..<groups.count, using: &random)
+            return (index, next < 0 ? nil : next)
+        }
+        try stack.perform(synchronous: { tx in
+            for (index, group) in moves {
+                tx.edit(items[index])?.group = try group.map { try tx.fetchExisting(groups[$0]) } ?? nil
+            }
+        })
+        for (index, group) in moves { owners[index] = group }
+    }
+
     @MainActor
     static func populate(_ stack: DataStack, seed: UInt64, items itemCount: Int) throws {
         try stack.perform(synchronous: { tx in

@@ -43,17 +43,7 @@ struct RelationshipMembershipTests {
             let monitor = try stack.monitorList(From<ProbeItem>().where(inSet).orderBy(.ascending(\.$number)))
 
             // Reassign some items, then compare every query with the model.
-            let moves = (0..<items.count).compactMap { index -> (Int, Int?)? in
-                guard Int.random(in: 0..<3, using: &random) == 0 else { return nil }
-                let next = Int.random(in: -1..<groupCount, using: &random)
-                return (index, next < 0 ? nil : next)
-            }
-            try stack.perform(synchronous: { tx in
-                for (index, group) in moves {
-                    tx.edit(items[index])?.group = try group.map { try tx.fetchExisting(groups[$0]) } ?? nil
-                }
-            })
-            for (index, group) in moves { owners[index] = group }
+            try ProbeData.moveSome(items, among: groups, owners: &owners, in: stack, using: &random)
 
             for (number, (predicate, test)) in queries.enumerated() {
                 let expected = items.indices.filter { test(owners[$0]) }.map { items[$0] }

@@ -61,17 +61,7 @@ struct ToManyPathTests {
         }
         for round in 0..<10 {
             let context = "seed \(random.seed), round \(round)"
-            let moves = (0..<itemCount).compactMap { index -> (Int, Int?)? in
-                guard Int.random(in: 0..<3, using: &random) == 0 else { return nil }
-                let next = Int.random(in: -1..<groupCount, using: &random)
-                return (index, next < 0 ? nil : next)
-            }
-            try stack.perform(synchronous: { tx in
-                for (index, group) in moves {
-                    tx.edit(items[index])?.group = try group.map { try tx.fetchExisting(groups[$0]) } ?? nil
-                }
-            })
-            for (index, group) in moves { owners[index] = group }
+            try ProbeData.moveSome(items, among: groups, owners: &owners, in: stack, using: &random)
 
             let shown = try items.map { try #require(try stack.fetchExisting($0)) }
             for ((name, predicate, test), monitor) in zip(queries, monitors) {
