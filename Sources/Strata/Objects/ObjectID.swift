@@ -22,7 +22,9 @@
 /// reading an ID back checks the name against the schema when one is given
 /// (as ``init(parsing:in:)``'s `schema`, or in a decoder's `userInfo` under
 /// `CodingUserInfoKey.strataSchema`), and otherwise against the name
-/// `Entity<Object>()` gives by default, the class name. An ID of another
+/// `Entity<Object>()` gives by default, the class name, or the class name of
+/// a subclass of `Object` that is an entity (`"Dog/3"` read as an
+/// `ObjectID<Animal>`) of a schema built in the process. An ID of another
 /// entity is refused there, never looked up later as the wrong object. With
 /// a schema, an ID stored before its entity was renamed (`Entity<Person>(
 /// "Human", renamingIdentifier: "Person")`) reads back under the new name.
@@ -51,8 +53,10 @@ public struct ObjectID<Object: ManagedObject>: Sendable, Hashable, CustomStringC
     public var erased: AnyObjectID { AnyObjectID(entityName: entityName, rowID: rowID, configuration: configuration) }
 
     /// Reads an ID from its string form (`description`), checking that it
-    /// names `Object`'s entity: its name in `schema` when one is given,
-    /// otherwise the class name (the name `Entity<Object>()` gives by default).
+    /// names `Object`'s entity or one of its subentities: their names in
+    /// `schema` when one is given, otherwise the class name (the name
+    /// `Entity<Object>()` gives by default) of `Object` or of a subclass that
+    /// is an entity of a schema built in the process.
     ///
     /// ```swift
     /// let id = try ObjectID<Person>(parsing: "Person/42")
@@ -74,10 +78,11 @@ public struct ObjectID<Object: ManagedObject>: Sendable, Hashable, CustomStringC
     fileprivate static func mismatch(_ name: String, schema: Schema?) -> String? {
         guard let schema else {
             let expected = String(describing: Object.self)
-            return name == expected
-                ? nil
-                : "\(name) is not \(Object.self)'s entity \(expected); if \(Object.self)'s entity "
-                    + "is named \(name), give the schema (userInfo[.strataSchema] when decoding)"
+            // A subentity's ID is an ID of its base too (`ObjectID<Animal>` of a
+            // dog is "Dog/3"): a class name of a subclass of `Object` will do.
+            if name == expected || EntityClasses.isClass(named: name, kindOf: Object.self) { return nil }
+            return "\(name) is not \(Object.self)'s entity \(expected); if \(Object.self)'s entity "
+                + "is named \(name), give the schema (userInfo[.strataSchema] when decoding)"
         }
         guard let entity = schema.entity(for: Object.self) else {
             return "\(Object.self) is not an entity of schema \(schema.version)"

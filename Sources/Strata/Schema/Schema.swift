@@ -57,6 +57,7 @@ public struct Schema: Sendable {
     ) {
         self.versionLock = versionLock
         self.declarations = entities
+        if configuration == nil { EntityClasses.register(entities) }
         self.configuration = configuration
         var builder = SchemaBuilder(entities: entities, configuration: configuration, outside: outside)
         let built = builder.build()

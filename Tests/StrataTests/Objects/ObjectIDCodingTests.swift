@@ -272,4 +272,45 @@ struct ObjectIDCodingTests {
         #expect(try read.map { try migrated.fetchExisting($0)?.name } == (0..<5).map { "p\($0)" })
         #expect(try AnyObjectID(parsing: "People/1", in: renamed).entityName == "Humans")
     }
+
+    /// An `ObjectID<Animal>` of a dog is "ZooDog/<n>": written out and read
+    /// back as the base's ID, it must come back as it went, with the schema
+    /// or without (the classes are named after their entities), and find its
+    /// object; an ID of another branch, or of the base read as a subentity's,
+    /// is still refused.
+    @Test(arguments: IDCodingFormat.allCases)
+    @MainActor
+    func aSubentitysIDReadsBackAsItsBasesWithOrWithoutTheSchema(_ format: IDCodingFormat) throws {
+        var random = SplitMix64.random()
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(zooSchema(), .inMemory, in: directory)
+        let kinds: [ZooAnimal.Type] = [ZooAnimal.self, ZooDog.self, ZooCat.self, ZooLion.self]
+        try stack.perform(synchronous: { tx in
+            // One of each kind, then more of random kinds, in a random order.
+            let drawn = kinds + (0..<Int.random(in: 0...8, using: &random)).map { _ in
+                kinds.randomElement(using: &random)!
+            }
+            for (index, kind) in drawn.shuffled(using: &random).enumerated() {
+                let animal: ZooAnimal = tx.create(Into<ZooAnimal>(kind))
+                animal.name = "a\(index)"
+            }
+        })
+        let ids = try stack.fetchObjectIDs(From<ZooAnimal>())
+        let seed = "seed \(random.seed), IDs \(ids)"
+        let data = try format.encode(ids)
+        for schema in [nil, stack.schema] {
+            let decoded = try format.decode([ObjectID<ZooAnimal>].self, from: data, schema: schema)
+            #expect(decoded == ids, "\(seed), schema \(schema != nil)")
+            let parsed = try ids.map { try ObjectID<ZooAnimal>(parsing: $0.description, in: schema) }
+            #expect(parsed == ids, "\(seed), schema \(schema != nil)")
+            #expect(try stack.fetchExisting(decoded).map(\.objectID) == ids, "\(seed)")
+            // A lion is a cat; a dog is not, and an animal is neither.
+            for id in ids {
+                let asCat = try? ObjectID<ZooCat>(parsing: id.description, in: schema)
+                #expect((asCat != nil) == ["ZooCat", "ZooLion"].contains(id.entityName), "\(id) \(seed)")
+                let asDog = try? ObjectID<ZooDog>(parsing: id.description, in: schema)
+                #expect((asDog != nil) == (id.entityName == "ZooDog"), "\(id) \(seed)")
+            }
+        }
+    }
 }
