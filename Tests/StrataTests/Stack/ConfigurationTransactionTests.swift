@@ -111,6 +111,61 @@ struct ConfigurationTransactionTests {
         #expect(message.contains("Into<CfgItem>(\"Configuration\")"), "\(message)")
     }
 
+    /// `fetchOrCreate` creates where its `From` reads: a query that names
+    /// one store holding the entity (`From<CfgItem>("Config1")`, or a list
+    /// of which only one holds it) finds and creates there, so that asking
+    /// again finds what it created, whatever the other stores hold.
+    @Test(arguments: [UInt64(0xF0C1), 0xF0C2, 0xF0C3])
+    func fetchOrCreateCreatesInTheStoreItsFromNames(_ seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let directory = TemporaryDirectory()
+        let stack = try makeConfigurationStack([nil, "Config1", "Config2"], .inMemory, in: directory)
+        // Each From names one store that holds CfgItem; the configuration its objects get.
+        let froms: [(From<CfgItem>, String?)] = [
+            (From<CfgItem>(nil), nil), (From<CfgItem>("Config1"), "Config1"),
+            (From<CfgItem>("Config1", "Config2"), "Config1"), (From<CfgItem>([nil, "Config2"]), nil),
+        ]
+        var model: [String?: Set<Int>] = [nil: [], "Config1": []]
+        for round in 0..<6 {
+            let steps = (0..<8).map { _ in (Int.random(in: 0..<4, using: &random), Int.random(in: 0..<5, using: &random)) }
+            let results = try stack.perform(synchronous: { tx in
+                try steps.map { step -> (String?, Bool) in
+                    var created = false
+                    let item = try tx.fetchOrCreate(froms[step.0].0.where(\.$key == step.1)) { item in
+                        item.key = step.1
+                        created = true
+                    }
+                    return (item.objectID.configuration, created)
+                }
+            })
+            for (step, (configuration, created)) in zip(steps, results) {
+                let store = froms[step.0].1
+                let context = "seed \(seed) round \(round) key \(step.1) in \(store ?? "default")"
+                #expect(configuration == store, "\(context)")
+                #expect(created == !model[store]!.contains(step.1), "\(context)")
+                model[store]!.insert(step.1)
+            }
+        }
+        for store in [nil, "Config1"] as [String?] {
+            let keys = try stack.fetchAll(From<CfgItem>(store)).map(\.key)
+            #expect(Set(keys) == model[store]! && keys.count == model[store]!.count, "seed \(seed)")
+        }
+    }
+
+    @Test
+    func fetchOrCreateOverSeveralStoresThatHoldTheEntityTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            try await MainActor.run {
+                let directory = TemporaryDirectory()
+                let stack = try makeConfigurationStack([nil, "Config1"], .inMemory, in: directory)
+                try stack.perform(synchronous: { tx in _ = try tx.fetchOrCreate(From<CfgItem>()) { _ in } })
+            }
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("fetchOrCreate reads several stores that hold CfgItem"), "\(message)")
+        #expect(message.contains("From<CfgItem>(\"Configuration\")"), "\(message)")
+    }
+
     /// A store that does not exist, or does not hold the entity: the commit
     /// throws `storeNotFound` and saves nothing, in any store.
     @Test(arguments: StoreKind.allCases)
