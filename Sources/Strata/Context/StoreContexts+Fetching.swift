@@ -110,6 +110,28 @@ extension StoreContexts {
             .queryAttributes(query)
     }
 
+    /// Each store a bulk write over `query` changes, with the query that
+    /// selects there exactly the objects ``fetchAll(_:)`` returns from it:
+    /// the query itself, or, when it reads several stores and pages them (a
+    /// limit or an offset counts the merged list, not each store's), the
+    /// objects of the merged page in that store, by row ID, in the query's order.
+    func bulkTargets<Object: ManagedObject>(
+        _ query: From<Object>
+    ) throws -> [(context: ObjectContext, query: From<Object>)] {
+        let contexts = try holding(Object.self, in: query.configurations)
+        let options = query.options
+        guard contexts.count > 1, options.effectiveLimit != nil || options.fetchOffset > 0 else {
+            return contexts.map { ($0, query) }
+        }
+        let page = try fetchObjectIDs(query)
+        return contexts.compactMap { context in
+            let rowIDs = page.filter { $0.configuration == context.schema.configuration }.map { StoredValue.integer($0.rowID) }
+            guard !rowIDs.isEmpty else { return nil }
+            let exact = From<Object>().where(Where(.isIn(ValuePath(field: nil), StoredValueSet(rowIDs))))
+            return (context, query.order.map { exact.ordered(by: $0) } ?? exact)
+        }
+    }
+
     // MARK: Merging
 
     /// The query each store runs: no offset, and a limit that leaves room for it.

@@ -8,7 +8,8 @@ extension BaseDataTransaction {
     /// judged when the transaction commits, against its final state.
     ///
     /// The query's clauses mean what they mean in a fetch: with a fetch limit
-    /// or offset, exactly the objects `fetchAll` returns are deleted.
+    /// or offset, exactly the objects `fetchAll` returns are deleted (over
+    /// several stores too: the limit counts the merged list).
     /// Pending changes are written first, so the query sees them; objects
     /// this transaction holds follow (deleted ones are marked deleted,
     /// unlinked ones lose the link). Nothing is read into objects: the cost
@@ -29,7 +30,8 @@ extension BaseDataTransaction {
     @discardableResult
     public func deleteAll<Object: ManagedObject>(_ query: From<Object>) throws(StrataError) -> Int {
         try StrataError.catching {
-            try contexts.holding(Object.self, in: query.configurations).reduce(0) { count, context in
+            try contexts.bulkTargets(query).reduce(0) { count, target in
+                let (context, query) = target
                 let entity = context.entity(Object.self)
                 do {
                     return count + (try context.deleteRows(
@@ -81,7 +83,8 @@ extension BaseDataTransaction {
         _ query: From<Object>, _ assignments: [FieldAssignment<Object>]
     ) throws(StrataError) -> Int {
         try StrataError.catching {
-            try contexts.holding(Object.self, in: query.configurations).reduce(0) { count, context in
+            try contexts.bulkTargets(query).reduce(0) { count, target in
+                let (context, query) = target
                 do {
                     return count + (try context.updateRows(
                         of: context.entity(Object.self), query: query,

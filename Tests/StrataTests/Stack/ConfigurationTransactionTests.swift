@@ -166,6 +166,46 @@ struct ConfigurationTransactionTests {
         #expect(message.contains("From<CfgItem>(\"Configuration\")"), "\(message)")
     }
 
+    /// `deleteAll` and `updateAll` change exactly the objects `fetchAll`
+    /// returns for the same query, as the docs promise, also when the query
+    /// reads several stores and pages them with a limit and an offset
+    /// (which apply to the merged list, not to each store).
+    @Test(arguments: [UInt64(0xB1C1), 0xB1C2, 0xB1C3])
+    func bulkWritesOverSeveralStoresChangeExactlyWhatTheFetchReturns(_ seed: UInt64) throws {
+        var generator = CfgGenerator(random: SplitMix64(seed: seed))
+        let directory = TemporaryDirectory()
+        let stack = try makeConfigurationStack([nil, "Config1", "Config2"], .inMemory, in: directory)
+        for configuration in [nil, "Config1"] as [String?] {
+            let values = (0..<(8 + generator.below(10))).map { _ in
+                (generator.rank(), generator.label(), generator.score())
+            }
+            try stack.perform(synchronous: { tx in
+                for (index, value) in values.enumerated() {
+                    let item = tx.create(Into<CfgItem>(configuration))
+                    (item.key, item.rank, item.label, item.score) = (index, value.0, value.1, value.2)
+                }
+            })
+        }
+        for number in 0..<40 {
+            let query = generator.query()
+            let context = "seed \(seed), query \(number): \(query)"
+            let deleting = generator.chance(0.5)
+            let tx = try stack.beginUnsafe()
+            defer { tx.rollback() }
+            let all = Set(try tx.fetchObjectIDs(From<CfgItem>()))
+            let fetched = Set(try tx.fetchObjectIDs(query.from))
+            if deleting {
+                let deleted = try tx.deleteAll(query.from)
+                #expect(deleted == fetched.count, "deleteAll, \(context)")
+                #expect(Set(try tx.fetchObjectIDs(From<CfgItem>())) == all.subtracting(fetched), "deleteAll, \(context)")
+            } else {
+                let updated = try tx.updateAll(query.from, .set(\.$rank, to: 99))
+                #expect(updated == fetched.count, "updateAll, \(context)")
+                #expect(Set(try tx.fetchObjectIDs(From<CfgItem>().where(\.$rank == 99))) == fetched, "updateAll, \(context)")
+            }
+        }
+    }
+
     /// A store that does not exist, or does not hold the entity: the commit
     /// throws `storeNotFound` and saves nothing, in any store.
     @Test(arguments: StoreKind.allCases)
