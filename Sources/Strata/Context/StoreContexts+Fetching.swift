@@ -86,7 +86,12 @@ extension StoreContexts {
     /// The context's own instances of `objects`, from any context, that
     /// still exist, in the same order, each read in its own store.
     func fetchExisting<Object: ManagedObject>(_ objects: some Sequence<Object>) throws -> [Object] {
-        if all.count == 1 { return try all[0].fetchExisting(objects) }
+        if all.count == 1 {
+            // An object of another store (another stack's, of another
+            // configuration) is none of this one's, whatever its row ID names here.
+            let context = all[0]
+            return try context.fetchExisting(objects.filter { $0.entity?.configuration == context.schema.configuration })
+        }
         let objects = Array(objects)
         var found: [AnyObjectID: Object] = [:]
         for context in all {

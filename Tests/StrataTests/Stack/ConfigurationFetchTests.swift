@@ -161,6 +161,45 @@ struct ConfigurationFetchTests {
         #expect(inTransaction == [3, 1, nil, 4, 2])
     }
 
+    /// Objects from another stack's stores, of every configuration, looked
+    /// up many at a time give what looking each up alone gives: an object
+    /// of a configuration the stack has no store of is found in none (not as
+    /// the row of that row ID in another store), on the stack and in a
+    /// transaction (`fetchExisting`, `edit`), with one store or several.
+    @Test(arguments: [UInt64(0xE1), 0xE2, 0xE3, 0xE4])
+    func manyObjectsAreLookedUpEachInItsOwnStoreAsOneIs(_ seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let directory = TemporaryDirectory()
+        let source = try makeConfigurationStack([nil, "Config1"], .inMemory, in: directory)
+        let targetStores: [[String?]] = [[nil], ["Config1"], [nil, "Config1"]]
+        let stores = targetStores[Int.random(in: 0..<targetStores.count, using: &random)]
+        let target = try makeConfigurationStack(stores, .inMemory, in: directory)
+        // Both stacks get items in every store they have, so row IDs overlap.
+        for (stack, configurations) in [(source, [nil, "Config1"] as [String?]), (target, stores)] {
+            for configuration in configurations {
+                let count = Int.random(in: 2...6, using: &random)
+                let base = (configuration == nil ? 0 : 100) + (stack === source ? 0 : 1000)
+                try stack.perform(synchronous: { tx in
+                    for index in 0..<count { tx.create(Into<CfgItem>(configuration)).key = base + index }
+                })
+            }
+        }
+        let pool = try source.fetchAll(From<CfgItem>())
+        let objects = (0..<Int.random(in: 1...10, using: &random)).map { _ in pool.randomElement(using: &random)! }
+        let context = "seed \(seed), target stores \(stores), objects \(objects.map(\.objectID))"
+        let oneByOne = try objects.compactMap { try target.fetchExisting($0)?.key }
+        #expect(keys(try target.fetchExisting(objects)) == oneByOne, "stack, \(context)")
+        #expect(oneByOne.allSatisfy { $0 >= 1000 }, "\(context)")
+        let inTransaction = try target.perform(synchronous: { tx in
+            let single = try objects.compactMap { try tx.fetchExisting($0)?.key }
+            return (single, keys(try tx.fetchExisting(objects)), keys(tx.edit(objects)), objects.compactMap { tx.edit($0)?.key })
+        })
+        #expect(inTransaction.0 == oneByOne, "transaction, \(context)")
+        #expect(inTransaction.1 == oneByOne, "transaction fetchExisting, \(context)")
+        #expect(inTransaction.2 == oneByOne, "transaction edit, \(context)")
+        #expect(inTransaction.3 == oneByOne, "transaction edit one by one, \(context)")
+    }
+
     /// One commit in the store at `store`: inserts, updates and deletes,
     /// made to the stack and to `rows` alike.
     private func commitRandomChanges(
