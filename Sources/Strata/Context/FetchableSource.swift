@@ -144,7 +144,10 @@ extension FetchableSource {
     }
 
     /// This source's instance of `object` (from any context), or `nil` if it
-    /// no longer exists (in a transaction: or was deleted there).
+    /// no longer exists (in a transaction: or was deleted there). The object
+    /// is found by its own entity and store, whatever type it is seen as (a
+    /// `Dog` passed as an `Animal` or a `ManagedObject`); an object made with
+    /// `init()` outside any transaction is found nowhere.
     ///
     /// ```swift
     /// let fresh = try stack.fetchExisting(personFromATransaction)
@@ -154,7 +157,9 @@ extension FetchableSource {
     public func fetchExisting<Object: ManagedObject>(
         _ object: Object
     ) throws(StrataError) -> Object? {
-        try read { try $0.fetchExisting(object.objectID) }
+        // Not by `object.objectID`, an `ObjectID<Object>`: `Object` may be a
+        // superclass that is no entity of the store (`ManagedObject`, say).
+        try read { try $0.fetchExisting(CollectionOfOne(object)).first }
     }
 
     /// The object with `id`, or `nil` if it no longer exists.

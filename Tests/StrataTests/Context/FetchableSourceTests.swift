@@ -68,6 +68,46 @@ struct FetchableSourceTests {
         #expect(try stack.fetchExisting(onMain) === onMain)
     }
 
+    /// `fetchExisting(object)` finds an object by its own entity, whatever
+    /// type it is seen as (a `ZooDog` seen as `ZooAnimal` or as
+    /// `ManagedObject`, as generic code over mixed objects sees it): it
+    /// answers what `fetchExisting([object])` and `tx.edit(object)` answer,
+    /// on the stack and in a transaction, deleted objects left out.
+    @Test(arguments: [UInt64(0xFE1), 0xFE2, 0xFE3])
+    func fetchExistingOfOneObjectFindsItWhateverTypeItIsSeenAs(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(zooSchema(), .inMemory, in: directory)
+        let kinds: [ZooAnimal.Type] = [ZooAnimal.self, ZooDog.self, ZooCat.self, ZooLion.self]
+        try stack.perform(synchronous: { tx in
+            for index in 0..<8 {
+                let animal: ZooAnimal = tx.create(Into<ZooAnimal>(kinds.randomElement(using: &random)!))
+                animal.name = "a\(index)"
+            }
+            tx.create(Into<ZooKeeper>()).name = "keeper"
+        })
+        let held: [ManagedObject] = try stack.fetchAll(From<ZooAnimal>()) + stack.fetchAll(From<ZooKeeper>())
+        let gone = Set(held.filter { _ in Bool.random(using: &random) }.map(ObjectIdentifier.init))
+        try stack.perform(synchronous: { tx in
+            for object in held where gone.contains(ObjectIdentifier(object)) { tx.delete(tx.edit(object)) }
+        })
+        for object in held.shuffled(using: &random) {
+            let context = "seed \(seed), \(object.objectID)"
+            let expected = !gone.contains(ObjectIdentifier(object))
+            let asBase = try stack.fetchExisting(object)
+            let asMany = try stack.fetchExisting([object]).first
+            #expect((asBase != nil) == expected && asBase === asMany, "stack, \(context)")
+            if let animal = object as? ZooAnimal {
+                #expect(try stack.fetchExisting(animal) === asMany, "stack as ZooAnimal, \(context)")
+            }
+            let inTransaction = try stack.perform(synchronous: { tx in
+                let one = try tx.fetchExisting(object)
+                return (one != nil, one === tx.edit(object), one === (try tx.fetchExisting([object]).first))
+            })
+            #expect(inTransaction == (expected, true, true), "transaction, \(context)")
+        }
+    }
+
     /// `fetchExisting(objects)`, CoreStore's look-up of many objects, serves
     /// the stack as it serves transactions: each object's instance there,
     /// in order, deleted ones left out.
