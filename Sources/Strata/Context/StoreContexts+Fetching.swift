@@ -90,7 +90,8 @@ extension StoreContexts {
             // An object of another store (another stack's, of another
             // configuration) is none of this one's, whatever its row ID names here.
             let context = all[0]
-            return try context.fetchExisting(objects.filter { $0.entity?.configuration == context.schema.configuration })
+            let configuration = context.schema.configuration
+            return try context.fetchExisting(objects.filter { $0.entity?.configuration == configuration })
         }
         let objects = Array(objects)
         var found: [AnyObjectID: Object] = [:]
@@ -130,7 +131,8 @@ extension StoreContexts {
         }
         let page = try fetchObjectIDs(query)
         return contexts.compactMap { context in
-            let rowIDs = page.filter { $0.configuration == context.schema.configuration }.map { StoredValue.integer($0.rowID) }
+            let rowIDs = page.filter { $0.configuration == context.schema.configuration }
+                .map { StoredValue.integer($0.rowID) }
             guard !rowIDs.isEmpty else { return nil }
             let exact = From<Object>().where(Where(.isIn(ValuePath(field: nil), StoredValueSet(rowIDs))))
             return (context, query.order.map { exact.ordered(by: $0) } ?? exact)

@@ -185,14 +185,17 @@ struct ConfigurationFetchTests {
             }
         }
         let pool = try source.fetchAll(From<CfgItem>())
-        let objects = (0..<Int.random(in: 1...10, using: &random)).map { _ in pool.randomElement(using: &random)! }
+        let objects = (0..<Int.random(in: 1...10, using: &random)).map { _ in
+            pool.randomElement(using: &random)!
+        }
         let context = "seed \(seed), target stores \(stores), objects \(objects.map(\.objectID))"
         let oneByOne = try objects.compactMap { try target.fetchExisting($0)?.key }
         #expect(keys(try target.fetchExisting(objects)) == oneByOne, "stack, \(context)")
         #expect(oneByOne.allSatisfy { $0 >= 1000 }, "\(context)")
         let inTransaction = try target.perform(synchronous: { tx in
             let single = try objects.compactMap { try tx.fetchExisting($0)?.key }
-            return (single, keys(try tx.fetchExisting(objects)), keys(tx.edit(objects)), objects.compactMap { tx.edit($0)?.key })
+            let editedOneByOne = objects.compactMap { tx.edit($0)?.key }
+            return (single, keys(try tx.fetchExisting(objects)), keys(tx.edit(objects)), editedOneByOne)
         })
         #expect(inTransaction.0 == oneByOne, "transaction, \(context)")
         #expect(inTransaction.1 == oneByOne, "transaction fetchExisting, \(context)")

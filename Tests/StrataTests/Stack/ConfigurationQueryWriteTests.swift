@@ -24,7 +24,9 @@ struct ConfigurationQueryWriteTests {
         ]
         var model: [String?: Set<Int>] = [nil: [], "Config1": []]
         for round in 0..<6 {
-            let steps = (0..<8).map { _ in (Int.random(in: 0..<4, using: &random), Int.random(in: 0..<5, using: &random)) }
+            let steps = (0..<8).map { _ in
+                (Int.random(in: 0..<4, using: &random), Int.random(in: 0..<5, using: &random))
+            }
             let results = try stack.perform(synchronous: { tx in
                 try steps.map { step -> (String?, Bool) in
                     var created = false
@@ -68,7 +70,9 @@ struct ConfigurationQueryWriteTests {
     /// reads several stores and pages them with a limit and an offset
     /// (which apply to the merged list, not to each store).
     @Test(arguments: StoreKind.allCases, [UInt64(0xB1C1), 0xB1C2])
-    func bulkWritesOverSeveralStoresChangeExactlyWhatTheFetchReturns(_ kind: StoreKind, _ seed: UInt64) throws {
+    func bulkWritesOverSeveralStoresChangeExactlyWhatTheFetchReturns(
+        _ kind: StoreKind, _ seed: UInt64
+    ) throws {
         var generator = CfgGenerator(random: SplitMix64(seed: seed))
         let directory = TemporaryDirectory()
         let stack = try makeConfigurationStack([nil, "Config1", "Config2"], kind, in: directory)
@@ -95,11 +99,13 @@ struct ConfigurationQueryWriteTests {
             if deleting {
                 let deleted = try tx.deleteAll(query.from)
                 #expect(deleted == fetched.count, "deleteAll, \(context)")
-                #expect(Set(try tx.fetchObjectIDs(From<CfgItem>())) == all.subtracting(fetched), "deleteAll, \(context)")
+                let left = Set(try tx.fetchObjectIDs(From<CfgItem>()))
+                #expect(left == all.subtracting(fetched), "deleteAll, \(context)")
             } else {
                 let updated = try tx.updateAll(query.from, .set(\.$rank, to: 99))
                 #expect(updated == fetched.count, "updateAll, \(context)")
-                #expect(Set(try tx.fetchObjectIDs(From<CfgItem>().where(\.$rank == 99))) == fetched, "updateAll, \(context)")
+                let changed = Set(try tx.fetchObjectIDs(From<CfgItem>().where(\.$rank == 99)))
+                #expect(changed == fetched, "updateAll, \(context)")
             }
         }
     }
