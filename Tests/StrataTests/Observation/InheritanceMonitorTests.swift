@@ -157,6 +157,8 @@ struct InheritanceMonitorTests {
         try add(keepers, check: exact(keepers))
         let byFavorite = From<ZooKeeper>().orderBy(.ascending(\.$favorite ~ \.$legs), .ascending(\.$name))
         try add(byFavorite, check: exact(byFavorite))
+        let keepersOfRex = From<ZooKeeper>().where(.any(\.$animals, \.$name == "Rex")).orderBy(.ascending(\.$name))
+        try add(keepersOfRex, check: exact(keepersOfRex))
         // A path that leads back into the monitored tree: a cat is a member
         // when its keeper's favorite animal (a cat too, perhaps) has four legs.
         let cats = From<ZooCat>().where(\.$keeper ~ \.$favorite ~ \.$legs == 4).orderBy(.ascending(\.$name))
