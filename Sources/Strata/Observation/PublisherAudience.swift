@@ -6,9 +6,14 @@ final class PublisherAudience<Publisher: AnyObject, Value: Sendable> {
     private struct ClosureObserver {
         weak var owner: AnyObject?
         let closure: @MainActor (Publisher) -> Void
+        /// Tells this closure from one that replaced it for the same owner.
+        let key: Int
     }
 
     private var observers: [ClosureObserver] = []
+    /// How many times an owner's closure was removed or replaced: a publish
+    /// under way checks it before each call (see ``publish(_:_:)``).
+    private var removals = 0
     private var continuations: [Int: AsyncStream<Value>.Continuation] = [:]
     private var nextKey = 0
 
@@ -18,13 +23,15 @@ final class PublisherAudience<Publisher: AnyObject, Value: Sendable> {
 
     /// Adds (or replaces) `owner`'s closure.
     func add(_ owner: AnyObject, _ closure: @escaping @MainActor (Publisher) -> Void) {
-        observers.removeAll { $0.owner == nil || $0.owner === owner }
-        observers.append(ClosureObserver(owner: owner, closure: closure))
+        remove(owner)
+        observers.append(ClosureObserver(owner: owner, closure: closure, key: nextKey))
+        nextKey += 1
     }
 
     /// Removes `owner`'s closure.
     func remove(_ owner: AnyObject) {
         observers.removeAll { $0.owner == nil || $0.owner === owner }
+        removals &+= 1
     }
 
     /// A new stream that yields `current` first, then every published value.
@@ -48,9 +55,13 @@ final class PublisherAudience<Publisher: AnyObject, Value: Sendable> {
     /// Calls every live observer with `publisher`, then yields `value` to every stream.
     func publish(_ publisher: Publisher, _ value: Value) {
         observers.removeAll { $0.owner == nil }
-        // A copy: a closure may add or remove observers while it runs.
+        // A copy: a closure may add or remove observers while it runs. One
+        // added meanwhile waits for the next publish; one removed (or
+        // replaced) meanwhile is not called, as a monitor's observers are not.
+        let removalsBefore = removals
         for observer in observers where observer.owner != nil {
-            observer.closure(publisher)
+            let isAdded = removals == removalsBefore || observers.contains { $0.key == observer.key }
+            if isAdded { observer.closure(publisher) }
         }
         for continuation in continuations.values { continuation.yield(value) }
     }

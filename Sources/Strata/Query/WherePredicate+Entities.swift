@@ -1,23 +1,28 @@
 /// Which other entities a predicate or a path reads, so that an observer
 /// knows which commits can change its answer.
+///
+/// A relationship to a base entity leads to objects of its subentities too,
+/// and a change set names each changed object by its own entity (`"ZooDog"`,
+/// not `"ZooAnimal"`): each entity reached stands here with its subentities,
+/// so the names compare directly with a change set's.
 extension Schema {
-    /// The entities that `path`, read from `entity`, passes through.
+    /// The entities that `path`, read from `entity`, passes through, with their subentities.
     func entitiesRead(by path: ValuePath, from entity: EntityDescription) -> Set<String> {
-        Set(entities(along: path.relationships, from: entity))
+        Set(entities(along: path.relationships, from: entity).flatMap(\.familyNames))
     }
 
     /// The entities reached by following the named relationships, in order.
-    private func entities(along relationships: [String], from entity: EntityDescription) -> [String] {
-        var names: [String] = []
+    private func entities(along relationships: [String], from entity: EntityDescription) -> [EntityDescription] {
+        var reached: [EntityDescription] = []
         var current = entity
         for name in relationships {
             guard let relationship = current.relationships[name],
                   let target = self.entity(named: relationship.target)
             else { break }
-            names.append(target.name)
+            reached.append(target)
             current = target
         }
-        return names
+        return reached
     }
 
     /// The entities other than `entity` whose changes can change `predicate`'s answer for an object.
@@ -30,27 +35,26 @@ extension Schema {
         case .not(let inner):
             return entitiesRead(by: inner, from: entity)
         case let .members(owner, name, _, inner):
-            var names = ownerEntities(owner, from: entity)
-            guard let ownerEntity = names.last.flatMap({ self.entity(named: $0) }) ?? Optional(entity),
-                  let relationship = ownerEntity.relationships[name],
+            var reached = ownerEntities(owner, from: entity)
+            guard let relationship = (reached.last ?? entity).relationships[name],
                   let target = self.entity(named: relationship.target)
-            else { return Set(names) }
-            names.append(target.name)
-            return Set(names).union(entitiesRead(by: inner, from: target))
+            else { return Set(reached.flatMap(\.familyNames)) }
+            reached.append(target)
+            return Set(reached.flatMap(\.familyNames)).union(entitiesRead(by: inner, from: target))
         case let .count(owner, name, _, _):
-            var names = ownerEntities(owner, from: entity)
-            if let ownerEntity = names.last.flatMap({ self.entity(named: $0) }) ?? Optional(entity),
-               let relationship = ownerEntity.relationships[name] {
-                names.append(relationship.target)
+            var reached = ownerEntities(owner, from: entity)
+            if let relationship = (reached.last ?? entity).relationships[name],
+               let target = self.entity(named: relationship.target) {
+                reached.append(target)
             }
-            return Set(names)
+            return Set(reached.flatMap(\.familyNames))
         case .constant, .sql, .invalid:
             return []
         }
     }
 
     /// The entities along the to-one links to a to-many relationship's owner, in order.
-    private func ownerEntities(_ owner: ValuePath, from entity: EntityDescription) -> [String] {
+    private func ownerEntities(_ owner: ValuePath, from entity: EntityDescription) -> [EntityDescription] {
         entities(along: owner.relationships + [owner.field].compactMap { $0 }, from: entity)
     }
 }

@@ -329,6 +329,39 @@ struct ListPublisherTests {
         #expect(kept.calls == 20 && removed.calls == 1 && releasedCalls.count == 1)
     }
 
+    /// As for a monitor's observers (Observing, Rule 2): a closure that
+    /// removes another owner's closure stops it at once, for the publish
+    /// under way too, whichever of the two was added first; the others run.
+    /// For list and object publishers alike, and for closures released meanwhile.
+    @Test(arguments: [false, true])
+    func anObserverRemovedByAnotherClosureIsNotCalledAgain(objectPublisher: Bool) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(publisherSchema, .inMemory, in: directory)
+        let id = try stack.perform(synchronous: { tx in tx.create(Into<PubItem>()).objectID })
+        let list = try stack.publishList(From<PubItem>())
+        let object = try stack.publishObject(id)
+        let first = Counter(), remover = Counter(), last = Counter()
+        var calls: [String] = []
+        func add(_ owner: Counter, _ name: String, _ body: @escaping @MainActor () -> Void = {}) {
+            if objectPublisher {
+                object.addObserver(owner) { _ in calls.append(name); body() }
+            } else {
+                list.addObserver(owner) { _ in calls.append(name); body() }
+            }
+        }
+        func remove(_ owner: Counter) {
+            if objectPublisher { object.removeObserver(owner) } else { list.removeObserver(owner) }
+        }
+        add(first, "first")
+        add(remover, "remover") { remove(first); remove(last) }
+        add(last, "last")
+        try stack.perform(synchronous: { tx in tx.edit(id)!.rank += 1 })
+        #expect(calls == ["first", "remover"], "last was removed before its turn")
+        calls = []
+        try stack.perform(synchronous: { tx in tx.edit(id)!.rank += 1 })
+        #expect(calls == ["remover"])
+    }
+
     @Test
     func publishersRunAfterEveryMonitor() throws {
         let directory = TemporaryDirectory()
