@@ -45,9 +45,9 @@ extension BaseDataTransaction {
     ) throws(StrataError) {
         try StrataError.catching {
             try withImportData(type(of: existing), for: [source]) {
-                guard type(of: existing).shouldInsert(from: source, in: self), let object = edit(existing) else {
-                    return
-                }
+                guard type(of: existing).shouldInsert(from: source, in: self),
+                      let object = edit(existing)
+                else { return }
                 try object.didInsert(from: source, in: self)
             }
         }
@@ -285,7 +285,8 @@ extension BaseDataTransaction {
         existing: Object?, uniqueIDField: (keyPath: AnyKeyPath, declared: DeclaredField<Object.UniqueIDType>)
     ) throws -> Object? {
         if let existing {
-            guard into.entityClass.shouldUpdate(from: source, in: self), existing.shouldUpdate(from: source, in: self)
+            guard into.entityClass.shouldUpdate(from: source, in: self),
+                  existing.shouldUpdate(from: source, in: self)
             else { return nil }
             try existing.update(from: source, in: self)
             return existing

@@ -12,7 +12,9 @@ extension Schema {
     }
 
     /// The entities reached by following the named relationships, in order.
-    private func entities(along relationships: [String], from entity: EntityDescription) -> [EntityDescription] {
+    private func entities(
+        along relationships: [String], from entity: EntityDescription
+    ) -> [EntityDescription] {
         var reached: [EntityDescription] = []
         var current = entity
         for name in relationships {

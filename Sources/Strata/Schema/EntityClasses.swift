@@ -12,7 +12,9 @@ enum EntityClasses {
             for entity in entities {
                 let type = entity.objectType
                 let name = String(describing: type)
-                if known[name]?.contains(where: { $0 == type }) != true { known[name, default: []].append(type) }
+                if known[name]?.contains(where: { $0 == type }) != true {
+                    known[name, default: []].append(type)
+                }
             }
         }
     }
