@@ -55,7 +55,7 @@ extension ObjectContext {
     /// The context's own object for `id`, or `nil` when it no longer exists.
     func fetchExisting<Object: ManagedObject>(_ id: ObjectID<Object>) throws -> Object? {
         try lookForOtherWriters()
-        let entity = entity(Object.self)
+        let entity = schema.entity(reading: id) ?? entity(Object.self)
         return try existingObject(entity, rowID: id.rowID) as? Object
     }
 }

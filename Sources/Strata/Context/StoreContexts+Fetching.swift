@@ -57,7 +57,7 @@ extension StoreContexts {
     /// when it no longer exists (or the stack has no such store).
     func fetchExisting<Object: ManagedObject>(_ id: ObjectID<Object>) throws -> Object? {
         guard let context = context(ofConfiguration: id.configuration),
-              context.schema.entity(for: Object.self) != nil
+              context.schema.entity(reading: id) != nil
         else { return nil }
         return try context.fetchExisting(id)
     }

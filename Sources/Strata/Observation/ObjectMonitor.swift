@@ -46,7 +46,8 @@ public final class ObjectMonitor<Object: ManagedObject>: ChangeSetObserver {
         self.main = main
         let object = try main.context.fetchExisting(id)
         // The object's own entity: a base type's monitor may watch a subentity's object.
-        self.entity = object?.entity ?? main.context.schema.entity(of: Object.self)
+        self.entity = object?.entity ?? main.context.schema.entity(reading: id)
+            ?? main.context.schema.entity(of: Object.self)
         self.objectID = id
         self.object = object
         self.generation = max(main.generation, object?.generation ?? 0)

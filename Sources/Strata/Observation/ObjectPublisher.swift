@@ -62,7 +62,8 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
         self.main = main
         let object = try main.context.fetchExisting(id)
         // The object's own entity: a base type's publisher may watch a subentity's object.
-        self.entity = object?.entity ?? main.context.schema.entity(of: Object.self)
+        self.entity = object?.entity ?? main.context.schema.entity(reading: id)
+            ?? main.context.schema.entity(of: Object.self)
         self.objectID = id
         self.published = object.map(ObjectSnapshot.init)
         self.generation = max(main.generation, object?.generation ?? 0)

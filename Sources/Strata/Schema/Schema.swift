@@ -157,6 +157,13 @@ public struct Schema: Sendable {
         return entitiesByType[identifier]
     }
 
+    /// The entity an ID of `Object` reads: `Object`'s, or, when `Object` is
+    /// a superclass that is no entity (`ManagedObject` in generic code), the
+    /// one the ID names; `nil` when neither is in the schema.
+    func entity<Object: ManagedObject>(reading id: ObjectID<Object>) -> EntityDescription? {
+        entity(for: Object.self) ?? entity(named: id.entityName)
+    }
+
     /// The entity of `type`; a type outside the schema is a programmer error.
     func entity<Object: ManagedObject>(of type: Object.Type) -> EntityDescription {
         guard let entity = entity(for: type) else {

@@ -1,8 +1,9 @@
 /// Live single objects on the main actor.
 extension DataStack {
-    /// A monitor of `object` (from any context), which holds the main
-    /// context's instance of it and tells its observers about each commit
-    /// that updates or deletes it.
+    /// A monitor of `object` (from any context, whatever type it is seen
+    /// as: a `Dog` held as a `ManagedObject` is followed as a dog), which
+    /// holds the main context's instance of it and tells its observers about
+    /// each commit that updates or deletes it.
     ///
     /// List relationships after `observingRelated:` to hear about the objects
     /// related through them as well: observers then get `didUpdateObject`,
@@ -45,8 +46,9 @@ extension DataStack {
         }
     }
 
-    /// A publisher of `object` (from any context): ``ObjectSnapshot``s to
-    /// closures, as an `AsyncSequence` and as an `@Observable` property.
+    /// A publisher of `object` (from any context, whatever type it is seen
+    /// as): ``ObjectSnapshot``s to closures, as an `AsyncSequence` and as an
+    /// `@Observable` property.
     ///
     /// ```swift
     /// let publisher = try stack.publishObject(person)

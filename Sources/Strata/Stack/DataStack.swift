@@ -326,7 +326,7 @@ public final class DataStack: Sendable {
     func main<Object: ManagedObject>(holding id: ObjectID<Object>) throws -> MainContext {
         _ = try main()
         guard let main = mainContexts.first(where: {
-            $0.context.schema.configuration == id.configuration && $0.context.schema.entity(for: Object.self) != nil
+            $0.context.schema.configuration == id.configuration && $0.context.schema.entity(reading: id) != nil
         }) else {
             throw StrataError.storeNotFound(entity: id.entityName, configuration: id.configuration)
         }
