@@ -78,12 +78,8 @@ struct FetchableSourceTests {
         var random = SplitMix64(seed: seed)
         let directory = TemporaryDirectory()
         let stack = try makeStack(zooSchema(), .inMemory, in: directory)
-        let kinds: [ZooAnimal.Type] = [ZooAnimal.self, ZooDog.self, ZooCat.self, ZooLion.self]
         try stack.perform(synchronous: { tx in
-            for index in 0..<8 {
-                let animal: ZooAnimal = tx.create(Into<ZooAnimal>(kinds.randomElement(using: &random)!))
-                animal.name = "a\(index)"
-            }
+            ZooWorkload.createAnimals(8, in: tx, &random)
             tx.create(Into<ZooKeeper>()).name = "keeper"
         })
         let held: [ManagedObject] = try stack.fetchAll(From<ZooAnimal>()) + stack.fetchAll(From<ZooKeeper>())

@@ -14,12 +14,7 @@ struct ObjectSeenAsSuperclassTests {
         var random = SplitMix64(seed: seed)
         let directory = TemporaryDirectory()
         let stack = try makeStack(zooSchema(), .inMemory, in: directory)
-        let kinds: [ZooAnimal.Type] = [ZooAnimal.self, ZooDog.self, ZooCat.self, ZooLion.self]
-        try stack.perform(synchronous: { tx in
-            for index in 0..<8 {
-                tx.create(Into<ZooAnimal>(kinds[Int(random.next() % 4)])).name = "a\(index)"
-            }
-        })
+        try stack.perform(synchronous: { tx in ZooWorkload.createAnimals(8, in: tx, &random) })
         let shown: [ManagedObject] = try stack.fetchAll(From<ZooAnimal>().orderBy(.ascending(\.$name)))
         let monitors = try shown.map { try stack.monitorObject($0) }
         let publishers = try shown.map { try stack.publishObject($0) }

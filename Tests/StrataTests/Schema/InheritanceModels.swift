@@ -96,6 +96,15 @@ enum ZooKind: CaseIterable, Sendable {
 enum ZooWorkload {
     static let names = ["Rex", "Tom", "ada", "Bo", "Émile", "", "zed"]
 
+    /// Creates `count` animals of random kinds of the tree (the base
+    /// included), named "a0", "a1", ….
+    static func createAnimals(_ count: Int, in tx: BaseDataTransaction, _ random: inout SplitMix64) {
+        let kinds: [ZooAnimal.Type] = [ZooAnimal.self, ZooDog.self, ZooCat.self, ZooLion.self]
+        for index in 0..<count {
+            tx.create(Into<ZooAnimal>(kinds[Int(random.next() % UInt64(kinds.count))])).name = "a\(index)"
+        }
+    }
+
     /// Gives the animal random base fields (and its own kind's, if any).
     static func randomize(_ animal: ZooAnimal, _ random: inout SplitMix64) {
         animal.name = names[Int(random.next() % UInt64(names.count))]
