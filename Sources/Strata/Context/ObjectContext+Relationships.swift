@@ -226,6 +226,66 @@ extension ObjectContext {
         noteRelationshipChange(owner.entity!, owner.rowID, relationship.name)
     }
 
+    /// Fails the commit if an object it created, or whose to-many
+    /// relationship it changed, holds a number of members outside the
+    /// relationship's `minCount` and `maxCount`, counted in the flushed
+    /// state: one query per bounded relationship that changed.
+    func checkMemberCounts(_ changes: [String: ChangeSet.EntityChanges]) throws {
+        for name in changes.keys.sorted() {
+            guard let entity = schema.entity(named: name) else { continue }
+            let bounded = entity.relationships.values.filter { $0.counts.isBounded }
+            guard !bounded.isEmpty, let entityChanges = changes[name] else { continue }
+            for relationship in bounded.sorted(by: { $0.name < $1.name }) {
+                var owners = entityChanges.inserted.map(\.rowID) + entityChanges.insertedUnread
+                for (rowID, update) in entityChanges.updated
+                where update.changedFields.contains(relationship.name) {
+                    owners.append(rowID)
+                }
+                for (rowID, fields) in entityChanges.updatedUnread where fields.contains(relationship.name) {
+                    owners.append(rowID)
+                }
+                guard !owners.isEmpty else { continue }
+                let counts = try memberCounts(of: owners, relationship)
+                for owner in owners.sorted() {
+                    let count = counts[owner] ?? 0
+                    if let violation = relationship.counts.violation(by: count) {
+                        throw StrataError.invalidValue(
+                            entity: name, field: relationship.name,
+                            reason: "\(name)/\(owner) would hold \(count) objects, \(violation)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// How many objects `relationship` of each owner holds; owners holding none are absent.
+    private func memberCounts(
+        of owners: [Int64], _ relationship: RelationshipDescription
+    ) throws -> [Int64: Int] {
+        let connection = try writeConnection()
+        let target = targetEntity(of: relationship)
+        let sql: String
+        switch relationship.storage {
+        case .foreignKey:
+            return [:]
+        case .inverseForeignKey(let targetSlot, _):
+            let column = SQL.quote(target.attributes[targetSlot].name)
+            sql = "SELECT \(column), count(*) FROM \(target.quotedTable) "
+                + "WHERE \(column) \(connection.dialect.inRowIDList) GROUP BY \(column)"
+        case let .linkTable(table, ownerColumn, targetColumn, _):
+            let owner = SQL.quote(ownerColumn)
+            sql = "SELECT \(owner), count(*) FROM \(SQL.quote(table)) JOIN \(target.quotedTable) "
+                + "ON _pk = \(SQL.quote(targetColumn)) WHERE \(owner) \(connection.dialect.inRowIDList) "
+                + "GROUP BY \(owner)"
+        }
+        let rows = try connection.query(sql, [SQL.rowIDList(owners)]) { row in
+            (row.value(at: 0), row.value(at: 1))
+        }
+        var counts: [Int64: Int] = [:]
+        for case (.integer(let owner), .integer(let count)) in rows { counts[owner] = Int(count) }
+        return counts
+    }
+
     private func uniqued(_ objects: [ManagedObject]) -> [ManagedObject] {
         var seen: Set<ObjectIdentifier> = []
         return objects.filter { seen.insert(ObjectIdentifier($0)).inserted }

@@ -64,6 +64,8 @@ struct RelationshipDescription: Sendable {
     var cardinality: RelationshipCardinality
     var inverse: String?
     var deleteRule: DeleteRule
+    /// How many members a to-many relationship may hold, checked at commit.
+    var counts = MemberCounts()
     var storage: RelationshipStorage
     /// The relationship's name in the previous schema version, for migrations.
     var renamingIdentifier: String? = nil

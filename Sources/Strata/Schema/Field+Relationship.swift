@@ -62,32 +62,66 @@ extension Field {
         public var name: String { projection.declaration.name }
         /// What deleting the owner does to the related objects.
         public var deleteRule: DeleteRule {
-            if case let .relationship(_, _, _, deleteRule) = projection.declaration.kind {
+            if case let .relationship(_, _, _, deleteRule, _) = projection.declaration.kind {
                 return deleteRule
             }
             return .nullify
+        }
+        /// The fewest objects a to-many relationship may hold once it holds
+        /// any (0: no minimum); a commit that leaves fewer fails.
+        public var minCount: Int { counts.min }
+        /// The most objects a to-many relationship may hold (0: no maximum);
+        /// a commit that leaves more fails.
+        public var maxCount: Int { counts.max }
+
+        private var counts: MemberCounts {
+            if case let .relationship(_, _, _, _, counts) = projection.declaration.kind { return counts }
+            return MemberCounts()
         }
         /// The relationship's name in the previous schema version, when it was renamed.
         public var renamingIdentifier: String? { projection.declaration.renamingIdentifier }
 
         /// Declares a relationship whose inverse is the given relationship of the target.
+        ///
+        /// `minCount` and `maxCount` bound how many objects a to-many
+        /// relationship holds once it holds any (0: no bound; an empty
+        /// relationship is always allowed, as in CoreStore): a commit that
+        /// leaves an object it created or whose relationship it changed
+        /// outside them fails with ``StrataError/invalidValue(entity:field:reason:)``.
+        /// Bounds are rules, not storage: changing them needs no migration.
+        /// A bound on a to-one relationship, a negative one, or a `minCount`
+        /// above the `maxCount` makes the schema invalid.
+        ///
+        /// ```swift
+        /// @Field.Relationship("crew", minCount: 2, maxCount: 6, inverse: \Sailor.$boat)
+        /// var crew: Set<Sailor>
+        /// ```
         public init<Inverse: RelationshipValue>(
             _ name: String,
+            minCount: Int = 0,
+            maxCount: Int = 0,
             inverse: KeyPath<Value.Target, Field.Relationship<Inverse>>,
             deleteRule: DeleteRule = .nullify,
             renamingIdentifier: String? = nil
         ) {
             declaredField = DeclaredFields.isDescribing
-                ? Self.declare(name, inverse, deleteRule, renamingIdentifier) : nil
+                ? Self.declare(
+                    name, inverse, deleteRule, renamingIdentifier,
+                    MemberCounts(min: minCount, max: maxCount))
+                : nil
         }
 
         /// Declares a relationship whose inverse, if any, is declared on the other side.
-        /// `renamingIdentifier` is its previous name, when a new schema version renames it.
+        /// `renamingIdentifier` is its previous name, when a new schema version renames it;
+        /// `minCount` and `maxCount` as in ``init(_:minCount:maxCount:inverse:deleteRule:renamingIdentifier:)``.
         public init(
-            _ name: String, deleteRule: DeleteRule = .nullify, renamingIdentifier: String? = nil
+            _ name: String, minCount: Int = 0, maxCount: Int = 0, deleteRule: DeleteRule = .nullify,
+            renamingIdentifier: String? = nil
         ) {
             declaredField = DeclaredFields.isDescribing
-                ? Self.declare(name, nil, deleteRule, renamingIdentifier) : nil
+                ? Self.declare(
+                    name, nil, deleteRule, renamingIdentifier, MemberCounts(min: minCount, max: maxCount))
+                : nil
         }
 
         @usableFromInline
@@ -129,13 +163,13 @@ extension Field {
         /// The declaration a prototype's wrapper keeps.
         private static func declare(
             _ name: String, _ inverse: AnyKeyPath?, _ deleteRule: DeleteRule,
-            _ renamingIdentifier: String?
+            _ renamingIdentifier: String?, _ counts: MemberCounts
         ) -> DeclaredField<Value> {
             let declaration = FieldDeclaration(
                 name: name,
                 kind: .relationship(
                     target: Value.Target.self, cardinality: Value.cardinality,
-                    inverse: inverse, deleteRule: deleteRule),
+                    inverse: inverse, deleteRule: deleteRule, counts: counts),
                 renamingIdentifier: renamingIdentifier)
             return DeclaredField(declaration, defaultValue: Value(relatedObjects: []))
         }

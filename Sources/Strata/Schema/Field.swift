@@ -34,6 +34,24 @@ public enum DeleteRule: String, Sendable, Hashable {
     case deny
 }
 
+/// How many objects a to-many relationship may hold once it holds any:
+/// `minCount` and `maxCount` of `@Field.Relationship`, 0 for no bound.
+struct MemberCounts: Hashable {
+    var min = 0
+    var max = 0
+
+    /// Whether either bound is set.
+    var isBounded: Bool { min != 0 || max != 0 }
+
+    /// Why `count` members break the bounds, or `nil` when they do not. An
+    /// empty relationship never does, as in Core Data and CoreStore.
+    func violation(by count: Int) -> String? {
+        if count > 0, count < min { return "fewer than its minCount of \(min)" }
+        if max > 0, count > max { return "more than its maxCount of \(max)" }
+        return nil
+    }
+}
+
 /// What the schema learns from one property wrapper, read by reflection.
 struct FieldDeclaration {
     enum Kind {
@@ -42,7 +60,7 @@ struct FieldDeclaration {
         case virtual
         case relationship(
             target: ManagedObject.Type, cardinality: RelationshipCardinality,
-            inverse: AnyKeyPath?, deleteRule: DeleteRule)
+            inverse: AnyKeyPath?, deleteRule: DeleteRule, counts: MemberCounts)
     }
 
     var name: String

@@ -110,7 +110,7 @@ struct SchemaBuilder {
                     return []
                 }
                 switch declaration.kind {
-                case .stored, .coded, .relationship(_, .toOne, _, _):
+                case .stored, .coded, .relationship(_, .toOne, _, _, _):
                     fields.append(declaration.name)
                 case .relationship, .virtual:
                     problems.append(.invalidSchema(
@@ -173,6 +173,18 @@ struct SchemaBuilder {
         var cardinality: RelationshipCardinality
         var inverse: String?
         var deleteRule: DeleteRule
+        var counts: MemberCounts
+    }
+
+    /// What is wrong with a relationship's `minCount` and `maxCount`, if anything.
+    private func problem(with counts: MemberCounts, _ cardinality: RelationshipCardinality) -> String? {
+        guard counts.isBounded else { return nil }
+        if cardinality == .toOne { return "minCount and maxCount bound to-many relationships only" }
+        if counts.min < 0 || counts.max < 0 { return "minCount and maxCount cannot be negative" }
+        if counts.max > 0, counts.min > counts.max {
+            return "its minCount \(counts.min) is above its maxCount \(counts.max)"
+        }
+        return nil
     }
 
     mutating func build() -> (entities: [EntityDescription], linkTables: [TableDefinition]) {
@@ -193,7 +205,7 @@ struct SchemaBuilder {
                         name: field.name, kind: .coded, storedType: .text, isOptional: isOptional,
                         defaultValue: defaultValue, options: [], slot: list.count,
                         renamingIdentifier: field.renamingIdentifier, initialValue: field.initialValue))
-                case .relationship(_, .toOne, _, _):
+                case .relationship(_, .toOne, _, _, _):
                     list.append(AttributeDescription(
                         name: field.name, kind: .foreignKey(relationship: field.name),
                         storedType: .integer, isOptional: true, defaultValue: .null,
@@ -229,7 +241,7 @@ struct SchemaBuilder {
             relationships[link.entity, default: [:]][link.name] = RelationshipDescription(
                 name: link.name, entity: link.entity, target: link.target,
                 cardinality: link.cardinality, inverse: link.inverse,
-                deleteRule: link.deleteRule, storage: storage,
+                deleteRule: link.deleteRule, counts: link.counts, storage: storage,
                 renamingIdentifier: renamingIdentifier(of: link.name, in: link.entity))
         }
         // A tree's table holds the compound indexes every entity of the tree declares.
@@ -308,8 +320,11 @@ struct SchemaBuilder {
         var links: [Link] = []
         for entity in declared {
             for field in entity.fields {
-                guard case let .relationship(targetType, cardinality, inverseKeyPath, rule) = field.kind
+                guard case let .relationship(targetType, cardinality, inverseKeyPath, rule, counts) = field.kind
                 else { continue }
+                if let problem = problem(with: counts, cardinality) {
+                    problems.append(.invalidSchema(entity: entity.name, field: field.name, reason: problem))
+                }
                 guard let target = names[ObjectIdentifier(targetType)] else {
                     problems.append(.invalidSchema(
                         entity: entity.name, field: field.name,
@@ -327,7 +342,7 @@ struct SchemaBuilder {
                 }
                 links.append(Link(
                     entity: entity.name, name: field.name, target: target,
-                    cardinality: cardinality, inverse: inverse, deleteRule: rule))
+                    cardinality: cardinality, inverse: inverse, deleteRule: rule, counts: counts))
             }
         }
         // Infer the inverse on the side that did not declare it, and check both sides agree.

@@ -67,7 +67,9 @@ public enum StrataError: Error, Sendable {
     case progressiveMigrationPrevented(path: String, versions: [String])
     /// A value cannot be stored (NaN, an unsigned integer past `Int64.max`, a
     /// value that does not decode, text holding NUL on PostgreSQL), or
-    /// compared with in a query.
+    /// compared with in a query; or a commit would leave a to-many
+    /// relationship (`field`) holding a number of objects outside its
+    /// `minCount` and `maxCount`.
     case invalidValue(entity: String, field: String, reason: String)
     /// A commit would store a second object with the same `.unique` value
     /// (or the same values of a unique constraint's `fields`). `entity` is

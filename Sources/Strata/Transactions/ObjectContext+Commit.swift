@@ -56,6 +56,7 @@ extension ObjectContext {
             try flush(forCommit: true)
             try checkDenyRules()
             let changes = try collectChanges()
+            try checkMemberCounts(changes)
             guard !changes.isEmpty else {
                 // Nothing observable changed (say an object created and deleted
                 // again): roll back what was flushed, so that no other stack
