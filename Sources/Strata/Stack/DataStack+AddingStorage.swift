@@ -28,7 +28,10 @@ extension DataStack {
     ///   ``StrataError/notADatabase(path:reason:)`` for a file that is not a
     ///   usable database, ``StrataError/schemaMismatch(path:storeVersion:schemaVersion:)``
     ///   when the store holds another schema, ``StrataError/storage(path:reason:)``
-    ///   when the file cannot be created or opened, or when the stack already has a store.
+    ///   when the file cannot be created or opened, or when the stack already has
+    ///   another store of the configuration. Adding the store the stack has
+    ///   again (the same file, in-memory store or server store, opened alike)
+    ///   changes nothing and throws nothing, as in CoreStore.
     @MainActor
     @discardableResult
     public func addStorageAndWait<Storage: StorageInterface>(_ storage: Storage) throws(StrataError) -> Storage {
@@ -103,6 +106,73 @@ extension DataStack {
             }
         }
         return progress
+    }
+}
+
+/// Migrating a store without adding it, CoreStore's `upgradeStorageIfNeeded`:
+/// for a tool that upgrades files ahead of time, or an app that migrates a
+/// store it opens later.
+extension DataStack {
+    /// Migrates `storage` to the current version of ``schemaHistory`` off the
+    /// main actor, as adding it would, and closes it again: the stack does
+    /// not add it. Returns the steps that ran: none for a missing or empty
+    /// store, or one at the current version already (left untouched).
+    /// `progress`, when given, is told as the migration advances.
+    ///
+    /// ```swift
+    /// let steps = try await stack.upgradeStorageIfNeeded(SQLiteStore(fileName: "zoo.sqlite"))
+    /// print("ran \(steps.count) migration steps")
+    /// ```
+    ///
+    /// - Throws: the errors of ``requiredMigrations(for:)``, then those of a
+    ///   migration that fails as ``addStorageAndWait(_:)`` throws them (the
+    ///   store is then unchanged).
+    @MainActor
+    @discardableResult
+    public func upgradeStorageIfNeeded(
+        _ storage: some StorageInterface,
+        progress: (@Sendable (MigrationProgress) -> Void)? = nil
+    ) async throws(StrataError) -> [MigrationStep] {
+        var opener = StoreOpener(settings: storage.settings, history: schemaHistory)
+        opener.progress = progress
+        return try await StrataError.catching { try await Self.upgrade(opener) }
+    }
+
+    /// CoreStore's callback form of ``upgradeStorageIfNeeded(_:progress:)``:
+    /// `nil` when the store needs no migration (`completion` then gets `[]`),
+    /// else the migration's progress (100 units); `completion` runs on the
+    /// main actor with the steps that ran, or the error that stopped them.
+    ///
+    /// - Throws: the errors of ``requiredMigrations(for:)``, before anything runs.
+    @MainActor
+    @discardableResult
+    public func upgradeStorageIfNeeded(
+        _ storage: some StorageInterface,
+        completion: @escaping @MainActor (Result<[MigrationStep], StrataError>) -> Void
+    ) throws(StrataError) -> Progress? {
+        guard !(try requiredMigrations(for: storage)).isEmpty else {
+            Task { @MainActor in completion(.success([])) }
+            return nil
+        }
+        let progress = Progress(totalUnitCount: 100)
+        let box = ProgressBox(progress)
+        Task { @MainActor in
+            do throws(StrataError) {
+                completion(.success(try await self.upgradeStorageIfNeeded(storage) { box.record($0) }))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+        return progress
+    }
+
+    /// Opens the store (migrating it) when it needs a migration, and closes it.
+    private static func upgrade(_ opener: StoreOpener) async throws -> [MigrationStep] {
+        guard !(try opener.requiredMigrations()).isEmpty else { return [] }
+        let (store, reader, steps) = try opener.open()
+        reader.close()
+        store.gate.close()
+        return steps
     }
 }
 

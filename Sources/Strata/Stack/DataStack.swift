@@ -151,7 +151,7 @@ public final class DataStack: Sendable {
         _ storage: some StorageInterface, following main: MainContext? = nil, recreating: Bool = false
     ) throws(StrataError) {
         try StrataError.catching {
-            try refuseASecondStore(of: storage)
+            guard try !holdsOrRefuses(storage) else { return }
             defer { finishOpening(storage) }
             var opener = StoreOpener(settings: storage.settings, history: schemaHistory)
             opener.continuingAfter = main?.followedGeneration
@@ -167,7 +167,7 @@ public final class DataStack: Sendable {
         _ storage: some StorageInterface, reporting progress: MigrationProgressHandler?
     ) async throws(StrataError) {
         try await StrataError.catching {
-            try refuseASecondStore(of: storage)
+            guard try !holdsOrRefuses(storage) else { return }
             defer { finishOpening(storage) }
             var opener = StoreOpener(settings: storage.settings, history: schemaHistory)
             opener.progress = progress
@@ -188,12 +188,14 @@ public final class DataStack: Sendable {
         return Opened(store: store, reader: ConnectionHandOff(reader), migrationsRun: migrationsRun)
     }
 
-    /// A stack holds one store per configuration: a second of the same one
-    /// is refused before its file is opened, so that it is neither created,
-    /// migrated nor recreated.
-    private func refuseASecondStore(of storage: some StorageInterface) throws {
+    /// A stack holds one store per configuration: `true` when `storage` is
+    /// that store already (added again, as CoreStore allows: nothing to do);
+    /// a second one of the configuration is refused before its file is
+    /// opened, so that it is neither created, migrated nor recreated.
+    private func holdsOrRefuses(_ storage: some StorageInterface) throws -> Bool {
         let configuration = storage.settings.configuration
         if let current = runtimes.withLock({ $0.first { $0.settings.configuration == configuration } }) {
+            if current.settings.isSameStore(as: storage.settings) { return true }
             throw StrataError.storage(
                 path: storage.settings.displayPath,
                 reason: "the stack already has the store at \(current.path) for configuration "
@@ -207,9 +209,10 @@ public final class DataStack: Sendable {
                 reason: "the stack is already adding a store for configuration "
                     + "\(configuration ?? "(default)")")
         }
+        return false
     }
 
-    /// Ends the reservation ``refuseASecondStore(of:)`` made for `storage`'s configuration.
+    /// Ends the reservation ``holdsOrRefuses(_:)`` made for `storage`'s configuration.
     private func finishOpening(_ storage: some StorageInterface) {
         _ = opening.withLock { $0.remove(storage.settings.configuration) }
     }

@@ -86,6 +86,24 @@ public struct StoreSettings: Sendable {
         }
     }
 
+    /// Whether `other` names the same store: the same file (however its path
+    /// is spelled), the same in-memory store, or the same server store; of
+    /// the same configuration, opened read-only or not alike.
+    func isSameStore(as other: StoreSettings) -> Bool {
+        guard configuration == other.configuration, isReadOnly == other.isReadOnly else { return false }
+        switch (location, other.location) {
+        case let (.file(url), .file(otherURL)):
+            return url.standardizedFileURL.resolvingSymlinksInPath().path
+                == otherURL.standardizedFileURL.resolvingSymlinksInPath().path
+        case let (.memory(name), .memory(otherName)):
+            return name == otherName
+        case let (.server(engine), .server(otherEngine)):
+            return engine.displayName == otherEngine.displayName
+        default:
+            return false
+        }
+    }
+
     /// The SQLite file to open: for an in-memory store, its file in the RAM
     /// folder of ``MemoryStoreFiles``, which exists while the store is open.
     var openPath: String {

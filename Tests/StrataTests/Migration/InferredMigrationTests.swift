@@ -117,6 +117,72 @@ struct InferredMigrationTests {
         #expect(newID.rowID > rows.pets.values.max()!)
     }
 
+    /// CoreStore's `upgradeStorageIfNeeded`: the store is migrated and closed,
+    /// not added; a second call finds nothing to do, and adding the store
+    /// then runs no step. The callback form says `nil` and `[]` for a store
+    /// that needs nothing, and completes its progress for one that did.
+    @Test(arguments: migratingKinds)
+    func upgradingAStoreMigratesItWithoutAddingIt(kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let rows = try await makeV1Store(kind, in: directory)
+        let history = SchemaHistory([schemaV1, schemaV2, schemaV3], chain: MigrationChain(["V1", "V2", "V3"]))
+        let stack = DataStack(schemaHistory: history)
+        let recorder = ProgressRecorder()
+        let steps = try await stack.upgradeStorageIfNeeded(makeStorage(kind, in: directory)) {
+            recorder.record($0)
+        }
+        #expect(steps.map(\.description) == ["V1 → V2", "V2 → V3"])
+        #expect(recorder.updates.last == .finished(migrationRan: true))
+        #expect(!stack.hasStore, "upgrading does not add the store")
+        #expect(try await stack.upgradeStorageIfNeeded(makeStorage(kind, in: directory)).isEmpty)
+        let result: Result<[MigrationStep], StrataError> = try await withCheckedThrowingContinuation { done in
+            do {
+                let progress = try stack.upgradeStorageIfNeeded(makeStorage(kind, in: directory)) {
+                    done.resume(returning: $0)
+                }
+                #expect(progress == nil, "nothing to migrate")
+            } catch {
+                done.resume(throwing: error)
+            }
+        }
+        #expect(try result.get().isEmpty)
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
+        #expect(stack.migrationsRun.withLock { $0 }.isEmpty, "adding it ran no step")
+        try expectV3(stack, rows: rows)
+
+        // The callback form on a store that needs a migration.
+        let again = TemporaryDirectory()
+        _ = try await makeV1Store(kind, in: again)
+        var progress: Progress?
+        let ran: Result<[MigrationStep], StrataError> = await withCheckedContinuation { done in
+            progress = try? DataStack(schemaHistory: history).upgradeStorageIfNeeded(
+                makeStorage(kind, in: again)) { done.resume(returning: $0) }
+        }
+        #expect(try ran.get().count == 2)
+        #expect(progress?.completedUnitCount == 100)
+    }
+
+    /// Upgrading a store of no version of the history throws before it is
+    /// touched, in both forms.
+    @Test
+    func upgradingAStoreOfAnotherSchemaThrowsAndLeavesIt() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        let other = DataStack(contextSchema)
+        try other.addStorageAndWait(SQLiteStore(fileURL: url))
+        try other.perform(synchronous: { tx in tx.create(Into<Owner>()).name = "kept" })
+        try other.removeStorage()
+        let before = try Data(contentsOf: url)
+        let stack = DataStack(schemaHistory: SchemaHistory([schemaV1, schemaV2], chain: ["V1", "V2"]))
+        await #expect(throws: StrataError.self) {
+            try await stack.upgradeStorageIfNeeded(SQLiteStore(fileURL: url))
+        }
+        #expect(throws: StrataError.self) {
+            try stack.upgradeStorageIfNeeded(SQLiteStore(fileURL: url)) { _ in }
+        }
+        #expect(try Data(contentsOf: url) == before)
+    }
+
     /// Several app servers starting on a new version at once: one migrates,
     /// the others wait for the store's lock and find it migrated.
     @Test(arguments: migratingKinds)

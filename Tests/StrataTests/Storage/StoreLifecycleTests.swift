@@ -132,6 +132,40 @@ struct StoreLifecycleTests {
         #expect(try owners(stack) == ["c"])
     }
 
+    /// Adding the store the stack has again, as CoreStore allows, changes
+    /// nothing and throws nothing, in all three forms: the same file spelled
+    /// another way, the same in-memory store, the same server store. Read-only
+    /// it would be another store, and is refused.
+    @Test(arguments: StoreKind.allCases)
+    func addingTheSameStoreAgainIsNoChange(kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let storage = try makeStorage(kind, in: directory)
+        let stack = DataStack(bulkSchema)
+        try stack.addStorageAndWait(storage)
+        try add(["a"], to: stack)
+        let again: any StorageInterface = kind == .file
+            ? SQLiteStore(fileURL: directory.url.appendingPathComponent("./sub/../store.sqlite"))
+            : storage
+        #expect(again.settings.isSameStore(as: storage.settings))
+        try stack.addStorageAndWait(again)
+        try await stack.addStorage(again)
+        func addWithCompletion<Storage: StorageInterface>(_ storage: Storage) async -> Result<Void, StrataError> {
+            await withCheckedContinuation { done in
+                stack.addStorage(storage) { done.resume(returning: $0.map { _ in }) }
+            }
+        }
+        try await addWithCompletion(again).get()
+        #expect(stack.storeConfigurations == [nil])
+        try add(["b"], to: stack)
+        #expect(try owners(stack) == ["a", "b"], "the store that was there goes on")
+        if kind == .file {
+            #expect(throws: StrataError.self) {
+                try stack.addStorageAndWait(SQLiteStore(fileURL: storeURL(in: directory), isReadOnly: true))
+            }
+            #expect(try owners(stack) == ["a", "b"])
+        }
+    }
+
     @Test
     func aSecondStoreIsRefusedBeforeItsFileIsOpened() throws {
         let directory = TemporaryDirectory()
