@@ -1,6 +1,6 @@
 import Foundation
 
-/// An immutable copy of a list's shape: its section identifiers and, in
+/// A copy of a list's shape: its section identifiers and, in
 /// order, the ``ObjectID``s of the objects in each section.
 ///
 /// A snapshot holds no objects, so it is `Sendable`: hand it to any task or
@@ -49,7 +49,7 @@ public struct ListSnapshot<Object: ManagedObject>: Sendable, Equatable, RandomAc
     ///     reload(rowsOf: snapshot.updatedItemIDs.compactMap(snapshot.indexPath(of:)))
     /// }
     /// ```
-    public let updatedItemIDs: Set<ObjectID<Object>>
+    public internal(set) var updatedItemIDs: Set<ObjectID<Object>>
 
     /// An empty snapshot: no sections, no items.
     ///
