@@ -153,6 +153,20 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
         entity.slot(of: name).map { values[$0] }
     }
 
+    /// Every value the snapshot holds, by field name (the names of
+    /// ``fieldNames``), as CoreStore's `dictionaryForValues()`: stored and
+    /// coded fields as stored, to-one relationships as the related row ID or
+    /// `.null`.
+    ///
+    /// ```swift
+    /// let values = snapshot.dictionaryForValues()   // ["name": .text("Ann"), "age": .integer(31), ...]
+    /// ```
+    public func dictionaryForValues() -> [String: StoredValue] {
+        Dictionary(uniqueKeysWithValues: fieldNames.compactMap { name in
+            storedValue(forField: name).map { (name, $0) }
+        })
+    }
+
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.objectID == rhs.objectID && lhs.values.isIdentical(to: rhs.values)
     }

@@ -29,6 +29,10 @@ struct ObjectPublisherTests {
         #expect(snapshot.fieldNames.sorted() == ["age", "email", "friend", "name", "score"])
         #expect(snapshot.storedValue(forField: "friend") == .integer(bob.rowID))
         #expect(snapshot.storedValue(forField: "nope") == nil)
+        let values = snapshot.dictionaryForValues()
+        #expect(values.keys.sorted() == snapshot.fieldNames.sorted())
+        #expect(values["name"] == .text("Ann") && values["age"] == .integer(31) && values["email"] == .null)
+        #expect(values["friend"] == .integer(bob.rowID))
         #expect(snapshot == ObjectSnapshot(person))
 
         try stack.perform(synchronous: { tx in tx.edit(ann)!.age = 32 })
