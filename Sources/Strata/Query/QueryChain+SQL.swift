@@ -109,6 +109,8 @@ extension SelectTerm {
         case .value, .relatedCount: return value
         case .average where !isDecimal:
             return dialect.average(value)
+        case .sum where valueKind == .integer:
+            return dialect.integerSum(value)
         case .sum, .average, .minimum, .maximum:
             // `rawValue` is the SQL name: sum, avg, min, max.
             return isDecimal ? "strata_decimal_\(function.rawValue)(\(value))" : "\(function.rawValue)(\(value))"

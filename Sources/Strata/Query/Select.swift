@@ -78,8 +78,9 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
     let path: ValuePath?
     let name: String
     /// What the values the term reads are, where that matters: a `Decimal`'s
-    /// sum, average, minimum and maximum Strata computes exactly itself, and
-    /// only a `Date` field's values are read back as dates.
+    /// sum, average, minimum and maximum Strata computes exactly itself,
+    /// only a `Date` field's values are read back as dates, and the sum of
+    /// integers is an integer on every store.
     var valueKind = ValueKind.other
 
     /// The kinds of value a term treats apart from the rest.
@@ -88,6 +89,8 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
         case decimal
         /// A `Date`, stored as seconds since 1970.
         case date
+        /// An integer (or a `Bool`, or an enum of integers), stored as INTEGER.
+        case integer
         case other
 
         init<Value>(_ type: Value.Type) {
@@ -95,6 +98,8 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
                 self = .decimal
             } else if type == Date.self || type == Date?.self {
                 self = .date
+            } else if (type as? any FieldStorable.Type)?.storedType == .integer {
+                self = .integer
             } else {
                 self = .other
             }
