@@ -26,8 +26,8 @@ extension From {
     /// (how many of the matches a limit and an offset leave is the same in
     /// any order), and which would otherwise sort every match under a limit.
     func compile(
-        in entity: EntityDescription, schema: Schema, dialect: SQLDialect, limit overrideLimit: Int? = nil,
-        ordered: Bool = true
+        in entity: EntityDescription, schema: Schema, dialect: SQLDialect,
+        limit overrideLimit: Int? = nil, ordered: Bool = true
     ) throws -> CompiledFetch {
         var compiler = SQLCompiler(schema: schema, dialect: dialect)
         let limit = overrideLimit.map { min($0, options.effectiveLimit ?? $0) } ?? options.effectiveLimit
@@ -59,7 +59,8 @@ extension From {
     }
 
     private func clauses(
-        _ compiler: inout SQLCompiler, in entity: EntityDescription, limit: Int?, ordered: Bool = true
+        _ compiler: inout SQLCompiler, in entity: EntityDescription, limit: Int?,
+        ordered: Bool = true
     ) throws -> String {
         let alias = SQLCompiler.rootAlias
         var sql = ""

@@ -123,7 +123,8 @@ struct ObjectContextReadErrorTests {
                 Issue.record("round \(round): expected .sqlite or .postgreSQL")
             }
             #expect(try stack.fetchCount(good) == 1, "round \(round)")
-            #expect(try stack.queryValue(good.select(Int.self, .sum(\.$rank))) == 1, "round \(round)")
+            #expect(
+                try stack.queryValue(good.select(Int.self, .sum(\.$rank))) == 1, "round \(round)")
             #expect(try stack.fetchAll(good).map(\.rank) == [1], "round \(round)")
         }
     }

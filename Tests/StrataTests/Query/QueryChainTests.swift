@@ -67,7 +67,8 @@ struct QueryChainTests {
             if !grouped.isEmpty {
                 query = query.groupBy(GroupBy(paths: grouped.flatMap { fields[$0].group.paths }))
             }
-            let context = "\(kind), seed \(seed), query \(number): select \(selected.map { fields[$0] })"
+            let context = "\(kind), seed \(seed), query \(number): "
+                + "select \(selected.map { fields[$0] })"
                 + "\(aggregate ? " + count" : ""), group by \(grouped.map { fields[$0] }), "
                 + "order by \(sorted.map { fields[$0] })"
             let rowsAreGroups = !grouped.isEmpty || terms.contains { $0.name == "n" }

@@ -114,7 +114,8 @@ struct SelectDecimalTests {
             let real = Double(expected.description)!
             let whole = Self.wholePart(expected)
             #expect(try stack.queryValue(query.select(Double.self, term)) == real, "\(context)")
-            #expect(try stack.queryValue(query.select(Float.self, term)) == Float(real), "\(context)")
+            #expect(
+                try stack.queryValue(query.select(Float.self, term)) == Float(real), "\(context)")
             #expect(try stack.queryValue(query.select(Int64.self, term)) == whole, "\(context)")
             #expect(
                 try stack.queryValue(query.select(Int8.self, term))

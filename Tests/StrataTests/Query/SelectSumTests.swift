@@ -43,9 +43,12 @@ struct SelectSumTests {
                         return overflow ? nil : next
                     }
                 }
-                let context = "\(kind), seed \(seed), ages \(Array(run)), sum \(sum.map(String.init) ?? "overflow")"
+                let context = "\(kind), seed \(seed), ages \(Array(run)), "
+                    + "sum \(sum.map(String.init) ?? "overflow")"
                 if let sum {
-                    #expect(try stack.queryValue(query.select(Int.self, .sum(\.$age))) == sum, "\(context)")
+                    #expect(
+                        try stack.queryValue(query.select(Int.self, .sum(\.$age))) == sum,
+                        "\(context)")
                     #expect(
                         try stack.queryAttributes(query.select(.sum(\.$age, as: "total")))
                             == [["total": .integer(Int64(sum))]], "\(context)")

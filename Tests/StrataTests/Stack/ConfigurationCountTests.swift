@@ -70,8 +70,8 @@ struct ConfigurationCountTests {
             before = itemReads(log).count
             let remaining = max(0, total - offset)
             #expect(
-                try stack.fetchCount(query) == effectiveLimit.map { min($0, remaining) } ?? remaining,
-                "\(context)")
+                try stack.fetchCount(query)
+                    == effectiveLimit.map { min($0, remaining) } ?? remaining, "\(context)")
             let reads = itemReads(log).dropFirst(before)
             #expect(
                 reads.count == storesRead(reaching: effectiveLimit.map { offset + $0 }),
