@@ -36,7 +36,8 @@ extension ObjectContext {
 
     func fetchCount<Object: ManagedObject>(_ query: From<Object>) throws -> Int {
         let entity = entity(Object.self)
-        let compiled = try query.compile(in: entity, schema: schema, dialect: store.dialect)
+        let compiled = try query.compile(
+            in: entity, schema: schema, dialect: store.dialect, ordered: false)
         let count = try readScalar(
             "SELECT count(*) FROM (SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses)) AS counted",
             compiled.arguments)
@@ -46,7 +47,8 @@ extension ObjectContext {
 
     func fetchExists<Object: ManagedObject>(_ query: From<Object>) throws -> Bool {
         let entity = entity(Object.self)
-        let compiled = try query.compile(in: entity, schema: schema, dialect: store.dialect, limit: 1)
+        let compiled = try query.compile(
+            in: entity, schema: schema, dialect: store.dialect, limit: 1, ordered: false)
         return try readScalar(
             "SELECT EXISTS (SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses))",
             compiled.arguments) == .integer(1)

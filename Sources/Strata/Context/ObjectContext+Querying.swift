@@ -18,27 +18,11 @@ extension ObjectContext {
     func queryValue<Object: ManagedObject, Result: FieldStorable>(
         _ query: QueryChain<Object, Result>
     ) throws -> Result? {
-        // A count, sum or average is a number, never a point in time (a `Date`
-        // reads any number as seconds since 1970): as CoreStore, which reads
-        // dates from date values only, it is nil as a `Date`.
-        if Result.self == Date.self, query.select.terms.first?.function.computesNumber == true {
-            return nil
-        }
         guard let value = try queryRows(query, limit: 1).rows.first?.first, !value.isNull else {
             return nil
         }
-        if let exact = try? Result(storedValue: value) { return exact }
-        // A real (an average, a sum of reals) narrows as CoreStore reads it through
-        // NSNumber: toward zero into an integer type, to the nearest `Float`.
-        guard case .real(let real) = value, real.isFinite else { return nil }
-        switch Result.storedType {
-        case .integer:
-            return Int64(exactly: real.rounded(.towardZero)).flatMap { try? Result(storedValue: .integer($0)) }
-        case .real:
-            return try? Result(storedValue: .real(Double(Float(real))))
-        case .text, .blob:
-            return nil
-        }
+        // Read as CoreStore reads it (SelectTerm+Reading.swift).
+        return query.select.terms[0].read(value, as: Result.self)
     }
 
     func queryAttributes<Object: ManagedObject, Result>(

@@ -51,10 +51,18 @@ extension ObjectContext {
         }
         // The kept snapshot was checked against the log when it opened, and
         // what it showed was merged (a merge ends it).
-        let statement = try connection.statement(sql)
-        try statement.bind(arguments)
-        defer { statement.reset() }
-        return try body(statement, try statement.step(), knownSnapshot.generation)
+        do {
+            let statement = try connection.statement(sql)
+            try statement.bind(arguments)
+            defer { statement.reset() }
+            return try body(statement, try statement.step(), knownSnapshot.generation)
+        } catch {
+            // On PostgreSQL the failed statement aborted the snapshot's
+            // transaction, and every read in it would fail (SQLSTATE 25P02)
+            // until it ends: the next read opens another.
+            if connection.dialect.failedStatementEndsTransaction { connection.endKeptRead() }
+            throw error
+        }
     }
 
     /// A main-context read that opens the snapshot the reads after it keep

@@ -16,10 +16,17 @@ extension QueryableSource {
     /// The first term of the first row the query returns, as `Result`; `nil`
     /// when there is no row, the value is NULL (a `sum` of no rows, for
     /// example), or it does not convert (text asked as `Int`, 300 as `Int8`).
-    /// A real narrows as CoreStore reads it through `NSNumber`: an average of
-    /// 2.5 asked as `Int` is 2 (toward zero), as `Float` the nearest `Float`,
-    /// as `Bool` `true` (not zero). A count, sum or average asked as `Date`
-    /// is `nil`: it is a number, not a point in time.
+    /// The value is read as CoreStore reads it through `NSNumber`,
+    /// `NSDecimalNumber` and `NSDate`:
+    ///
+    /// - A real narrows: an average of 2.5 asked as `Int` is 2 (toward
+    ///   zero), as `Float` the nearest `Float`, as `Bool` `true` (not zero),
+    ///   as `Decimal` 2.5 (the decimal Swift prints for the real).
+    /// - A decimal (a `Decimal` field's value or aggregate) is a number too:
+    ///   as `Double` the nearest `Double`, as `Int` its whole part, exactly.
+    /// - Only a `Date` field's value, minimum or maximum is a `Date`; any
+    ///   other value asked as `Date` is `nil` (a count, a sum, the largest
+    ///   `Int`), not seconds since 1970.
     ///
     /// ```swift
     /// let total = try stack.queryValue(From<Person>().select(Int.self, .sum(\.$age)))

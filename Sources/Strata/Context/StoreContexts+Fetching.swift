@@ -31,13 +31,25 @@ extension StoreContexts {
     func fetchCount<Object: ManagedObject>(_ query: From<Object>) throws -> Int {
         let contexts = try holding(Object.self, in: query.configurations)
         if contexts.count == 1 { return try contexts[0].fetchCount(query) }
-        let all = query.tweak { $0 = Tweak() }
-        let total = try contexts.reduce(0) { $0 + (try $1.fetchCount(all)) }
         // A negative offset is none, as in SQL (`OFFSET` is bound as at least 0).
-        let remaining = max(0, total - max(query.options.fetchOffset, 0))
-        return query.options.effectiveLimit.map { min($0, remaining) } ?? remaining
+        let offset = max(query.options.fetchOffset, 0)
+        let limit = query.options.effectiveLimit
+        // With a limit, matches past offset + limit change nothing: each store
+        // counts at most those still needed, and the stores after the one
+        // that fills them are not read. Saturating, as `widened` is.
+        let needed = limit.map { $0 > Int.max - offset ? Int.max : $0 + offset }
+        var total = 0
+        for context in contexts {
+            if let needed, total >= needed { break }
+            let rest = needed.map { $0 - total }
+            total += try context.fetchCount(query.tweak { $0 = Tweak(fetchLimit: rest) })
+        }
+        let remaining = max(0, total - offset)
+        return limit.map { min($0, remaining) } ?? remaining
     }
 
+    /// Whether more objects match than the offset skips: a count limited to
+    /// one, which reads no store past the first match that counts.
     func fetchExists<Object: ManagedObject>(_ query: From<Object>) throws -> Bool {
         let contexts = try holding(Object.self, in: query.configurations)
         if contexts.count == 1 { return try contexts[0].fetchExists(query) }

@@ -22,12 +22,16 @@ struct CompiledTarget {
 extension From {
     /// Compiles the predicate, order and tweak. `limit` caps the fetch limit
     /// (fetchOne asks for 1); limit and offset are applied once, here.
+    /// Without `ordered`, no `ORDER BY`: for counts, which no order changes
+    /// (how many of the matches a limit and an offset leave is the same in
+    /// any order), and which would otherwise sort every match under a limit.
     func compile(
-        in entity: EntityDescription, schema: Schema, dialect: SQLDialect, limit overrideLimit: Int? = nil
+        in entity: EntityDescription, schema: Schema, dialect: SQLDialect,
+        limit overrideLimit: Int? = nil, ordered: Bool = true
     ) throws -> CompiledFetch {
         var compiler = SQLCompiler(schema: schema, dialect: dialect)
         let limit = overrideLimit.map { min($0, options.effectiveLimit ?? $0) } ?? options.effectiveLimit
-        let clauses = try clauses(&compiler, in: entity, limit: limit)
+        let clauses = try clauses(&compiler, in: entity, limit: limit, ordered: ordered)
         return CompiledFetch(clauses: clauses, arguments: compiler.arguments)
     }
 
@@ -55,14 +59,15 @@ extension From {
     }
 
     private func clauses(
-        _ compiler: inout SQLCompiler, in entity: EntityDescription, limit: Int?
+        _ compiler: inout SQLCompiler, in entity: EntityDescription, limit: Int?,
+        ordered: Bool = true
     ) throws -> String {
         let alias = SQLCompiler.rootAlias
         var sql = ""
         if let condition = try compiler.condition(predicate?.predicate, in: entity, alias: alias) {
             sql += " WHERE " + condition
         }
-        sql += " ORDER BY " + compiler.order(order, in: entity, alias: alias)
+        if ordered { sql += " ORDER BY " + compiler.order(order, in: entity, alias: alias) }
         if limit != nil || options.fetchOffset > 0 {
             sql += " LIMIT \(compiler.bind(.integer(SQL.limitValue(limit)))) "
                 + "OFFSET \(compiler.bind(.integer(Int64(max(options.fetchOffset, 0)))))"

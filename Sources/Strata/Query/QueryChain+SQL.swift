@@ -47,6 +47,7 @@ extension QueryChain {
                 ValuePath(field: nil), relationship, in: entity, alias: alias)
             return "\(count.sql) AS \(SQL.quote(term.name))"
         }
+        try checkGroupKeys(in: entity)
         var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(entity.quotedTable) AS \(alias)"
         if let condition = try compiler.condition(from.predicate?.predicate, in: entity, alias: alias) {
             sql += " WHERE " + condition
@@ -72,6 +73,33 @@ extension QueryChain {
     }
 }
 
+extension QueryChain {
+    /// Throws when a query whose rows are groups (it groups, or aggregates
+    /// into one row) reads a value that is not a group key: a selected
+    /// field, or in a grouped query a sort key. Such a value has no one
+    /// value in a group: SQLite would answer with an arbitrary row's,
+    /// PostgreSQL refuses (SQLSTATE 42803), and Core Data allows only group
+    /// keys and aggregates beside a `GROUP BY`. Every store refuses it the same way.
+    func checkGroupKeys(in entity: EntityDescription) throws {
+        let keys = groupBy?.paths ?? []
+        guard !keys.isEmpty || select.aggregates else { return }
+        for term in select.terms where term.function == .value {
+            guard let path = term.path, !keys.contains(path) else { continue }
+            throw StrataError.invalidValue(
+                entity: entity.name, field: term.name,
+                reason: "a query with GroupBy or an aggregate returns one row per group, and "
+                    + "\(path) is not a group key; group by it, or select an aggregate of it")
+        }
+        guard !keys.isEmpty else { return }  // one row: the order is not applied
+        for key in from.order?.keys ?? [] where !keys.contains(key.path) {
+            throw StrataError.invalidValue(
+                entity: entity.name, field: key.path.description,
+                reason: "a grouped query sorts its groups by their keys, and \(key.path) is "
+                    + "not one of them")
+        }
+    }
+}
+
 extension SelectTerm {
     /// The term's SQL expression, without its name, given the SQL of its
     /// path's value (`nil` for a count of objects).
@@ -81,6 +109,8 @@ extension SelectTerm {
         case .value, .relatedCount: return value
         case .average where !isDecimal:
             return dialect.average(value)
+        case .sum where valueKind == .integer:
+            return dialect.integerSum(value)
         case .sum, .average, .minimum, .maximum:
             // `rawValue` is the SQL name: sum, avg, min, max.
             return isDecimal ? "strata_decimal_\(function.rawValue)(\(value))" : "\(function.rawValue)(\(value))"

@@ -14,6 +14,10 @@
 /// //   ORDER BY t0."city" ASC NULLS FIRST, t0."city" ASC
 /// ```
 ///
+/// When the query groups or aggregates, its rows are groups: an `.attribute`
+/// term that is not a group key makes it throw
+/// ``StrataError/invalidValue(entity:field:reason:)``, on every store.
+///
 /// Limit and offset apply to the rows the query returns: groups when grouped,
 /// objects for a selection of attributes, and the single row of an ungrouped
 /// aggregate (an offset past it leaves no row).
@@ -35,7 +39,8 @@ public struct QueryChain<Object: ManagedObject, Result>: Sendable {
     }
 
     /// Adds sort keys for the rows after those already given. In a grouped
-    /// query, sort by group keys.
+    /// query, sort by group keys: another key makes the query throw
+    /// ``StrataError/invalidValue(entity:field:reason:)``.
     public func orderBy(_ keys: OrderBy<Object>.SortKey...) -> QueryChain {
         orderBy(OrderBy(keys))
     }
@@ -109,6 +114,11 @@ public struct GroupBy<Object: ManagedObject>: Sendable, Hashable {
         for expression in repeat each expressions {
             paths.append(expression.path)
         }
+        self.paths = paths
+    }
+
+    /// Groups by `paths`, in order.
+    init(paths: [ValuePath]) {
         self.paths = paths
     }
 }

@@ -77,18 +77,44 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
     /// `.relatedCount`, the to-many relationship, named by `field`.
     let path: ValuePath?
     let name: String
-    /// Whether the value is a `Decimal` (stored as decimal text), whose sum,
-    /// average, minimum and maximum Strata computes exactly itself.
-    var isDecimal = false
+    /// What the values the term reads are, where that matters: a `Decimal`'s
+    /// sum, average, minimum and maximum Strata computes exactly itself,
+    /// only a `Date` field's values are read back as dates, and the sum of
+    /// integers is an integer on every store.
+    var valueKind = ValueKind.other
+
+    /// The kinds of value a term treats apart from the rest.
+    enum ValueKind: Sendable, Hashable {
+        /// A `Decimal`, stored as decimal text.
+        case decimal
+        /// A `Date`, stored as seconds since 1970.
+        case date
+        /// An integer (or a `Bool`, or an enum of integers), stored as INTEGER.
+        case integer
+        case other
+
+        init<Value>(_ type: Value.Type) {
+            if type == Decimal.self || type == Decimal?.self {
+                self = .decimal
+            } else if type == Date.self || type == Date?.self {
+                self = .date
+            } else if (type as? any FieldStorable.Type)?.storedType == .integer {
+                self = .integer
+            } else {
+                self = .other
+            }
+        }
+    }
+
+    /// Whether the value is a `Decimal`, whose aggregates Strata computes itself.
+    var isDecimal: Bool { valueKind == .decimal }
 
     private static func term<Value>(
         _ function: Function, _ path: ValuePath, _ alias: String?, _ defaultPrefix: String,
         of type: Value.Type = Never.self
     ) -> SelectTerm {
         let name = alias ?? (defaultPrefix.isEmpty ? path.description : "\(defaultPrefix)(\(path))")
-        return SelectTerm(
-            function: function, path: path, name: name,
-            isDecimal: type == Decimal.self || type == Decimal?.self)
+        return SelectTerm(function: function, path: path, name: name, valueKind: ValueKind(type))
     }
 
     // MARK: Field values
@@ -101,7 +127,7 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
     public static func attribute<Value>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
     ) -> SelectTerm {
-        term(.value, ValuePath(field: FieldPath.name(keyPath)), alias, "")
+        term(.value, ValuePath(field: FieldPath.name(keyPath)), alias, "", of: Value.self)
     }
 
     /// A value reached through to-one relationships (`\.$owner ~ \.$name`),
@@ -109,7 +135,7 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
     public static func attribute<Value>(
         _ expression: Where<Object>.Expression<Value>, as alias: String? = nil
     ) -> SelectTerm {
-        term(.value, expression.path, alias, "")
+        term(.value, expression.path, alias, "", of: Value.self)
     }
 
     // MARK: Aggregates
@@ -180,8 +206,9 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
         term(.sum, expression.path, alias, "sum", of: Value.self)
     }
 
-    /// The mean of the values (SQL `avg`), always a real number; ask for
-    /// `Double` (an `Int` result is `nil` unless the mean is whole).
+    /// The mean of the values (SQL `avg`), a real number (a decimal over a
+    /// `Decimal` field); ask for `Double` to keep every digit (as `Int` it
+    /// is its whole part).
     public static func average<Value>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
     ) -> SelectTerm {

@@ -1,21 +1,24 @@
 extension DataStack {
-    /// Test support: records the SQL of every statement the main context's
-    /// reader and the store's writer run from now on; `nil` stops.
+    /// Test support: records the SQL of every statement the main contexts'
+    /// readers and the stores' writers run from now on, every store's; `nil`
+    /// stops.
     ///
-    /// Waits for a running transaction to give the writer back.
+    /// Waits for a running transaction to give each writer back.
     ///
     /// - Throws: ``StrataError/storeNotAdded`` before a store is added.
     @MainActor
     func recordStatements(_ record: (@Sendable (String) -> Void)?) throws {
-        try main().context.readConnection().recordStatements(record)
-        let gate = try store().gate
-        let writer = gate.acquire()
-        defer { gate.release() }
-        writer.recordStatements(record)
+        _ = try main()
+        for main in mainContexts { try main.context.readConnection().recordStatements(record) }
+        for store in try stores() {
+            let writer = store.gate.acquire()
+            defer { store.gate.release() }
+            writer.recordStatements(record)
+        }
     }
 
-    /// Logs the SQL of every statement the stack runs from now on (its main
-    /// context's reader and its store's writer) to ``StrataLog`` at level
+    /// Logs the SQL of every statement the stack runs from now on (each
+    /// store's main-context reader and writer) to ``StrataLog`` at level
     /// `.trace`, category `.sql`, as prepared: values are bound parameters,
     /// never part of the text. `false` stops. Lower ``StrataLog/minimumLevel``
     /// to `.trace` to see them.

@@ -122,6 +122,17 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// The sum of an integer column as an integer that fails past `Int64`'s
+    /// range, as SQLite's `sum` does ("integer overflow"). PostgreSQL's `sum`
+    /// of a `bigint` is an exact `numeric`, which would come back past that
+    /// range as the nearest `Double`; as a `bigint` it fails (SQLSTATE 22003).
+    func integerSum(_ expression: String) -> String {
+        switch self {
+        case .sqlite: return "sum(\(expression))"
+        case .postgreSQL: return "CAST(sum(\(expression)) AS BIGINT)"
+        }
+    }
+
     /// Begins a write transaction that holds the store's write lock from its
     /// first statement, so that what it reads stays true until it commits:
     /// SQLite's `BEGIN IMMEDIATE`; on PostgreSQL, an advisory lock named

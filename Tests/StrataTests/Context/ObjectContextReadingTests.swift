@@ -99,6 +99,36 @@ struct ObjectContextReadErrorTests {
         }
     }
 
+    /// A failed read leaves the reads after it working. Main-context reads
+    /// share one snapshot, opened by the first of them; on PostgreSQL a failed
+    /// statement aborts the transaction it runs in, and every later statement
+    /// in it fails with SQLSTATE 25P02 until it ends, so a failure ends the
+    /// kept snapshot. Each round: a read that opens the snapshot, one that
+    /// fails with its own error, then reads that must succeed.
+    @Test(arguments: StoreKind.allCases)
+    func aFailedReadLeavesTheReadsAfterItWorking(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, kind, in: directory)
+        try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 1 })
+        let good = From<MonItem>()
+        let bad = From<MonItem>().where(Where(sql: "(((("))
+        for round in 0..<3 {
+            #expect(try stack.fetchCount(good) == 1, "round \(round)")
+            switch strataError({ _ = try stack.fetchAll(bad) }, "round \(round)") {
+            case .sqlite(let code, _, _)?:
+                #expect(kind != .postgreSQL && code == 1, "round \(round): SQLITE_ERROR")
+            case .postgreSQL(let sqlState, _, _)?:
+                #expect(kind == .postgreSQL && sqlState == "42601", "round \(round): syntax_error")
+            default:
+                Issue.record("round \(round): expected .sqlite or .postgreSQL")
+            }
+            #expect(try stack.fetchCount(good) == 1, "round \(round)")
+            #expect(
+                try stack.queryValue(good.select(Int.self, .sum(\.$rank))) == 1, "round \(round)")
+            #expect(try stack.fetchAll(good).map(\.rank) == [1], "round \(round)")
+        }
+    }
+
     @Test
     func aTableDroppedUnderTheStackIsATypedError() throws {
         let directory = TemporaryDirectory()

@@ -104,6 +104,13 @@ struct OptWorld {
     func stack() throws -> DataStack {
         let stack = DataStack(optionalSchema)
         try stack.addStorageAndWait(InMemoryStore())
+        try fill(stack)
+        return stack
+    }
+
+    /// Creates the world's teams and players in `stack`, players in serial order.
+    @MainActor
+    func fill(_ stack: DataStack) throws {
         try stack.perform(synchronous: { tx in
             let teams = self.teams.map { row in
                 let team = tx.create(Into<OptTeam>())
@@ -124,7 +131,6 @@ struct OptWorld {
                 player.team = row.team.map { teams[$0] }
             }
         })
-        return stack
     }
 }
 

@@ -73,6 +73,68 @@ struct SelectDecimalTests {
         #expect(try stack.queryValue(From<DecLine>().select(Decimal.self, .minimum(\.$price))) == Decimal(string: "-2.5"))
     }
 
+    /// A decimal with up to 19 digits before the point and 4 after, either
+    /// sign: past the 15 to 17 digits a `Double` holds.
+    static func randomLongDecimal(_ random: inout SplitMix64) -> Decimal {
+        let digits = String(random.next() % 10_000_000_000_000_000_000 >> (random.next() % 40))
+        let fraction = String(format: "%04llu", random.next() % 10_000)
+        let sign = random.next() % 3 == 0 ? "-" : ""
+        let text = "\(sign)\(digits).\(fraction)"
+        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))!
+    }
+
+    /// The whole part of `decimal` (toward zero) as an `Int64`, read from its
+    /// text; `nil` when it does not fit.
+    static func wholePart(_ decimal: Decimal) -> Int64? {
+        Int64(decimal.description.split(separator: ".", maxSplits: 1)[0])
+    }
+
+    /// A decimal result is a number to CoreStore (an `NSDecimalNumber`), so
+    /// asked as a number type it narrows as `NSDecimalNumber` does: to the
+    /// nearest `Double` and `Float`, to its whole part (toward zero, every
+    /// digit kept) in an integer type that holds it, to `true` unless zero.
+    @Test(arguments: StoreKind.allCases, [UInt64(11), 12, 13])
+    func decimalResultsNarrowAsNSDecimalNumberDoes(_ kind: StoreKind, seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(decimalSchema, kind, in: directory)
+        let prices = (0..<(1 + Int(random.next() % 6))).map { _ in Self.randomLongDecimal(&random) }
+        try stack.perform(synchronous: { tx in
+            for price in prices { tx.create(Into<DecLine>()).price = price }
+        })
+        let query = From<DecLine>()
+        let results: [(String, SelectTerm<DecLine>, Decimal)] = [
+            ("sum", .sum(\.$price), prices.reduce(0, +)),
+            ("min", .minimum(\.$price), prices.min()!),
+            ("max", .maximum(\.$price), prices.max()!),
+            ("first", .attribute(\.$price), prices[0]),
+        ]
+        for (name, term, expected) in results {
+            let context = "\(kind), seed \(seed), \(name) of \(prices): \(expected)"
+            let real = Double(expected.description)!
+            let whole = Self.wholePart(expected)
+            #expect(try stack.queryValue(query.select(Double.self, term)) == real, "\(context)")
+            #expect(
+                try stack.queryValue(query.select(Float.self, term)) == Float(real), "\(context)")
+            #expect(try stack.queryValue(query.select(Int64.self, term)) == whole, "\(context)")
+            #expect(
+                try stack.queryValue(query.select(Int8.self, term))
+                    == whole.flatMap(Int8.init(exactly:)), "\(context)")
+            #expect(
+                try stack.queryValue(query.select(Bool.self, term)) == (expected != 0), "\(context)")
+        }
+        // The average: 38 digits here, more on PostgreSQL; the same whole
+        // part, and the same `Double` within one step.
+        let average = prices.reduce(0, +) / Decimal(prices.count)
+        let context = "\(kind), seed \(seed), average of \(prices): \(average)"
+        let real = try #require(
+            try stack.queryValue(query.select(Double.self, .average(\.$price))), "\(context)")
+        #expect(abs(real - Double(average.description)!) <= abs(real).ulp, "\(context)")
+        #expect(
+            try stack.queryValue(query.select(Int.self, .average(\.$price)))
+                == Self.wholePart(average).map(Int.init), "\(context)")
+    }
+
     @Test
     func noRowsGiveNil() throws {
         let directory = TemporaryDirectory()
