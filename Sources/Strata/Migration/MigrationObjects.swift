@@ -101,7 +101,7 @@ public final class DestinationObject {
             throw .invalidValue(entity: entity, field: field, reason: "no such field")
         }
         do {
-            values[field] = try value.storedValue()
+            values[field] = try value.storableValue()
         } catch {
             throw StrataError.wrapping(error).located(entity: entity, field: field)
         }

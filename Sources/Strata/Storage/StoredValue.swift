@@ -38,6 +38,12 @@ public enum StoredValue: Sendable, Hashable {
         }
     }
 
+    /// Whether this is a NaN, which SQLite stores as NULL: no field may hold one.
+    var isNaN: Bool {
+        if case .real(let number) = self { return number.isNaN }
+        return false
+    }
+
     /// Whether this is text holding U+0000 (NUL), which SQLite's text can
     /// hold and PostgreSQL's cannot (``SQLDialect/textHoldsNUL``).
     var isTextHoldingNUL: Bool {
