@@ -136,8 +136,8 @@ enum CommitLog {
               generation % HistoryRetention.purgeInterval == 0
         else { return }
         let byCount = countLimit.map { generation > $0 ? generation - $0 : 0 } ?? 0
-        try purge(
-            through: byCount, olderThan: ageLimit.map { date.addingTimeInterval(-$0) }, on: connection)
+        let cut = ageLimit.map { date.addingTimeInterval(-$0) }
+        try purge(through: byCount, olderThan: cut, on: connection)
     }
 
     /// Deletes the records up to `generation` (and, when `date` is given, the

@@ -22,6 +22,16 @@ private final class Reading: ManagedObject {
 
 private let readingSchema = Schema("V1", entities: [Entity<Reading>("Reading")])
 
+/// A NaN where a new object's value comes from: the default, or `dynamicInitialValue`.
+private final class UnsetReading: ManagedObject {
+    @Field.Stored("temperature") var temperature = Celsius(degrees: .nan)
+}
+
+private final class FreshReading: ManagedObject {
+    @Field.Stored("temperature", dynamicInitialValue: { Celsius(degrees: .nan) })
+    var temperature: Celsius
+}
+
 /// Random finite or infinite numbers, and NaNs of every sign and payload.
 private func randomDegrees(_ random: inout SplitMix64, count: Int) -> [Double] {
     (0..<count).map { _ in
@@ -107,6 +117,23 @@ struct CustomFieldStorableTests {
             Issue.record("expected .invalidValue, got \(String(describing: error))")
         }
         #expect(try stack.fetchExisting(id)?.temperature == Celsius(degrees: 36.6))
+    }
+
+    /// A NaN default (also the first value a `dynamicInitialValue:` gives,
+    /// which the field declares as its default) is refused with the schema.
+    @Test(arguments: [false, true])
+    func aNaNDefaultIsASchemaMistake(dynamic: Bool) throws {
+        let entity: any AnyEntity =
+            dynamic ? Entity<FreshReading>("Reading") : Entity<UnsetReading>("Reading")
+        let stack = DataStack(Schema("V1", entities: [entity]))
+        let error = #expect(throws: StrataError.self) {
+            try stack.addStorageAndWait(InMemoryStore())
+        }
+        if case let .invalidSchema(entity, field, _)? = error {
+            #expect(entity == "Reading" && field == "temperature")
+        } else {
+            Issue.record("expected .invalidSchema, got \(String(describing: error))")
+        }
     }
 
     @Test(arguments: StoreKind.allCases)
