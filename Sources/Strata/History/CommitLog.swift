@@ -129,11 +129,15 @@ enum CommitLog {
     static func apply(
         _ retention: HistoryRetention, afterCommitting generation: UInt64, at date: Date, on connection: Connection
     ) throws {
-        guard retention.maxCount != nil || retention.maxAge != nil,
+        // Through the limits as the initializer clamps them: the properties
+        // may be set to anything (a negative count trapped here).
+        let (countLimit, ageLimit) = (retention.countLimit, retention.ageLimit)
+        guard countLimit != nil || ageLimit != nil,
               generation % HistoryRetention.purgeInterval == 0
         else { return }
-        let byCount = retention.maxCount.map { generation > UInt64($0) ? generation - UInt64($0) : 0 } ?? 0
-        try purge(through: byCount, olderThan: retention.maxAge.map { date.addingTimeInterval(-$0) }, on: connection)
+        let byCount = countLimit.map { generation > $0 ? generation - $0 : 0 } ?? 0
+        let cut = ageLimit.map { date.addingTimeInterval(-$0) }
+        try purge(through: byCount, olderThan: cut, on: connection)
     }
 
     /// Deletes the records up to `generation` (and, when `date` is given, the
@@ -141,10 +145,16 @@ enum CommitLog {
     /// caller's write transaction, and moves the horizon. What stays is
     /// always every record after the horizon, even when the clocks of
     /// several processes disagree. Returns how many records went.
+    /// A NaN `date` is refused: no record is older than it, and SQLite,
+    /// comparing with the NULL it binds, would take every record for older.
     @discardableResult
     static func purge(through generation: UInt64, olderThan date: Date? = nil, on connection: Connection) throws -> Int {
         var last = generation
         if let date {
+            guard !date.timeIntervalSince1970.isNaN else {
+                throw StrataError.invalidValue(
+                    entity: table, field: "time", reason: "the date to purge before is NaN")
+            }
             // Walks the log from its oldest record and stops at the first recent one.
             let firstKept = try connection.scalar(
                 "SELECT generation FROM _strata_log WHERE time >= ? ORDER BY generation LIMIT 1",

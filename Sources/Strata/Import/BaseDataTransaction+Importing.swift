@@ -100,7 +100,8 @@ extension BaseDataTransaction {
     /// - Every source's ID is computed first; a thrown ID error leaves the
     ///   store untouched. Sources whose ID is `nil` are skipped.
     /// - Among sources with the same ID, the last one is imported, at the
-    ///   position of the first one.
+    ///   position of the first one. Text IDs are the same when their UTF-8
+    ///   bytes are, as the store's unique index compares them.
     /// - `preProcess` receives the sources by ID and returns the ones to
     ///   import; it may drop or replace them. IDs it adds that were not in
     ///   `sourceArray` are imported after the others, in no particular order.
@@ -177,10 +178,12 @@ extension BaseDataTransaction {
                         : Where(Object.uniqueIDKeyPath, in: batch.map(\.id))))
                 // Matched by the ID as stored, as the query compared it: an ID
                 // that reads back as another value (a `Date`, stored as
-                // seconds since 1970) still finds its object.
-                func storedKey(of object: Object) -> StoredValue? {
-                    object.storedValue(forField: uniqueIDKeyPath)
+                // seconds since 1970) still finds its object, and a text only
+                // the one with its bytes ("é" composed is not "e" and an accent).
+                func storedKey(of object: Object) -> StoredValue.ExactKey? {
+                    let stored = object.storedValue(forField: uniqueIDKeyPath)
                         ?? (try? object.storedField(at: uniqueIDKeyPath, uniqueIDField).storedValue())
+                    return stored.map(StoredValue.ExactKey.init)
                 }
                 var existing = Dictionary(
                     found.lazy.compactMap { object in storedKey(of: object).map { ($0, object) } },
@@ -198,7 +201,7 @@ extension BaseDataTransaction {
                         createdSeen = createdDuringUniqueImport.count
                     }
                     // An object a hook deleted since the lookup is not found (Rule 6).
-                    var match = storedID.flatMap { existing[$0] }
+                    var match = storedID.flatMap { existing[StoredValue.ExactKey($0)] }
                     if match?.isDeletedObject == true { match = nil }
                     let before = createdDuringUniqueImport.count
                     let imported = try importUnique(

@@ -8,12 +8,15 @@
 /// time with a seed drawn once per process; the IDs themselves stay where
 /// the caller keeps them, read back through `idAt` to confirm a match.
 ///
-/// Two cases go to a `Dictionary` instead: the table moves what it holds
-/// into one and uses it from then on.
-/// - An ID that is not ASCII. Swift's `==` on texts is canonical
-///   equivalence ("é" composed equals "e" and a combining accent, and the
-///   Kelvin sign equals "K"), which a `Dictionary` follows; bytes follow it
-///   only for ASCII.
+/// IDs are one when their UTF-8 bytes are, as the store's unique index and
+/// the look-up's `IN (...)` compare them: Swift's `==` on texts is canonical
+/// equivalence ("é" composed equals "e" and a combining accent, and the
+/// Kelvin sign equals "K"), which merged two records of different IDs into
+/// one object.
+///
+/// Two cases go to a `Dictionary` instead (keyed by bytes, ``StoredValue/ExactKey``):
+/// the table moves what it holds into one and uses it from then on.
+/// - An ID that is not ASCII, which this table does not hash.
 /// - A probe run grown long: the hash is not SipHash, and IDs chosen to
 ///   collide must not cost more than they did before.
 @usableFromInline
@@ -24,7 +27,7 @@ struct TextIDTable {
     /// How many positions are recorded (0 ..< count).
     @usableFromInline var count = 0
     /// Set once a probe ran too long: the positions by ID, from then on.
-    @usableFromInline var fallback: [String: Int]?
+    @usableFromInline var fallback: [StoredValue.ExactKey: Int]?
 
     /// Longer probe runs than this mean colliding IDs, not bad luck: the
     /// table holds at most half as many entries as it has slots.
@@ -71,9 +74,11 @@ struct TextIDTable {
     /// Moves every recorded position into the dictionary, then looks `id` up there.
     @usableFromInline
     mutating func fallBack(idAt: (Int) -> String, _ id: String) -> Int? {
-        var positions: [String: Int] = [:]
+        var positions: [StoredValue.ExactKey: Int] = [:]
         positions.reserveCapacity(slots.count / 2)
-        for position in 0..<count { positions[idAt(position)] = position }
+        for position in 0..<count {
+            positions[StoredValue.ExactKey(.text(idAt(position)))] = position
+        }
         fallback = positions
         slots = []
         return fallbackPosition(of: id)
@@ -82,8 +87,9 @@ struct TextIDTable {
     /// ``firstPosition(of:idAt:)`` once the table has moved into its dictionary.
     @usableFromInline
     mutating func fallbackPosition(of id: String) -> Int? {
-        if let first = fallback![id] { return first }
-        fallback![id] = count
+        let key = StoredValue.ExactKey(.text(id))
+        if let first = fallback![key] { return first }
+        fallback![key] = count
         count += 1
         return nil
     }

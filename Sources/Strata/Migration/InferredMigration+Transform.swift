@@ -76,6 +76,13 @@ extension InferredMigration {
                                 entity.name, attribute.name,
                                 "the transformer left the required field NULL (row \(rowID))")
                         }
+                        // Set through the subscript, which takes any value: SQLite
+                        // would store NULL, and the field read back as its default.
+                        if value.isNaN {
+                            throw failure(
+                                entity.name, attribute.name,
+                                "the transformer set NaN, which cannot be stored (row \(rowID))")
+                        }
                         arguments.append(value)
                     } else {
                         arguments.append(previous.flatMap { oldValues[$0.name] } ?? .null)

@@ -79,7 +79,9 @@ public final class DestinationObject {
 
     /// The stored value of `field`. Naming a field the destination entity does
     /// not have is a programmer error and traps. Storing `.null` in a required
-    /// field fails the migration with ``StrataError/invalidValue(entity:field:reason:)``.
+    /// field, or a NaN (`.real(.nan)`, which SQLite would store as NULL) in
+    /// any field, fails the migration with
+    /// ``StrataError/migrationFailed(sourceVersion:destinationVersion:entity:field:reason:)``.
     public subscript(field: String) -> StoredValue {
         get {
             guard let value = values[field] else { misuse(unknown(field)) }
@@ -101,7 +103,7 @@ public final class DestinationObject {
             throw .invalidValue(entity: entity, field: field, reason: "no such field")
         }
         do {
-            values[field] = try value.storedValue()
+            values[field] = try value.storableValue()
         } catch {
             throw StrataError.wrapping(error).located(entity: entity, field: field)
         }

@@ -13,10 +13,11 @@ extension ManagedObject {
     }
 
     /// Assigns a field's new stored value; `false` when the slow path must
-    /// handle it (a detached object, an invalid pending value).
+    /// handle it (a detached object, an invalid pending value, a NaN that a
+    /// ``FieldStorable`` of the app's own made, which the slow path refuses).
     @usableFromInline
     final func assignStoredValue(_ value: StoredValue, forField keyPath: AnyKeyPath) -> Bool {
-        guard invalidValues == nil else { return false }
+        guard invalidValues == nil, !value.isNaN else { return false }
         return withMembership { context, entity in
             let slot = context.resolvedSlot(ofFieldAt: keyPath, in: entity)
                 ?? context.resolveSlot(ofFieldAt: keyPath, in: entity)
@@ -53,7 +54,7 @@ extension ManagedObject {
     final func writeStored<Value: FieldStorable>(_ value: Value, _ field: DeclaredField<Value>) {
         let slot = writableSlot(of: field.declaration.name)
         do {
-            context!.assign(try value.storedValue(), slot: slot, of: self)
+            context!.assign(try value.storableValue(), slot: slot, of: self)
         } catch {
             context!.assignInvalid(value, error: StrataError.wrapping(error), slot: slot, of: self)
         }

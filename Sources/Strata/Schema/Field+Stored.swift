@@ -82,7 +82,7 @@ extension Field {
             declaredField = DeclaredFields.isDescribing
                 ? Self.declare(
                     dynamicInitialValue(), name, options, renamingIdentifier,
-                    initialValue: { try dynamicInitialValue().storedValue() })
+                    initialValue: { try dynamicInitialValue().storableValue() })
                 : nil
         }
 
@@ -98,7 +98,7 @@ extension Field {
             ) {
                 .stored(
                     Value.storedType, isOptional: Value.isOptional,
-                    defaultValue: try defaultValue.storedValue(), options: options)
+                    defaultValue: try defaultValue.storableValue(), options: options)
             }
             return DeclaredField(declaration, defaultValue: defaultValue)
         }

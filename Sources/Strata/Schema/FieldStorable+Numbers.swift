@@ -66,9 +66,7 @@ extension Double: FieldStorable {
     /// SQLite stores NaN as NULL, so a NaN would come back as nothing: it is refused.
     @inlinable
     public func storedValue() throws -> StoredValue {
-        guard !isNaN else {
-            throw StrataError.unstorable("NaN cannot be stored: SQLite turns it into NULL")
-        }
+        guard !isNaN else { throw StrataError.storingNaN }
         return .real(self)
     }
 

@@ -34,6 +34,17 @@ public protocol FieldStorable: Sendable {
 
 extension FieldStorable {
     public static var isOptional: Bool { false }
+
+    /// The value to write: ``storedValue()``, refused when no store keeps it
+    /// as it is. Strata's own conformances refuse such values themselves; a
+    /// conformance of the app's own (`.real(degrees)`) may return a NaN,
+    /// which SQLite would turn into NULL and the field read back as its default.
+    @usableFromInline
+    func storableValue() throws -> StoredValue {
+        let value = try storedValue()
+        if value.isNaN { throw StrataError.storingNaN }
+        return value
+    }
 }
 
 extension StrataError {
@@ -46,6 +57,12 @@ extension StrataError {
     @usableFromInline
     static func unstorable(_ reason: String) -> StrataError {
         .invalidValue(entity: "?", field: "?", reason: reason)
+    }
+
+    /// A NaN to be stored, before the entity and field are known.
+    @usableFromInline
+    static var storingNaN: StrataError {
+        unstorable("NaN cannot be stored: SQLite turns it into NULL")
     }
 }
 

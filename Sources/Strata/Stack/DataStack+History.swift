@@ -80,7 +80,9 @@ extension DataStack {
     /// try stack.purgeHistory(olderThan: Date().addingTimeInterval(-24 * 3_600))
     /// ```
     ///
-    /// - Throws: the errors of ``purgeHistory(through:)``.
+    /// - Throws: the errors of ``purgeHistory(through:)``;
+    ///   ``StrataError/invalidValue(entity:field:reason:)`` (`_strata_log.time`),
+    ///   purging nothing, when `date` is not a number (`Date(timeIntervalSince1970: .nan)`).
     @discardableResult
     public func purgeHistory(olderThan date: Date) throws(StrataError) -> Int {
         try writeLogged { try CommitLog.purge(through: 0, olderThan: date, on: $0) }

@@ -10,7 +10,8 @@ extension DataStack {
     ///
     /// - Throws: ``StrataError/storeNotAdded``, or ``StrataError/storage(path:reason:)``
     ///   when the copy cannot be written (for example, a file already exists at
-    ///   `url`), or the store is on a server (PostgreSQL: use `pg_dump`).
+    ///   `url`, or `url` is not a file URL), or the store is on a server
+    ///   (PostgreSQL: use `pg_dump`).
     public func exportStore(to url: URL) throws(StrataError) {
         let store = try store()
         if store.settings.server != nil {
@@ -18,6 +19,7 @@ extension DataStack {
                 path: store.path,
                 reason: "a server store cannot be exported to a file; use the server's own tools (pg_dump)")
         }
+        try SQLiteStore.checkFileURL(url)
         if FileManager.default.fileExists(atPath: url.path) {
             throw .storage(path: url.path, reason: "a file already exists there")
         }

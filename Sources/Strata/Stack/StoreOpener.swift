@@ -79,7 +79,9 @@ struct StoreOpener {
 
     /// Creates the folder, and checks an existing file's header before SQLite
     /// sees it: `sqlite3_open` accepts any file, and a truncated one fails only later.
+    /// A URL that is not a file's is refused before anything is created.
     func prepareFile(at url: URL) throws {
+        try SQLiteStore.checkFileURL(url)
         let manager = FileManager.default
         let folder = url.deletingLastPathComponent()
         if !manager.fileExists(atPath: folder.path) {

@@ -22,7 +22,9 @@ public struct SQLiteStore: StorageInterface {
     public var settings: StoreSettings
 
     /// A store at `fileURL` holding the entities of `configuration` (`nil`:
-    /// every entity).
+    /// every entity). `fileURL` names a local file (`URL(fileURLWithPath:)`);
+    /// a URL of another scheme (`https://…`) is refused with
+    /// ``StrataError/storage(path:reason:)`` when the store is opened.
     public init(
         fileURL: URL, configuration: String? = nil, options: LocalStorageOptions = .none,
         isReadOnly: Bool = false, synchronous: SynchronousMode = .normal
@@ -79,8 +81,10 @@ public struct SQLiteStore: StorageInterface {
 
     /// Deletes the store's files. Do this only while no stack has the store open.
     ///
-    /// - Throws: ``StrataError/storage(path:reason:)`` when a file exists but cannot be removed.
+    /// - Throws: ``StrataError/storage(path:reason:)`` when a file exists but
+    ///   cannot be removed, or `fileURL` is not a file URL (nothing is deleted).
     public func deleteFiles() throws(StrataError) {
+        try Self.checkFileURL(fileURL)
         for url in fileURLs where FileManager.default.fileExists(atPath: url.path) {
             do {
                 try FileManager.default.removeItem(at: url)
@@ -88,6 +92,17 @@ public struct SQLiteStore: StorageInterface {
                 throw .storage(path: url.path, reason: "cannot delete: \(error.localizedDescription)")
             }
         }
+    }
+
+    /// Refuses a URL of another scheme than `file` (`https://host/data/zoo.sqlite`,
+    /// say a download's address): its `path` (`/data/zoo.sqlite`) would name an
+    /// unrelated local file, which the store would create, overwrite or delete.
+    /// A URL without a scheme (`URL(string: "/data/zoo.sqlite")`) is a path.
+    static func checkFileURL(_ url: URL) throws(StrataError) {
+        guard let scheme = url.scheme, !url.isFileURL else { return }
+        throw .storage(
+            path: url.absoluteString,
+            reason: "a \(scheme) URL is not a file URL; give a local file (URL(fileURLWithPath:))")
     }
 }
 

@@ -38,6 +38,12 @@ public enum StoredValue: Sendable, Hashable {
         }
     }
 
+    /// Whether this is a NaN, which SQLite stores as NULL: no field may hold one.
+    var isNaN: Bool {
+        if case .real(let number) = self { return number.isNaN }
+        return false
+    }
+
     /// Whether this is text holding U+0000 (NUL), which SQLite's text can
     /// hold and PostgreSQL's cannot (``SQLDialect/textHoldsNUL``).
     var isTextHoldingNUL: Bool {
@@ -46,6 +52,33 @@ public enum StoredValue: Sendable, Hashable {
             guard let start = bytes.baseAddress else { return false }
             return memchr(start, 0, bytes.count) != nil
         } ?? text.utf8.contains(0)
+    }
+}
+
+extension StoredValue {
+    /// A value as a dictionary key that two values share when SQL's `=` finds
+    /// them equal, and a unique index holds one of them: text by its UTF-8
+    /// bytes (Swift's `==` takes `"é"` and `"e\u{301}"`, or the Kelvin sign
+    /// and `"K"`, for one string; a unique index holds both), anything else
+    /// by `==`. For matching values read back from SQL, as an import matches IDs.
+    @usableFromInline
+    struct ExactKey: Hashable {
+        @usableFromInline let value: StoredValue
+
+        @inlinable
+        init(_ value: StoredValue) { self.value = value }
+
+        @usableFromInline
+        static func == (lhs: Self, rhs: Self) -> Bool {
+            if case .text(let left) = lhs.value, case .text(let right) = rhs.value {
+                return left.hasSameUTF8(as: right)
+            }
+            return lhs.value == rhs.value
+        }
+
+        // Texts with the same bytes are equal Swift strings, with equal hashes.
+        @usableFromInline
+        func hash(into hasher: inout Hasher) { hasher.combine(value) }
     }
 }
 

@@ -23,7 +23,7 @@ public struct FieldAssignment<Object: ManagedObject> {
     ) -> Self {
         let name = FieldPath.name(field)
         do {
-            return Self(field: name, change: .value(try value.storedValue()))
+            return Self(field: name, change: .value(try value.storableValue()))
         } catch {
             return Self(field: name, change: .invalid(StrataError.wrapping(error)))
         }

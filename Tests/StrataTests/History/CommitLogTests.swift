@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+import StrataPostgreSQL
 import Testing
 
 /// The IDs and changed fields of a commit, as a change set and a log record both answer them.
@@ -164,6 +165,81 @@ struct CommitLogTests {
         #expect(records.last?.generation == 200)
         #expect(try stack.historyHorizon() == 182)
         #expect(records.count < 10 + Int(HistoryRetention.purgeInterval))
+    }
+
+    /// Law: whatever limits a retention holds, commits go on, and the log
+    /// keeps every record a limit as the initializer clamps it keeps.
+    @Test(arguments: StoreKind.allCases)
+    func retentionSetToLimitsThatMeanNothingNeitherTrapsNorEmptiesTheLog(kind: StoreKind) throws {
+        var random = SplitMix64.random()
+        let seed = random.seed
+        for _ in 0..<3 {
+            let counts: [Int?] = [nil, 0, -1, Int.min, Int(random.next() % 20) - 10]
+            let ages: [TimeInterval?] = [
+                nil, .nan, -.infinity, -1, .infinity, -Double(random.next() % 99),
+            ]
+            let count = counts[Int(random.next() % UInt64(counts.count))]
+            let age = ages[Int(random.next() % UInt64(ages.count))]
+            // The properties are set directly, past the initializer's clamps.
+            var retention = HistoryRetention.unlimited
+            retention.maxCount = count
+            retention.maxAge = age
+            let context = "seed \(seed): maxCount \(String(describing: count)), "
+                + "maxAge \(String(describing: age))"
+            try expectCommitsGoOn(kind, keeping: retention, context)
+        }
+    }
+
+    private func expectCommitsGoOn(
+        _ kind: StoreKind, keeping retention: HistoryRetention, _ context: String
+    ) throws {
+        let directory = TemporaryDirectory()
+        var storage = try makeStorage(kind, in: directory)
+        if var store = storage as? SQLiteStore {
+            store.settings.historyRetention = retention
+            storage = store
+        } else if var store = storage as? InMemoryStore {
+            store.settings.historyRetention = retention
+            storage = store
+        } else {
+            var store = try #require(storage as? PostgreSQLStore)
+            store.settings.historyRetention = retention
+            storage = store
+        }
+        let stack = DataStack(monitorSchema)
+        try stack.addStorageAndWait(storage)
+        let commits = Int(HistoryRetention.purgeInterval) + 3
+        for rank in 0..<commits {
+            try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = rank })
+        }
+        #expect(try stack.fetchCount(From<MonItem>()) == commits, "\(context)")
+        let generations = try stack.history().map(\.generation)
+        #expect(generations.last == UInt64(commits), "\(context): the last commit is kept")
+        let (count, age) = (retention.maxCount, retention.maxAge)
+        if age.map({ $0.isNaN || $0 > 0 }) ?? true, count.map({ $0 > 1 }) ?? true {
+            let kept = count.map { min(commits, $0 + 3) } ?? commits
+            #expect(generations.count >= kept, "\(context): \(generations)")
+        }
+    }
+
+    @Test
+    func purgingBeforeANaNDateIsRefusedAndPurgesNothing() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        for rank in 0..<5 {
+            try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = rank })
+        }
+        let error = #expect(throws: StrataError.self) {
+            try stack.purgeHistory(olderThan: Date(timeIntervalSince1970: .nan))
+        }
+        if case let .invalidValue(entity, field, _)? = error {
+            #expect(entity == "_strata_log" && field == "time")
+        } else {
+            Issue.record("expected .invalidValue, got \(String(describing: error))")
+        }
+        #expect(try stack.history().map(\.generation) == [1, 2, 3, 4, 5])
+        #expect(try stack.historyHorizon() == 0)
+        #expect(HistoryRetention(maxCount: 5, maxAge: .nan).maxAge == nil, "a NaN age is no limit")
     }
 
     @Test

@@ -3,14 +3,15 @@ import Testing
 @testable import Strata
 
 /// The unique import's deduplication of text IDs: each ID once, at its first
-/// position, with the index of its last source, as a `[String: Int]` gives.
+/// position, with the index of its last source, as a dictionary keyed by the
+/// IDs' UTF-8 bytes gives (the store's unique index tells bytes apart).
 @Suite("Import: the table of text IDs")
 struct TextIDTableTests {
     /// IDs of every shape the hash reads differently: empty, shorter and
     /// longer than a word, past Swift's inline 15 bytes, non-ASCII (composed
     /// and decomposed é, ß, Turkish ı), and texts that differ in one byte.
     /// Non-ASCII IDs (where Swift's `==` is canonical equivalence: the
-    /// Kelvin sign equals "K") send the table to its dictionary.
+    /// Kelvin sign equals "K", bytes do not) send the table to its dictionary.
     static func randomID(_ random: inout SplitMix64, ascii: Bool) -> String? {
         let shapes = ["", "K", "SKU-", "a-rather-long-identifier-", "x"]
             + (ascii ? [] : ["é", "e\u{301}", "ß", "ı", "\u{212A}"])
@@ -22,13 +23,13 @@ struct TextIDTableTests {
     /// What the generic path computes, written plainly.
     static func reference(_ ids: [String?]) -> [(id: String, index: Int)] {
         var pending: [(id: String, index: Int)] = []
-        var first: [String: Int] = [:]
+        var first: [[UInt8]: Int] = [:]
         for (index, id) in ids.enumerated() {
             guard let id else { continue }
-            if let position = first[id] {
+            if let position = first[Array(id.utf8)] {
                 pending[position].index = index
             } else {
-                first[id] = pending.count
+                first[Array(id.utf8)] = pending.count
                 pending.append((id, index))
             }
         }
@@ -45,7 +46,8 @@ struct TextIDTableTests {
         let expected = Self.reference(ids)
         #expect(found.count == expected.count)
         let mismatch = zip(found.indices, expected).first { position, pair in
-            found[position].id != pair.id || found[position].index != pair.index
+            !found[position].id.utf8.elementsEqual(pair.id.utf8)
+                || found[position].index != pair.index
         }?.0
         #expect(mismatch == nil, "first difference at \(mismatch ?? -1)")
     }

@@ -281,6 +281,64 @@ struct StoreFileTests {
         #expect(!exists(url))
     }
 
+    /// A URL of another scheme than `file` names no local file; its path
+    /// names an unrelated one, which no call may open, create, copy or delete.
+    @Test(arguments: ["https", "http", "ftp", "myapp"])
+    func aURLThatIsNotAFileURLIsRefusedAndItsPathLeftAlone(scheme: String) throws {
+        let directory = TemporaryDirectory()
+        let local = storeURL(in: directory)
+        let remote = try #require(URL(string: "\(scheme)://example.com\(local.path)"))
+        #expect(remote.path == local.path)
+
+        let notAFileURL: (StrataError?) -> Bool = { error in
+            if case let .storage(path, reason)? = error {
+                return path == remote.absoluteString && reason.contains("not a file URL")
+            }
+            return false
+        }
+        // Nothing there: opening creates nothing.
+        var error = openingError(SQLiteStore(fileURL: remote))
+        #expect(notAFileURL(error), "\(String(describing: error))")
+        #expect(!exists(local), "no file was created at the URL's path")
+
+        // A store at the path: it is not opened, migrated, deleted or replaced.
+        try makeStoreFile(notes: 3, in: directory)
+        let before = contents(local)
+        error = openingError(SQLiteStore(fileURL: remote))
+        #expect(notAFileURL(error), "\(String(describing: error))")
+        error = #expect(throws: StrataError.self) { try SQLiteStore(fileURL: remote).deleteFiles() }
+        #expect(notAFileURL(error), "\(String(describing: error))")
+
+        let other = TemporaryDirectory()
+        let stack = try makeStack(noteSchema, .file, in: other)
+        try writeNotes(1, to: stack)
+        error = #expect(throws: StrataError.self) { try stack.replaceStore(withContentsOf: remote) }
+        #expect(notAFileURL(error), "\(String(describing: error))")
+        #expect(try noteNumbers(stack) == [0], "the stack keeps its store")
+        let exported = try #require(
+            URL(string: "\(scheme)://example.com\(other.file("copy.sqlite").path)"))
+        error = #expect(throws: StrataError.self) { try stack.exportStore(to: exported) }
+        if case let .storage(path, reason)? = error {
+            #expect(path == exported.absoluteString && reason.contains("not a file URL"))
+        } else {
+            Issue.record("expected .storage, got \(String(describing: error))")
+        }
+        #expect(!exists(other.file("copy.sqlite")))
+        #expect(contents(local) == before, "the file at the URL's path is unchanged")
+    }
+
+    @Test
+    func aURLWithoutASchemeIsAPath() throws {
+        let directory = TemporaryDirectory()
+        let url = try #require(URL(string: storeURL(in: directory).path))
+        #expect(url.scheme == nil)
+        let stack = DataStack(noteSchema)
+        try stack.addStorageAndWait(SQLiteStore(fileURL: url))
+        try writeNotes(2, to: stack)
+        #expect(try noteNumbers(stack) == [0, 1])
+        #expect(exists(storeURL(in: directory)))
+    }
+
     // MARK: Deleting, exporting, wiping
 
     @Test
