@@ -200,16 +200,6 @@ final class EntityDescription: Sendable {
     /// The default values of a new object, slot by slot.
     let defaultValues: ContiguousArray<StoredValue>
 
-    /// A new object's own copy of ``defaultValues``. Sharing the defaults
-    /// and copying on the first write copied each value through the
-    /// generic value witness: 8% of an insert's transaction.
-    func newValues() -> ContiguousArray<StoredValue> {
-        var values = ContiguousArray<StoredValue>()
-        values.reserveCapacity(defaultValues.count)
-        for value in defaultValues { values.append(value) }
-        return values
-    }
-
     /// The slots whose value each new object takes from its field's
     /// `dynamicInitialValue:`, replacing the default.
     let initialValues: [(slot: Int, make: InitialValue)]
