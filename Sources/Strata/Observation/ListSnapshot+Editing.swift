@@ -41,7 +41,9 @@ extension ListSnapshot {
     }
 
     /// Appends items to the end of section `sectionIndex`.
-    public mutating func appendItems<C: Collection<ObjectID<Object>>>(with itemIDs: C, toSectionAt sectionIndex: Int) {
+    public mutating func appendItems<C: Collection<ObjectID<Object>>>(
+        with itemIDs: C, toSectionAt sectionIndex: Int
+    ) {
         edit { sections in
             Self.checkSection(sectionIndex, in: sections)
             sections[sectionIndex].itemIDs.append(contentsOf: itemIDs)
@@ -71,7 +73,9 @@ extension ListSnapshot {
     /// Inserts items at `indexPath`: the first of them takes that place, the
     /// item there and the ones after it follow them. The item index may be
     /// the section's item count, to append.
-    public mutating func insertItems<C: Collection<ObjectID<Object>>>(withIDs itemIDs: C, at indexPath: IndexPath) {
+    public mutating func insertItems<C: Collection<ObjectID<Object>>>(
+        withIDs itemIDs: C, at indexPath: IndexPath
+    ) {
         edit { sections in
             Self.checkSection(indexPath.section, in: sections)
             checkUsage(
@@ -159,7 +163,9 @@ extension ListSnapshot {
     }
 
     /// Inserts empty sections with these IDs just before the section with `beforeSectionID`.
-    public mutating func insertSections<C: Collection<String>>(withIDs sectionIDs: C, beforeSectionID: String) {
+    public mutating func insertSections<C: Collection<String>>(
+        withIDs sectionIDs: C, beforeSectionID: String
+    ) {
         edit { sections in
             let index = Self.index(of: beforeSectionID, in: sections)
             sections.insert(contentsOf: sectionIDs.map { ($0, []) }, at: index)
@@ -167,7 +173,9 @@ extension ListSnapshot {
     }
 
     /// Inserts empty sections with these IDs just after the section with `afterSectionID`.
-    public mutating func insertSections<C: Collection<String>>(withIDs sectionIDs: C, afterSectionID: String) {
+    public mutating func insertSections<C: Collection<String>>(
+        withIDs sectionIDs: C, afterSectionID: String
+    ) {
         edit { sections in
             let index = Self.index(of: afterSectionID, in: sections)
             sections.insert(contentsOf: sectionIDs.map { ($0, []) }, at: index + 1)
@@ -179,7 +187,8 @@ extension ListSnapshot {
     public mutating func insertSections<C: Collection<String>>(_ sectionIDs: C, at sectionIndex: Int) {
         edit { sections in
             checkUsage(
-                (0...sections.count).contains(sectionIndex), "Strata: section \(sectionIndex) is out of range")
+                (0...sections.count).contains(sectionIndex),
+                "Strata: section \(sectionIndex) is out of range")
             sections.insert(contentsOf: sectionIDs.map { ($0, []) }, at: sectionIndex)
         }
     }
@@ -224,7 +233,8 @@ extension ListSnapshot {
             Self.checkSection(sectionIndex, in: sections)
             let moved = sections.remove(at: sectionIndex)
             checkUsage(
-                (0...sections.count).contains(newSectionIndex), "Strata: section \(newSectionIndex) is out of range")
+                (0...sections.count).contains(newSectionIndex),
+                "Strata: section \(newSectionIndex) is out of range")
             sections.insert(moved, at: newSectionIndex)
         }
     }
@@ -257,13 +267,15 @@ extension ListSnapshot {
         var seen: Set<ObjectID<Object>> = []
         for section in sections {
             for itemID in section.itemIDs {
-                checkUsage(seen.insert(itemID).inserted, "Strata: the snapshot would hold item \(itemID) twice")
+                checkUsage(
+                    seen.insert(itemID).inserted, "Strata: the snapshot would hold item \(itemID) twice")
             }
         }
         let repeatedAfter = Self.repeated(sections.map(\.id))
         checkUsage(
             repeatedAfter.isSubset(of: repeatedBefore),
-            "Strata: the snapshot would hold two sections with ID \(repeatedAfter.subtracting(repeatedBefore).sorted())")
+            "Strata: the snapshot would hold two sections with ID "
+                + "\(repeatedAfter.subtracting(repeatedBefore).sorted())")
         let updated = updatedItemIDs.intersection(seen)
         self = ListSnapshot(sections: sections)
         updatedItemIDs = updated
@@ -288,7 +300,9 @@ extension ListSnapshot {
 
     private static func path(of itemID: ObjectID<Object>, in sections: Sections) -> IndexPath {
         for (section, entry) in sections.enumerated() {
-            if let item = entry.itemIDs.firstIndex(of: itemID) { return IndexPath(item: item, section: section) }
+            if let item = entry.itemIDs.firstIndex(of: itemID) {
+                return IndexPath(item: item, section: section)
+            }
         }
         misuse("Strata: the snapshot holds no item \(itemID)")
     }

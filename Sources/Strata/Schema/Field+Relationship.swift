@@ -113,7 +113,8 @@ extension Field {
 
         /// Declares a relationship whose inverse, if any, is declared on the other side.
         /// `renamingIdentifier` is its previous name, when a new schema version renames it;
-        /// `minCount` and `maxCount` as in ``init(_:minCount:maxCount:inverse:deleteRule:renamingIdentifier:)``.
+        /// `minCount` and `maxCount` as in
+        /// ``init(_:minCount:maxCount:inverse:deleteRule:renamingIdentifier:)``.
         public init(
             _ name: String, minCount: Int = 0, maxCount: Int = 0, deleteRule: DeleteRule = .nullify,
             renamingIdentifier: String? = nil

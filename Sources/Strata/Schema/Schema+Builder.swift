@@ -320,7 +320,8 @@ struct SchemaBuilder {
         var links: [Link] = []
         for entity in declared {
             for field in entity.fields {
-                guard case let .relationship(targetType, cardinality, inverseKeyPath, rule, counts) = field.kind
+                guard case let .relationship(targetType, cardinality, inverseKeyPath, rule, counts)
+                    = field.kind
                 else { continue }
                 if let problem = problem(with: counts, cardinality) {
                     problems.append(.invalidSchema(entity: entity.name, field: field.name, reason: problem))
