@@ -56,7 +56,7 @@ extension Where {
         _ path: ValuePath, _ values: Values
     ) -> Where<Object> where Values.Element == Value {
         do {
-            return Where(.isIn(path, StoredValueSet(try values.map { try $0.storedValue() })))
+            return Where(.isIn(path, StoredValueSet(try values.map { try $0.storableValue() })))
         } catch {
             return Where(.invalid(StrataError.wrapping(error)
                 .located(entity: String(describing: Object.self), field: path.description)))
@@ -67,7 +67,7 @@ extension Where {
     /// the field when a bound cannot be stored.
     static func range<Value: FieldStorable>(_ path: ValuePath, _ range: ClosedRange<Value>) -> Where<Object> {
         stored(range.lowerBound, at: path) { lower in
-            (try? range.upperBound.storedValue()).map { .between(path, lower, $0) }
+            (try? range.upperBound.storableValue()).map { .between(path, lower, $0) }
                 ?? .invalid(.invalidValue(
                     entity: String(describing: Object.self), field: path.description,
                     reason: "\(range.upperBound) cannot be stored"))

@@ -80,7 +80,7 @@ public struct Where<Object: ManagedObject>: Sendable {
         _ value: Value, at path: ValuePath, _ make: (StoredValue) -> WherePredicate
     ) -> Where<Object> {
         do {
-            return Where(make(try value.storedValue()))
+            return Where(make(try value.storableValue()))
         } catch {
             let error = StrataError.wrapping(error)
                 .located(entity: String(describing: Object.self), field: path.description)

@@ -157,4 +157,35 @@ struct CustomFieldStorableTests {
         let temperatures = try stack.fetchAll(From<Reading>()).map(\.temperature)
         #expect(temperatures == Array(repeating: Celsius(degrees: 20), count: 3))
     }
+
+    /// A query that compares with a NaN of the app's own type fails with
+    /// `.invalidValue` naming the field, as storing one does, where it
+    /// compared with NULL and matched nothing; `==`, `in:` and `between:`,
+    /// in the stack's reads and a transaction's.
+    @Test(arguments: StoreKind.allCases)
+    func aQueryComparingWithANaNFailsAsStoringOneDoes(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(readingSchema, kind, in: directory)
+        try stack.perform(synchronous: { tx in tx.create(Into<Reading>()).seq = 1 })
+        let nan = Celsius(degrees: .nan)
+        let queries: [Where<Reading>] = [
+            \.$temperature == nan,
+            Where(\.$temperature, in: [Celsius(degrees: 20), nan]),
+            \.$peak == nan,
+        ]
+        for query in queries {
+            for read in [
+                { try stack.fetchCount(From<Reading>().where(query)) },
+                { try stack.perform(synchronous: { tx in try tx.fetchCount(From<Reading>().where(query)) }) },
+            ] {
+                let error = #expect(throws: StrataError.self) { _ = try read() }
+                if case let .invalidValue(_, field, _)? = error {
+                    #expect(["temperature", "peak"].contains(field), "\(query)")
+                } else {
+                    Issue.record("expected .invalidValue for \(query), got \(String(describing: error))")
+                }
+            }
+        }
+        #expect(try stack.fetchCount(From<Reading>().where(\.$temperature == Celsius(degrees: 20))) == 1)
+    }
 }
