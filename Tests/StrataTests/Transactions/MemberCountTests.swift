@@ -25,6 +25,22 @@ final class McClub: ManagedObject {
     @Field.Relationship("members", minCount: 2, maxCount: 3) var members: [McSailor]
 }
 
+/// A tree whose base declares a bounded relationship: a yacht inherits its bounds.
+class McVessel: ManagedObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("deckhands", minCount: 2, maxCount: 3, inverse: \McDeckhand.$vessel)
+    var deckhands: Set<McDeckhand>
+}
+
+final class McYacht: McVessel {
+    @Field.Stored("length") var length: Double = 12
+}
+
+final class McDeckhand: ManagedObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("vessel") var vessel: McVessel?
+}
+
 /// Bounds a schema refuses, and one it takes.
 final class McToOne: ManagedObject {
     @Field.Relationship("partner", maxCount: 1) var partner: McToOne?
@@ -220,6 +236,62 @@ struct MemberCountTests {
         }
         let crews = try stack.fetchAll(From<McBoat>()).map { ($0.name, $0.crew.count) }
         #expect(crews.sorted { $0.0 < $1.0 }.map(\.1) == [3, 0])
+    }
+
+    /// A subentity's objects are held to the bounds its base declares, and
+    /// the error names the object's own entity; moving a deckhand from a
+    /// yacht to a plain vessel counts both.
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func aSubentityKeepsTheBoundsItInherits(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let schema = Schema("McTree", entities: [
+            Entity<McVessel>("McVessel"), Entity<McYacht>("McYacht"), Entity<McDeckhand>("McDeckhand"),
+        ])
+        let stack = try makeStack(schema, kind, in: directory)
+        func crew(_ count: Int, on vessel: McVessel, _ tx: SynchronousDataTransaction) {
+            for index in 0..<count {
+                let hand = tx.create(Into<McDeckhand>())
+                hand.name = "\(vessel.name)-\(index)"
+                hand.vessel = vessel
+            }
+        }
+        do {
+            try stack.perform(synchronous: { tx in
+                let yacht = tx.create(Into<McYacht>())
+                yacht.name = "y"
+                crew(1, on: yacht, tx)
+            })
+            Issue.record("a yacht with one deckhand was saved")
+        } catch {
+            guard case .invalidValue("McYacht", "deckhands", _) = error else {
+                Issue.record("expected invalidValue of McYacht.deckhands, got \(error)")
+                return
+            }
+        }
+        try stack.perform(synchronous: { tx in
+            let yacht = tx.create(Into<McYacht>())
+            yacht.name = "y"
+            crew(2, on: yacht, tx)
+            let vessel = tx.create(Into<McVessel>())
+            vessel.name = "v"
+            crew(3, on: vessel, tx)
+        })
+        // Moving one of the vessel's three to the yacht leaves 3 and 2: allowed.
+        try stack.perform(synchronous: { tx in
+            let hand = try #require(try tx.fetchOne(From<McDeckhand>().where(\.$name == "v-0")))
+            hand.vessel = try tx.fetchOne(From<McYacht>())
+        })
+        // Moving another leaves the yacht 4: refused, naming the yacht.
+        #expect(throws: StrataError.self) {
+            try stack.perform(synchronous: { tx in
+                let hand = try #require(try tx.fetchOne(From<McDeckhand>().where(\.$name == "v-1")))
+                hand.vessel = try tx.fetchOne(From<McYacht>())
+            })
+        }
+        let counts = try stack.fetchAll(From<McVessel>().orderBy(.ascending(\.$name)))
+            .map { ($0.name, $0.deckhands.count) }
+        #expect(counts.map(\.0) == ["v", "y"] && counts.map(\.1) == [2, 3])
     }
 
     /// A bound on a to-one relationship, a negative one, and a minimum above
