@@ -231,11 +231,12 @@ extension ObjectContext {
     /// relationship's `minCount` and `maxCount`, counted in the flushed
     /// state: one query per bounded relationship that changed.
     func checkMemberCounts(_ changes: [String: ChangeSet.EntityChanges]) throws {
-        for name in changes.keys.sorted() {
-            guard let entity = schema.entity(named: name) else { continue }
-            let bounded = entity.relationships.values.filter { $0.counts.isBounded }
-            guard !bounded.isEmpty, let entityChanges = changes[name] else { continue }
-            for relationship in bounded.sorted(by: { $0.name < $1.name }) {
+        let bounded = changes.keys.filter {
+            schema.entity(named: $0)?.boundedRelationships.isEmpty == false
+        }
+        for name in bounded.sorted() {
+            let entity = schema.entity(named: name)!, entityChanges = changes[name]!
+            for relationship in entity.boundedRelationships {
                 var owners = entityChanges.inserted.map(\.rowID) + entityChanges.insertedUnread
                 for (rowID, update) in entityChanges.updated
                 where update.changedFields.contains(relationship.name) {

@@ -88,6 +88,9 @@ final class EntityDescription: Sendable {
     let type: ManagedObject.Type
     let attributes: [AttributeDescription]
     let relationships: [String: RelationshipDescription]
+    /// The to-many relationships with a `minCount` or `maxCount`, by name:
+    /// what a commit counts (usually none, so the commit skips the entity).
+    let boundedRelationships: [RelationshipDescription]
     /// Field names in declaration order (attributes, relationships, virtuals).
     let fieldNames: [String]
     /// `_pk, "a", "b", ...`: the columns a materialized object reads.
@@ -159,6 +162,8 @@ final class EntityDescription: Sendable {
         self.type = type
         self.attributes = attributes
         self.relationships = relationships
+        self.boundedRelationships = relationships.values.filter { $0.counts.isBounded }
+            .sorted { $0.name < $1.name }
         self.fieldNames = fieldNames
         let selectList = (["_pk"] + attributes.map { SQL.quote($0.name) }).joined(separator: ", ")
         self.selectList = selectList
