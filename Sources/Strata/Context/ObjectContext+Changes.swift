@@ -190,13 +190,7 @@ extension ObjectContext {
                 statement = try connection.statement(entity.insertSQL)
                 statementEntity = entity
             }
-            let insert = statement!
-            insert.reset()
-            try insert.bind(.integer(object.rowID), at: 1)
-            for slot in 0..<entity.attributes.count {
-                try insert.bind(object.value(at: slot), at: Int32(slot + 2))
-            }
-            _ = try insert.step()
+            try statement!.execute(object.values, rowID: object.rowID)
             object.isWritten = true
         }
     }
@@ -259,15 +253,8 @@ extension ObjectContext {
                 statements[shape] = update
             }
             last = (shape, update)
-            update.reset()
             let values = pending.object.values
-            var parameter: Int32 = 1
-            for slot in pending.changed {
-                try update.bind(values[slot], at: parameter)
-                parameter += 1
-            }
-            try update.bind(.integer(pending.rowID), at: parameter)
-            while try update.step() {}
+            try update.execute(pending.changed.lazy.map { values[$0] }, rowID: pending.rowID)
             pending.object.flushed = nil
         }
     }

@@ -95,7 +95,7 @@ final class EntityDescription: Sendable {
     let fieldNames: [String]
     /// `_pk, "a", "b", ...`: the columns a materialized object reads.
     let selectList: String
-    /// The statement that inserts one object.
+    /// The statement that inserts one object: its values, then its row ID.
     let insertSQL: String
     /// The statement that reads one row by its ID (`?`): made once, as a
     /// point read is too cheap to build its text on every call.
@@ -187,7 +187,8 @@ final class EntityDescription: Sendable {
             guard let make = attribute.initialValue, tree?.isMember(attribute.slot) ?? true else { return nil }
             return (attribute.slot, make)
         }
-        self.insertSQL = "INSERT INTO \(quotedTable) (\(selectList)) VALUES "
+        self.insertSQL = "INSERT INTO \(quotedTable) ("
+            + (attributes.map { SQL.quote($0.name) } + ["_pk"]).joined(separator: ", ") + ") VALUES "
             + "(\(SQL.placeholders(attributes.count + 1)))"
         self.selectRowSQL = "SELECT \(selectList) FROM \(quotedTable) WHERE _pk = ?"
         let qualifiedList = (["t._pk"] + attributes.map { "t.\(SQL.quote($0.name))" })

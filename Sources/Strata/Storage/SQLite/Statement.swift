@@ -86,6 +86,71 @@ final class Statement: ColumnReader {
         if code != SQLITE_OK { throw connection.error(sql: sql) }
     }
 
+    /// Runs a statement that returns no rows, binding `values` to its first
+    /// parameters and `rowID` to the last (an insert lists `_pk` last, an
+    /// update ends `WHERE _pk = ?`), and leaves it reset with no bindings.
+    /// Texts and blobs are bound in place (`SQLITE_STATIC`) rather than
+    /// copied by SQLite: each is bound inside the scope of its bytes, and the
+    /// statement steps inside all of them, the only time SQLite reads a bound
+    /// value. What a commit's writes run per row.
+    func execute(_ values: some Sequence<StoredValue>, rowID: Int64) throws {
+        if let server {
+            server.reset()
+            var parameter: Int32 = 1
+            for value in values {
+                try server.bind(value, at: parameter)
+                parameter += 1
+            }
+            try server.bind(.integer(rowID), at: parameter)
+            while try server.step() {}
+            return
+        }
+        // Clearing neither reads nor frees what was bound in place.
+        defer { sqlite3_clear_bindings(handle) }
+        sqlite3_reset(handle)
+        var remaining = values.makeIterator()
+        try bindInPlace(&remaining, from: 1, rowID: rowID)
+    }
+
+    /// Binds what `remaining` holds from parameter `first` on, and `rowID`
+    /// after it, as ``execute(_:rowID:)`` describes; then steps to the end
+    /// and resets.
+    private func bindInPlace(
+        _ remaining: inout some IteratorProtocol<StoredValue>, from first: Int32, rowID: Int64
+    ) throws {
+        var parameter = first
+        while let value = remaining.next() {
+            switch value {
+            case .text(var string) where !string.isEmpty:
+                return try string.withUTF8 { bytes in
+                    try bound(bytes.withMemoryRebound(to: CChar.self) { text in
+                        sqlite3_bind_text64(
+                            handle, parameter, text.baseAddress, sqlite3_uint64(text.count), nil,
+                            UInt8(SQLITE_UTF8))
+                    })
+                    try bindInPlace(&remaining, from: parameter + 1, rowID: rowID)
+                }
+            case .blob(let data) where !data.isEmpty:
+                return try data.withUnsafeBytes { bytes in
+                    try bound(sqlite3_bind_blob64(
+                        handle, parameter, bytes.baseAddress, sqlite3_uint64(bytes.count), nil))
+                    try bindInPlace(&remaining, from: parameter + 1, rowID: rowID)
+                }
+            default:
+                try bind(value, at: parameter)
+            }
+            parameter += 1
+        }
+        try bound(sqlite3_bind_int64(handle, parameter, rowID))
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    /// Throws the connection's error unless `code` is `SQLITE_OK`.
+    private func bound(_ code: Int32) throws {
+        if code != SQLITE_OK { throw connection.error(sql: sql) }
+    }
+
     /// Steps once: `true` when a row is available, `false` when done.
     func step() throws -> Bool {
         if let server { return try server.step() }
