@@ -42,7 +42,10 @@ extension StoreContexts {
         for context in contexts {
             if let needed, total >= needed { break }
             let rest = needed.map { $0 - total }
-            total += try context.fetchCount(query.tweak { $0 = Tweak(fetchLimit: rest) })
+            total += try context.fetchCount(query.tweak {
+                $0.fetchLimit = rest
+                $0.fetchOffset = 0
+            })
         }
         let remaining = max(0, total - offset)
         return limit.map { min($0, remaining) } ?? remaining

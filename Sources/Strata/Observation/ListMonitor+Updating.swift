@@ -3,14 +3,19 @@ import Foundation
 /// Following merged change sets: in memory when the monitor can decide,
 /// otherwise by re-fetching and diffing.
 extension ListMonitor {
-    /// The monitored entity and its subentities, whose rows are members too.
-    var watchedEntityNames: Set<String> { Set(entity.familyNames) }
+    /// The entities whose objects may be members: the monitored one and,
+    /// unless the fetch's tweak leaves them out, its subentities.
+    var memberEntityNames: [String] {
+        query.options.includesSubentities ? entity.familyNames : [entity.name]
+    }
+
+    var watchedEntityNames: Set<String> { Set(memberEntityNames) }
 
     func didMerge(_ changeSet: ChangeSet) {
         // A merge that a read inside `load()` set off is older than the list being loaded.
         guard changeSet.generation > generation, !isLoading else { return }
         defer { generation = max(generation, changeSet.generation) }
-        let mine = changeSet.changes(of: entity)
+        let mine = changeSet.changes(of: entity, includingSubentities: query.options.includesSubentities)
         // The entities read through relationships (the monitored one too, for a
         // path back to it); raw SQL may read any table.
         let rawSQL = !(query.predicate?.isEvaluableInMemory ?? true)
@@ -75,7 +80,7 @@ extension ListMonitor {
         // holds: looked up once per merge, not once more per monitor. A
         // family's changes are several entities' together: looked up here.
         let merged = main.updatedRows[entity.name].flatMap { rows in
-            rows.count == changes.updated.count && entity.familyNames.count == 1 ? rows : nil
+            rows.count == changes.updated.count && memberEntityNames.count == 1 ? rows : nil
         } ?? changes.updated.keys.map { (rowID: $0, object: nil) }
         for (rowID, held) in merged {
             let object = held ?? main.object(entity, rowID: rowID, values: changes.updated[rowID]!.values, generation: generation)

@@ -47,7 +47,9 @@ extension From {
         var compiler = SQLCompiler(schema: schema, dialect: dialect)
         let alias = SQLCompiler.rootAlias
         guard options.effectiveLimit != nil || options.fetchOffset > 0 else {
-            let condition = try compiler.condition(predicate?.predicate, in: entity, alias: alias)
+            let condition = try compiler.condition(
+                predicate?.predicate, in: entity, alias: alias,
+                includingSubentities: options.includesSubentities)
             return CompiledTarget(
                 table: "\(entity.quotedTable) AS \(alias)", condition: condition, arguments: compiler.arguments)
         }
@@ -64,7 +66,9 @@ extension From {
     ) throws -> String {
         let alias = SQLCompiler.rootAlias
         var sql = ""
-        if let condition = try compiler.condition(predicate?.predicate, in: entity, alias: alias) {
+        if let condition = try compiler.condition(
+            predicate?.predicate, in: entity, alias: alias, includingSubentities: options.includesSubentities
+        ) {
             sql += " WHERE " + condition
         }
         if ordered { sql += " ORDER BY " + compiler.order(order, in: entity, alias: alias) }
@@ -79,16 +83,20 @@ extension From {
 extension SQLCompiler {
     /// The condition a query's rows meet: its predicate, and for an entity
     /// of an inheritance tree that is not its root, that the row is of the
-    /// entity or a subentity; `nil` when every row of the table is kept.
+    /// entity or a subentity (or, without `includingSubentities`, for any
+    /// entity of a tree, that the row is of the entity itself); `nil` when
+    /// every row of the table is kept.
     ///
     /// ```sql
     /// t0."_entity" IN (?, ?) AND (t0."age" >= ?)
     /// ```
     mutating func condition(
-        _ predicate: WherePredicate?, in entity: EntityDescription, alias: String
+        _ predicate: WherePredicate?, in entity: EntityDescription, alias: String,
+        includingSubentities: Bool = true
     ) throws -> String? {
         // Bound in the order the placeholders appear: the discriminator's first.
-        let discriminator = entity.discriminatorCondition(alias: alias)
+        let discriminator = entity.discriminatorCondition(
+            alias: alias, includingSubentities: includingSubentities)
         for value in discriminator?.arguments ?? [] { _ = bind(value) }
         guard let predicate else { return discriminator?.sql }
         let sql = try self.predicate(predicate, in: entity, alias: alias)

@@ -49,7 +49,10 @@ extension QueryChain {
         }
         try checkGroupKeys(in: entity)
         var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(entity.quotedTable) AS \(alias)"
-        if let condition = try compiler.condition(from.predicate?.predicate, in: entity, alias: alias) {
+        if let condition = try compiler.condition(
+            from.predicate?.predicate, in: entity, alias: alias,
+            includingSubentities: from.options.includesSubentities
+        ) {
             sql += " WHERE " + condition
         }
         let groupKeys = (groupBy?.paths ?? []).map(value)

@@ -1,7 +1,9 @@
-/// Adjusts a fetch: how many objects at most, and how many to skip first.
+/// Adjusts a fetch: how many objects at most, how many to skip first, and
+/// whether objects of subentities match.
 ///
 /// ```swift
 /// From<Person>().tweak { $0.fetchLimit = 20; $0.fetchOffset = 40 }
+/// From<Animal>().tweak { $0.includesSubentities = false }   // no Dog, no Cat
 /// ```
 public struct Tweak: Sendable {
     /// The most objects to return; `nil` or `0` (or less) for no limit, as in
@@ -9,12 +11,20 @@ public struct Tweak: Sendable {
     public var fetchLimit: Int?
     /// How many matching objects to skip first.
     public var fetchOffset: Int = 0
+    /// Whether objects of the fetched entity's subentities match too: `true`
+    /// by default, as in Core Data, so that `From<Animal>()` finds dogs and
+    /// cats; `false` keeps only objects whose entity is exactly the fetched
+    /// one. Every read of the fetch honours it: objects, IDs, counts, queries,
+    /// bulk writes (`deleteAll`, `updateAll`) and list monitors.
+    public var includesSubentities = true
 
-    /// A tweak with a limit (none by default) and an offset (0 by default):
-    /// `From<Person>().tweak { $0 = Tweak(fetchLimit: 20) }`.
-    public init(fetchLimit: Int? = nil, fetchOffset: Int = 0) {
+    /// A tweak with a limit (none by default), an offset (0 by default) and
+    /// subentities included (by default): `From<Person>().tweak { $0 =
+    /// Tweak(fetchLimit: 20) }`.
+    public init(fetchLimit: Int? = nil, fetchOffset: Int = 0, includesSubentities: Bool = true) {
         self.fetchLimit = fetchLimit
         self.fetchOffset = fetchOffset
+        self.includesSubentities = includesSubentities
     }
 
     /// The limit a fetch applies: `fetchLimit` when it is positive; `nil`,

@@ -307,15 +307,19 @@ extension EntityDescription {
     var familyNames: [String] { tree?.familyNames ?? [name] }
 
     /// The condition that keeps the rows of this entity and its subentities
-    /// in its tree's table read as `alias`, with its bound values; `nil`
-    /// when every row of the table is one (an entity outside a tree, or a root).
+    /// (or, without `includingSubentities`, of this entity alone) in its
+    /// tree's table read as `alias`, with its bound values; `nil` when every
+    /// row of the table is one (an entity outside a tree, or a root with its
+    /// subentities).
     ///
     /// ```sql
     /// t0."_entity" = ?            -- a leaf
     /// t0."_entity" IN (?, ?)      -- an entity with one subentity
     /// ```
-    func discriminatorCondition(alias: String?) -> (sql: String, arguments: [StoredValue])? {
-        guard let names = tree?.filter else { return nil }
+    func discriminatorCondition(
+        alias: String?, includingSubentities: Bool = true
+    ) -> (sql: String, arguments: [StoredValue])? {
+        guard let names = includingSubentities ? tree?.filter : tree.map({ _ in [name] }) else { return nil }
         let column = (alias.map { "\($0)." } ?? "") + SQL.quote(EntityTree.discriminatorColumn)
         let arguments = names.map(StoredValue.text)
         if names.count == 1 { return ("\(column) = ?", arguments) }

@@ -4,10 +4,12 @@
 /// subentity, as `From<Base>` would.
 extension ChangeSet {
     /// The changes of `entity`'s rows and of its subentities' rows, as one:
-    /// what an observer of the entity reads. Outside an inheritance tree,
-    /// the entity's own changes, as they are.
-    func changes(of entity: EntityDescription) -> EntityChanges? {
-        guard let names = entity.tree?.familyNames, names.count > 1 else { return changes[entity.name] }
+    /// what an observer of the entity reads. Outside an inheritance tree, or
+    /// without `includingSubentities`, the entity's own changes, as they are.
+    func changes(of entity: EntityDescription, includingSubentities: Bool = true) -> EntityChanges? {
+        guard includingSubentities, let names = entity.tree?.familyNames, names.count > 1 else {
+            return changes[entity.name]
+        }
         var merged: EntityChanges?
         for name in names {
             guard let part = changes[name] else { continue }

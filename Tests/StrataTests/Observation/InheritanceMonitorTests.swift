@@ -73,6 +73,9 @@ struct InheritanceMonitorTests {
                 let fresh = try stack.fetchAll(query.orderBy(monitor.orderForFetch))
                 #expect(monitor.objectsInAllSections().map(\.rowID) == fresh.map(\.rowID), "\(context)")
                 #expect(monitor.objectsInAllSections().map { ZooKind.of($0) } == fresh.map { ZooKind.of($0) }, "\(context)")
+                if !query.options.includesSubentities {
+                    #expect(monitor.objectsInAllSections().allSatisfy { type(of: $0) == Animal.self }, "\(context)")
+                }
                 if sectioned {
                     var runs: [String] = []
                     for legs in fresh.map(\.legs) where runs.last != "legs \(legs)" { runs.append("legs \(legs)") }
@@ -111,6 +114,11 @@ struct InheritanceMonitorTests {
         try add(From<ZooCat>().orderBy(.ascending(\.$lives)), sectioned: false)
         try add(From<ZooCat>().where(\.$keeper ~ \.$name == "k0").orderBy(.ascending(\.$legs)), sectioned: true)
         try add(From<ZooDog>().orderBy(.ascending(\.$breed)), sectioned: false)
+        // Without subentities: only the entity's own objects are members.
+        try add(From<ZooAnimal>().orderBy(.ascending(\.$legs), .ascending(\.$name))
+            .tweak { $0.includesSubentities = false }, sectioned: true)
+        try add(From<ZooCat>().where(\.$legs >= 1).orderBy(.descending(\.$legs))
+            .tweak { $0.includesSubentities = false }, sectioned: false)
         for commit in 0..<50 {
             for list in lists { list.reset() }
             try writer.perform(synchronous: { tx in

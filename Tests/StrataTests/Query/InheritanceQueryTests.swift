@@ -98,14 +98,50 @@ struct InheritanceQueryTests {
         let order: OrderBy<Animal> = random.next() % 2 == 0
             ? OrderBy(.ascending(\.$name, .caseInsensitive), .descending(\.$legs))
             : OrderBy(.descending(\.$tag), .ascending(\.$keeper ~ \.$name))
-        let fetched = try stack.fetchAll(From<Animal>().where(predicate).orderBy(order))
-        let family = all.filter { kind.family.contains(ZooKind.of($0)) }.map { $0 as! Animal }
+        // Half the time without subentities (`Tweak.includesSubentities`):
+        // then only the entity's own objects match.
+        let subentities = random.next() % 2 == 0
+        let query = From<Animal>().where(predicate).tweak { $0.includesSubentities = subentities }
+        let kinds = subentities ? kind.family : [kind]
+        let context = "\(context), \(Animal.self) where \(text), subentities \(subentities)"
+        let fetched = try stack.fetchAll(query.orderBy(order))
+        let family = all.filter { kinds.contains(ZooKind.of($0)) }.map { $0 as! Animal }
         let selected = family.filter { predicate.evaluate($0) == true }.sorted(by: order.areInIncreasingOrder)
-        #expect(fetched.map(\.rowID) == selected.map(\.rowID), "\(context), \(Animal.self) where \(text)")
-        #expect(fetched.allSatisfy { kind.family.contains(ZooKind.of($0)) }, "\(context)")
-        #expect(try stack.fetchCount(From<Animal>().where(predicate)) == selected.count, "\(context)")
-        let sum = try stack.queryValue(From<Animal>().where(predicate).select(Int.self, .sum(\.$legs)))
-        #expect((sum ?? 0) == selected.reduce(0) { $0 + $1.legs }, "\(context), \(text)")
+        #expect(fetched.map(\.rowID) == selected.map(\.rowID), "\(context)")
+        #expect(fetched.allSatisfy { kinds.contains(ZooKind.of($0)) }, "\(context)")
+        #expect(try stack.fetchCount(query) == selected.count, "\(context)")
+        #expect(try stack.fetchExists(query) == !selected.isEmpty, "\(context)")
+        #expect(try Set(stack.fetchObjectIDs(query).map(\.rowID)) == Set(selected.map(\.rowID)), "\(context)")
+        let sum = try stack.queryValue(query.select(Int.self, .sum(\.$legs)))
+        #expect((sum ?? 0) == selected.reduce(0) { $0 + $1.legs }, "\(context)")
+    }
+
+    /// Without subentities, a bulk write of an entity of the tree changes
+    /// only that entity's own rows, on every store; a root's too, though
+    /// its fetch reads the whole table.
+    @Test(arguments: StoreKind.allCases)
+    func bulkWritesWithoutSubentitiesTouchOnlyTheEntitysOwnRows(_ kind: StoreKind) throws {
+        var random = SplitMix64(seed: 7)
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(zooSchema(), kind, in: directory)
+        try ZooWorkload.seed(stack, count: 80, random: &random)
+        func kinds() throws -> [ZooKind: Int] {
+            Dictionary(grouping: try stack.fetchAll(From<ZooAnimal>()), by: ZooKind.of).mapValues(\.count)
+        }
+        let before = try kinds()
+        let renamed = try stack.perform(synchronous: { tx in
+            try tx.updateAll(From<ZooCat>().tweak { $0.includesSubentities = false }, [.set(\.$name, to: "cat")])
+        })
+        #expect(renamed == before[.cat])
+        #expect(try stack.fetchAll(From<ZooAnimal>().where(\.$name == "cat")).allSatisfy { ZooKind.of($0) == .cat })
+        let deleted = try stack.perform(synchronous: { tx in
+            try tx.deleteAll(From<ZooAnimal>().tweak { $0.includesSubentities = false })
+        })
+        #expect(deleted == before[.animal])
+        var after = before
+        after[.animal] = nil
+        #expect(try kinds() == after)
+        #expect(try stack.fetchCount(From<ZooAnimal>().tweak { $0.includesSubentities = false }) == 0)
     }
 
     private static func randomPredicate<Animal: ZooAnimal>(

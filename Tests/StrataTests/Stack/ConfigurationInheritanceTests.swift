@@ -89,4 +89,38 @@ struct ConfigurationInheritanceTests {
         #expect(try stack.perform(synchronous: { tx in try tx.deleteAll(From<CfgShape>().where(\.$size < 10)) }) == 3)
         #expect(try stack.fetchCount(From<CfgCircle>()) == 4)
     }
+
+    /// A base entity kept in two stores: every read of it without
+    /// subentities, counts over both stores included, sees the base's own
+    /// objects only.
+    @Test(arguments: StoreKind.allCases)
+    func readsWithoutSubentitiesOverSeveralStoresKeepThemOut(_ kind: StoreKind) throws {
+        let schema = Schema("CfgShapes2", entities: [
+            Entity<CfgShape>("CfgShape", configurations: ["Drawings"]),
+            Entity<CfgCircle>("CfgCircle", configurations: ["Drawings"]),
+            Entity<CfgSquare>("CfgSquare"),
+        ])
+        let directory = TemporaryDirectory()
+        let stack = DataStack(schema)
+        for configuration in [nil, "Drawings"] as [String?] {
+            try stack.addStorageAndWait(configurationStorage(configuration, kind, in: directory))
+        }
+        // A transaction per store: PostgreSQL stores do not commit together.
+        for configuration in [nil, "Drawings"] as [String?] {
+            try stack.perform(synchronous: { tx in
+                for size in 0..<3 {
+                    tx.create(Into<CfgShape>(configuration)).size = size
+                    tx.create(Into<CfgCircle>(configuration)).size = size
+                }
+            })
+        }
+        let own = From<CfgShape>().tweak { $0.includesSubentities = false }
+        #expect(try stack.fetchAll(own).allSatisfy { type(of: $0) == CfgShape.self })
+        #expect(try stack.fetchAll(own).count == 6)
+        #expect(try stack.fetchCount(own) == 6)
+        #expect(try stack.fetchCount(own.where(\.$size >= 1).tweak { $0.fetchLimit = 3 }) == 3)
+        #expect(try stack.fetchCount(own.tweak { $0.fetchOffset = 4 }) == 2)
+        #expect(try stack.fetchCount(From<CfgShape>()) == 12)
+    }
 }
+
