@@ -68,7 +68,8 @@ public struct SectionedQuery<Object: ManagedObject>: ListQuery {
         SectionedQuery(from: from.orderBy(order), sectionBy: sections)
     }
 
-    /// Adjusts the fetch limit and offset.
+    /// Adjusts the fetch: its limit and offset, and whether subentities' objects
+    /// are members (``Tweak/includesSubentities``).
     public func tweak(_ adjust: (inout Tweak) -> Void) -> SectionedQuery {
         SectionedQuery(from: from.tweak(adjust), sectionBy: sections)
     }

@@ -70,7 +70,8 @@ public struct From<Object: ManagedObject>: Sendable {
         return copy
     }
 
-    /// Adjusts the fetch limit and offset.
+    /// Adjusts the fetch: its limit and offset, and whether subentities' objects
+    /// match (``Tweak/includesSubentities``).
     public func tweak(_ adjust: (inout Tweak) -> Void) -> From<Object> {
         var copy = self
         adjust(&copy.options)

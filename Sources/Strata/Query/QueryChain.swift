@@ -52,7 +52,8 @@ public struct QueryChain<Object: ManagedObject, Result>: Sendable {
         return copy
     }
 
-    /// Adjusts the limit and offset, which count returned rows.
+    /// Adjusts the limit and offset, which count returned rows, and whether
+    /// subentities' rows are read (``Tweak/includesSubentities``).
     public func tweak(_ adjust: (inout Tweak) -> Void) -> QueryChain {
         var copy = self
         copy.from = from.tweak(adjust)
