@@ -68,6 +68,7 @@ struct InferredMigration {
             try copyLinkTable(table, sources: sourceByName, on: connection)
         }
         try removeReferencesToDroppedObjects(on: connection)
+        try numberUnplacedMembers(on: connection)
         for table in source.tables {
             try connection.execute("DROP TABLE \(SQL.quote(table.name))")
         }
