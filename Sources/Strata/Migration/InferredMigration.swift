@@ -298,7 +298,10 @@ struct InferredMigration {
                 if let order, let oldOrder { mapping[order] = oldOrder }
             }
         }
-        guard let oldTable, mapping["source"] != nil, mapping["target"] != nil else { return }
+        guard let oldTable, mapping["source"] != nil, mapping["target"] != nil else {
+            // No old link table: the relationship may have been a to-one.
+            return try copyLinksFromForeignKeys(table, sources: sources, on: connection)
+        }
         let columns = table.columns.map(\.name)
         let values = columns.map { mapping[$0].map(SQL.quote) ?? "NULL" }
         try connection.execute(

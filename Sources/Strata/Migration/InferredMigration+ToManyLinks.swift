@@ -1,0 +1,72 @@
+/// The links of a to-many relationship that a step makes from a to-one, as
+/// Core Data's lightweight migration carries them: a to-one becoming a
+/// to-many (or its one-to-many partner becoming a many-to-many) moves from a
+/// foreign-key column to a link table, and each key the column held becomes
+/// one link instead of the relationship starting empty.
+extension InferredMigration {
+    /// Fills the link table `table` (being built under its temporary name)
+    /// from the foreign-key column that stored the relationship before, when
+    /// one side of the relationship continues a to-one, or a one-to-many
+    /// kept by its members' to-one, between the same entities' predecessors:
+    ///
+    /// ```sql
+    /// INSERT INTO "_strata_migrating__strata_link_Shelter_strays" ("source", "target")
+    ///     SELECT "shelter", "_pk" FROM "Stray" WHERE "shelter" IS NOT NULL
+    ///         AND "shelter" IN (SELECT "_pk" FROM "_strata_migrating_Shelter")
+    ///         AND "_pk" IN (SELECT "_pk" FROM "_strata_migrating_Stray")
+    /// ```
+    ///
+    /// Only links whose two objects the step carried are written.
+    func copyLinksFromForeignKeys(
+        _ table: TableDefinition, sources: [String: EntityDescription], on connection: Connection
+    ) throws {
+        for entity in destination.entities {
+            for relationship in entity.relationships.values.sorted(by: { $0.name < $1.name })
+            where relationship.entity == entity.name {
+                guard case let .linkTable(name, ownerColumn, targetColumn, _) = relationship.storage,
+                      name == table.name,
+                      let old = sources[entity.name],
+                      let oldTarget = sources[relationship.target],
+                      let previous = RenameMatching.match(
+                          [relationship], in: Array(old.relationships.values)).first ?? nil,
+                      previous.target == oldTarget.name,
+                      let keys = foreignKeyLinks(of: previous)
+                else { continue }
+                func building(_ name: String) -> String {
+                    "(SELECT \"_pk\" FROM \(SQL.quote(Self.temporaryPrefix + name)))"
+                }
+                let owners = building(entity.tableName)
+                let targets = building(destination.entity(named: relationship.target)!.tableName)
+                try connection.execute(
+                    "INSERT INTO \(SQL.quote(Self.temporaryPrefix + table.name)) "
+                        + "(\(SQL.quote(ownerColumn)), \(SQL.quote(targetColumn))) "
+                        + "SELECT \(keys.owner), \(keys.target) FROM \(keys.table) "
+                        + "WHERE \(keys.column) IS NOT NULL "
+                        + "AND \(keys.owner) IN \(owners) AND \(keys.target) IN \(targets)")
+                return
+            }
+        }
+    }
+
+    /// Where the old relationship `previous` kept its links in a foreign-key
+    /// column: the old table, the key column, and the expressions reading
+    /// each link's owner and target; `nil` for a link table.
+    private func foreignKeyLinks(
+        of previous: RelationshipDescription
+    ) -> (table: String, column: String, owner: String, target: String)? {
+        switch previous.storage {
+        case .foreignKey(let slot):
+            // A to-one: the owner's row holds the target's row ID.
+            guard let owner = source.entity(named: previous.entity) else { return nil }
+            let column = SQL.quote(owner.attributes[slot].name)
+            return (owner.quotedTable, column, SQL.quote("_pk"), column)
+        case .inverseForeignKey(let targetSlot, _):
+            // A one-to-many: each member's row holds its owner's row ID.
+            guard let member = source.entity(named: previous.target) else { return nil }
+            let column = SQL.quote(member.attributes[targetSlot].name)
+            return (member.quotedTable, column, column, SQL.quote("_pk"))
+        case .linkTable:
+            return nil
+        }
+    }
+}
