@@ -315,11 +315,13 @@ struct InferredMigration {
             do {
                 try connection.execute(statement)
             } catch let error as DatabaseError where error.primaryCode == 19 {  // SQLITE_CONSTRAINT
+                // In a tree's table, the entity whose fields the index covers, as a commit names it.
+                let entity = destination.entity(declaring: index.columns, inTable: table.name) ?? table.name
                 guard index.columns.count > 1 else {
-                    throw failure(table.name, index.columns.first, "two objects hold the same value, which .unique forbids")
+                    throw failure(entity, index.columns.first, "two objects hold the same value, which .unique forbids")
                 }
                 throw failure(
-                    table.name, nil,
+                    entity, nil,
                     "two objects hold the same values of (\(index.columns.joined(separator: ", "))), "
                         + "which its unique constraint forbids")
             }
