@@ -222,7 +222,7 @@ struct InferredMigration {
     }
 
     /// The destination entity the source entity `name` becomes, if any.
-    private func successorName(of name: String) -> String? {
+    func successorName(of name: String) -> String? {
         zip(destination.entities, predecessors).first { $0.1?.name == name }?.0.name
     }
 
@@ -235,7 +235,8 @@ struct InferredMigration {
     ) throws -> String {
         let isValue = attribute.kind == .stored || attribute.kind == .coded
         guard let previous else {
-            guard isValue else { return "NULL" }
+            // A new to-one may take its keys from where its inverse kept them.
+            guard isValue else { return keysFromInverse(of: attribute, in: entity, old: old) ?? "NULL" }
             arguments.append(attribute.defaultValue)
             return "?"
         }

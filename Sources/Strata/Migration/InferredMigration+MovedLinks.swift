@@ -1,8 +1,10 @@
-/// The links of a to-many relationship that a step makes from a to-one, as
-/// Core Data's lightweight migration carries them: a to-one becoming a
-/// to-many (or its one-to-many partner becoming a many-to-many) moves from a
-/// foreign-key column to a link table, and each key the column held becomes
-/// one link instead of the relationship starting empty.
+/// The links of a relationship whose storage a step moves, as Core Data's
+/// lightweight migration carries them instead of the relationship starting
+/// empty: a to-one becoming a to-many (or its one-to-many partner becoming a
+/// many-to-many) moves from a foreign-key column to a link table, and each
+/// key the column held becomes one link; a relationship without an inverse
+/// that gains an inverse to-one moves from its link table, or its own
+/// to-one column, to that to-one's column on the other side.
 extension InferredMigration {
     /// Fills the link table `table` (being built under its temporary name)
     /// from the foreign-key column that stored the relationship before, when
@@ -66,6 +68,48 @@ extension InferredMigration {
             let column = SQL.quote(member.attributes[targetSlot].name)
             return (member.quotedTable, column, column, SQL.quote("_pk"))
         case .linkTable:
+            return nil
+        }
+    }
+
+    /// The SQL that reads, for a row of `old`, the key of the new to-one
+    /// `attribute` of `entity` from where the relationship's inverse kept
+    /// its links before: the inverse (its owner's successor continuing a
+    /// relationship to `old`'s entity) was stored in a link table, or was a
+    /// to-one whose column pointed at this row. `nil` when neither holds.
+    ///
+    /// ```sql
+    /// (SELECT min(l."source") FROM "_strata_link_Host_labels" AS l WHERE l."target" = "Label"."_pk")
+    /// (SELECT min(o."_pk") FROM "Host" AS o WHERE o."buddy" = "Pal"."_pk")
+    /// ```
+    ///
+    /// An object the old relationship linked to several owners keeps the
+    /// one with the smallest row ID: a to-one holds one.
+    func keysFromInverse(
+        of attribute: AttributeDescription, in entity: EntityDescription, old: EntityDescription
+    ) -> String? {
+        guard case .foreignKey(let name) = attribute.kind,
+              let relationship = entity.relationships[name],
+              let inverseName = relationship.inverse,
+              let owner = destination.entity(named: relationship.target),
+              let inverse = owner.relationships[inverseName],
+              let oldOwner = zip(destination.entities, predecessors).first(where: {
+                  $0.0.name == inverse.entity
+              })?.1,
+              let previous = RenameMatching.match(
+                  [inverse], in: Array(oldOwner.relationships.values)).first ?? nil,
+              successorName(of: previous.target) == inverse.target
+        else { return nil }
+        let row = "\(old.quotedTable).\"_pk\""
+        switch previous.storage {
+        case let .linkTable(table, ownerColumn, targetColumn, _):
+            return "(SELECT min(l.\(SQL.quote(ownerColumn))) FROM \(SQL.quote(table)) AS l "
+                + "WHERE l.\(SQL.quote(targetColumn)) = \(row))"
+        case .foreignKey(let slot):
+            guard let declaring = source.entity(named: previous.entity) else { return nil }
+            return "(SELECT min(o.\"_pk\") FROM \(declaring.quotedTable) AS o "
+                + "WHERE o.\(SQL.quote(declaring.attributes[slot].name)) = \(row))"
+        case .inverseForeignKey:
             return nil
         }
     }
