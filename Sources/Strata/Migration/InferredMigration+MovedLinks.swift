@@ -28,10 +28,9 @@ extension InferredMigration {
                 guard case let .linkTable(name, ownerColumn, targetColumn, _) = relationship.storage,
                       name == table.name,
                       let old = sources[entity.name],
-                      let oldTarget = sources[relationship.target],
                       let previous = RenameMatching.match(
                           [relationship], in: Array(old.relationships.values)).first ?? nil,
-                      previous.target == oldTarget.name,
+                      carriesLinks(from: previous.target, to: relationship.target),
                       let keys = foreignKeyLinks(of: previous)
                 else { continue }
                 func building(_ name: String) -> String {

@@ -216,9 +216,20 @@ struct InferredMigration {
                   let target = entity.relationships[name]?.target,
                   let oldTarget = old.relationships[oldName]?.target
             else { continue }
-            if successorName(of: oldTarget) != target { result[index] = nil }
+            if !carriesLinks(from: oldTarget, to: target) { result[index] = nil }
         }
         return result
+    }
+
+    /// Whether links to objects of the source entity `oldTarget` are still
+    /// links of a relationship to the destination entity `target`: its
+    /// successor is `target` or a subentity of it (a target widened to a
+    /// base entity), so every object linked before is one of `target`'s.
+    func carriesLinks(from oldTarget: String, to target: String) -> Bool {
+        guard let successor = successorName(of: oldTarget).flatMap(destination.entity(named:)),
+              let target = destination.entity(named: target)
+        else { return false }
+        return target.includes(successor)
     }
 
     /// The destination entity the source entity `name` becomes, if any.
@@ -290,7 +301,7 @@ struct InferredMigration {
                       let previous = RenameMatching.match(
                           [relationship], in: Array(old.relationships.values)).first ?? nil,
                       case let .linkTable(oldName, oldOwner, oldTarget, oldOrder) = previous.storage,
-                      sources[relationship.target]?.name == previous.target,
+                      carriesLinks(from: previous.target, to: relationship.target),
                       oldTable == nil || oldTable == oldName
                 else { continue }
                 oldTable = oldName
