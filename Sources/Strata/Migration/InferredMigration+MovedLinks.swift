@@ -84,8 +84,13 @@ extension InferredMigration {
     ///
     /// An object the old relationship linked to several owners keeps the
     /// one with the smallest row ID: a to-one holds one.
+    ///
+    /// `row` is the row ID the subquery looks up: by default the old row's,
+    /// for the copy's `SELECT`; a transform, which inserts rows one by one,
+    /// updates its new table afterwards with that table's.
     func keysFromInverse(
-        of attribute: AttributeDescription, in entity: EntityDescription, old: EntityDescription
+        of attribute: AttributeDescription, in entity: EntityDescription, old: EntityDescription,
+        row: String? = nil
     ) -> String? {
         guard case .foreignKey(let name) = attribute.kind,
               let relationship = entity.relationships[name],
@@ -99,7 +104,7 @@ extension InferredMigration {
                   [inverse], in: Array(oldOwner.relationships.values)).first ?? nil,
               successorName(of: previous.target) == inverse.target
         else { return nil }
-        let row = "\(old.quotedTable).\"_pk\""
+        let row = row ?? "\(old.quotedTable).\"_pk\""
         switch previous.storage {
         case let .linkTable(table, ownerColumn, targetColumn, _):
             return "(SELECT min(l.\(SQL.quote(ownerColumn))) FROM \(SQL.quote(table)) AS l "

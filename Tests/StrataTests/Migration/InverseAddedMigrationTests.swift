@@ -50,9 +50,10 @@ private let hostsV2 = Schema("V2", entities: [
 struct InverseAddedMigrationTests {
     /// Each link survives the move of the relationship's storage to the
     /// new inverse's foreign-key column, instead of the relationship
-    /// starting empty.
-    @Test(arguments: migratingKinds)
-    func linksMoveToTheNewInversesColumn(kind: StoreKind) throws {
+    /// starting empty; also when a custom step transforms the entities that
+    /// hold the new columns (a transform carries to-ones as inference does).
+    @Test(arguments: migratingKinds, [false, true])
+    func linksMoveToTheNewInversesColumn(kind: StoreKind, custom: Bool) throws {
         for _ in 0..<4 {
             var random = SplitMix64.random()
             let directory = TemporaryDirectory()
@@ -94,7 +95,12 @@ struct InverseAddedMigrationTests {
                 }
                 try stack.removeStorage()
             }
-            let stack = DataStack(schemaHistory: SchemaHistory([hostsV1, hostsV2]))
+            let copying = CustomSchemaMappingProvider(from: "V1", to: "V2", entityMappings: [
+                .transformEntity(source: "Label", destination: "Label") { _, create in _ = create() },
+                .transformEntity(source: "Pal", destination: "Pal") { _, create in _ = create() },
+            ])
+            let stack = DataStack(schemaHistory: SchemaHistory(
+                [hostsV1, hostsV2], mappingProviders: custom ? [copying] : []))
             try stack.addStorageAndWait(makeStorage(kind, in: directory))
             for label in try stack.fetchAll(From<LabelV2>()) {
                 #expect(label.host?.name == hostOfLabel[label.name], "\(label.name), seed \(random.seed)")
