@@ -22,50 +22,78 @@ extension InferredMigration {
     func copyLinksFromForeignKeys(
         _ table: TableDefinition, sources: [String: EntityDescription], on connection: Connection
     ) throws {
+        // Either side of the pair may continue a to-one; the side whose old
+        // one-to-many kept positions, when it is ordered still, gives them.
+        var chosen: (RelationshipDescription, ForeignKeyLinks)?
         for entity in destination.entities {
             for relationship in entity.relationships.values.sorted(by: { $0.name < $1.name })
             where relationship.entity == entity.name {
-                guard case let .linkTable(name, ownerColumn, targetColumn, _) = relationship.storage,
+                guard case let .linkTable(name, _, _, order) = relationship.storage,
                       name == table.name,
                       let old = sources[entity.name],
                       let previous = RenameMatching.match(
                           [relationship], in: Array(old.relationships.values)).first ?? nil,
                       carriesLinks(from: previous.target, to: relationship.target),
-                      let keys = foreignKeyLinks(of: previous)
+                      var keys = foreignKeyLinks(of: previous)
                 else { continue }
-                func building(_ name: String) -> String {
-                    "(SELECT \"_pk\" FROM \(SQL.quote(Self.temporaryPrefix + name)))"
+                if order == nil { keys.position = nil }
+                if chosen == nil || (chosen?.1.position == nil && keys.position != nil) {
+                    chosen = (relationship, keys)
                 }
-                let owners = building(entity.tableName)
-                let targets = building(destination.entity(named: relationship.target)!.tableName)
-                try connection.execute(
-                    "INSERT INTO \(SQL.quote(Self.temporaryPrefix + table.name)) "
-                        + "(\(SQL.quote(ownerColumn)), \(SQL.quote(targetColumn))) "
-                        + "SELECT \(keys.owner), \(keys.target) FROM \(keys.table) "
-                        + "WHERE \(keys.column) IS NOT NULL "
-                        + "AND \(keys.owner) IN \(owners) AND \(keys.target) IN \(targets)")
-                return
             }
         }
+        guard let (relationship, keys) = chosen,
+              case let .linkTable(_, ownerColumn, targetColumn, order) = relationship.storage,
+              let owner = destination.entity(named: relationship.entity),
+              let target = destination.entity(named: relationship.target)
+        else { return }
+        func building(_ name: String) -> String {
+            "(SELECT \"_pk\" FROM \(SQL.quote(Self.temporaryPrefix + name)))"
+        }
+        var columns = [ownerColumn, targetColumn].map(SQL.quote)
+        var values = [keys.owner, keys.target]
+        if let order, let position = keys.position {
+            columns.append(SQL.quote(order))
+            values.append(position)
+        }
+        try connection.execute(
+            "INSERT INTO \(SQL.quote(Self.temporaryPrefix + table.name)) "
+                + "(\(columns.joined(separator: ", "))) "
+                + "SELECT \(values.joined(separator: ", ")) FROM \(keys.table) "
+                + "WHERE \(keys.column) IS NOT NULL AND \(keys.owner) IN \(building(owner.tableName)) "
+                + "AND \(keys.target) IN \(building(target.tableName))")
+    }
+
+    /// Where an old relationship kept its links in a foreign-key column.
+    struct ForeignKeyLinks {
+        /// The old table.
+        var table: String
+        /// The key column, quoted.
+        var column: String
+        /// The expressions reading each link's owner and target row IDs.
+        var owner: String
+        var target: String
+        /// The member's old position, for an ordered one-to-many.
+        var position: String?
     }
 
     /// Where the old relationship `previous` kept its links in a foreign-key
-    /// column: the old table, the key column, and the expressions reading
-    /// each link's owner and target; `nil` for a link table.
-    private func foreignKeyLinks(
-        of previous: RelationshipDescription
-    ) -> (table: String, column: String, owner: String, target: String)? {
+    /// column; `nil` for a link table.
+    private func foreignKeyLinks(of previous: RelationshipDescription) -> ForeignKeyLinks? {
         switch previous.storage {
         case .foreignKey(let slot):
             // A to-one: the owner's row holds the target's row ID.
             guard let owner = source.entity(named: previous.entity) else { return nil }
             let column = SQL.quote(owner.attributes[slot].name)
-            return (owner.quotedTable, column, SQL.quote("_pk"), column)
-        case .inverseForeignKey(let targetSlot, _):
-            // A one-to-many: each member's row holds its owner's row ID.
+            return ForeignKeyLinks(
+                table: owner.quotedTable, column: column, owner: SQL.quote("_pk"), target: column)
+        case let .inverseForeignKey(targetSlot, orderSlot):
+            // A one-to-many: each member's row holds its owner's row ID (and its position).
             guard let member = source.entity(named: previous.target) else { return nil }
             let column = SQL.quote(member.attributes[targetSlot].name)
-            return (member.quotedTable, column, column, SQL.quote("_pk"))
+            return ForeignKeyLinks(
+                table: member.quotedTable, column: column, owner: column, target: SQL.quote("_pk"),
+                position: orderSlot.map { SQL.quote(member.attributes[$0].name) })
         case .linkTable:
             return nil
         }

@@ -29,6 +29,32 @@ final class StrayV2: ManagedObject {
     @Field.Relationship("shelters", renamingIdentifier: "shelter") var shelters: Set<ShelterV2>
 }
 
+// An ordered one-to-many (Ranch.horses ↔ Horse.ranch) becomes an ordered
+// many-to-many (Horse.ranches).
+
+final class RanchV1: ManagedObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("horses", inverse: \HorseV1.$ranch) var horses: [HorseV1]
+}
+
+final class HorseV1: ManagedObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("ranch") var ranch: RanchV1?
+}
+
+final class RanchV2: ManagedObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("horses", inverse: \HorseV2.$ranches) var horses: [HorseV2]
+}
+
+final class HorseV2: ManagedObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("ranches", renamingIdentifier: "ranch") var ranches: Set<RanchV2>
+}
+
+private let ranchesV1 = Schema("V1", entities: [Entity<RanchV1>("Ranch"), Entity<HorseV1>("Horse")])
+private let ranchesV2 = Schema("V2", entities: [Entity<RanchV2>("Ranch"), Entity<HorseV2>("Horse")])
+
 private let sheltersV1 = Schema("V1", entities: [Entity<ShelterV1>("Shelter"), Entity<StrayV1>("Stray")])
 private let sheltersV2 = Schema("V2", entities: [Entity<ShelterV2>("Shelter"), Entity<StrayV2>("Stray")])
 
@@ -88,6 +114,38 @@ struct ToManyMigrationTests {
                 #expect(shelter.partners.map(\.name) == (partnerOf[shelter.name].map { [$0] } ?? []),
                         "\(shelter.name), seed \(random.seed)")
             }
+        }
+    }
+
+    /// An ordered one-to-many made an ordered many-to-many keeps each
+    /// owner's members in the order they had.
+    @Test(arguments: migratingKinds)
+    func anOrderedOneToManyKeepsItsOrderAsAManyToMany(kind: StoreKind) throws {
+        var random = SplitMix64.random()
+        let directory = TemporaryDirectory()
+        var before: [String: [String]] = [:]
+        do {
+            let stack = DataStack(ranchesV1)
+            try stack.addStorageAndWait(makeStorage(kind, in: directory))
+            try stack.perform(synchronous: { tx in
+                let horses = (0..<12).map { index in
+                    let horse = tx.create(Into<HorseV1>())
+                    horse.name = "H\(index)"
+                    return horse
+                }.shuffled(using: &random)
+                for index in 0..<3 {
+                    let ranch = tx.create(Into<RanchV1>())
+                    ranch.name = "R\(index)"
+                    ranch.horses = Array(horses[(index * 4)..<(index * 4 + index + 2)])
+                }
+            })
+            for ranch in try stack.fetchAll(From<RanchV1>()) { before[ranch.name] = ranch.horses.map(\.name) }
+            try stack.removeStorage()
+        }
+        let stack = DataStack(schemaHistory: SchemaHistory([ranchesV1, ranchesV2]))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
+        for ranch in try stack.fetchAll(From<RanchV2>()) {
+            #expect(ranch.horses.map(\.name) == before[ranch.name], "\(ranch.name), seed \(random.seed)")
         }
     }
 }
