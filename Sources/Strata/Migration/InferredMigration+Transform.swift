@@ -99,7 +99,8 @@ extension InferredMigration {
         // A new to-one whose inverse kept its links elsewhere takes them, as inference does.
         let table = SQL.quote(Self.temporaryPrefix + entity.tableName)
         for (attribute, previous) in zip(entity.fieldAttributes, matches) where previous == nil {
-            guard let keys = keysFromInverse(of: attribute, in: entity, old: old, row: "\(table).\"_pk\"")
+            guard let keys = keysFromInverse(
+                of: attribute, in: entity, old: old, row: "\(table).\"_pk\"")
             else { continue }
             let own = entity.tree == nil ? "" : " WHERE \(SQL.quote(EntityTree.discriminatorColumn)) = ?"
             try connection.run(

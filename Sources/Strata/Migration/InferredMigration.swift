@@ -328,9 +328,11 @@ struct InferredMigration {
                 try connection.execute(statement)
             } catch let error as DatabaseError where error.primaryCode == 19 {  // SQLITE_CONSTRAINT
                 // In a tree's table, the entity whose fields the index covers, as a commit names it.
-                let entity = destination.entity(declaring: index.columns, inTable: table.name) ?? table.name
+                let entity = destination.entity(declaring: index.columns, inTable: table.name)
+                    ?? table.name
                 guard index.columns.count > 1 else {
-                    throw failure(entity, index.columns.first, "two objects hold the same value, which .unique forbids")
+                    throw failure(
+                        entity, index.columns.first, "two objects hold the same value, which .unique forbids")
                 }
                 throw failure(
                     entity, nil,

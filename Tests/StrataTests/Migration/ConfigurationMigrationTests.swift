@@ -95,7 +95,11 @@ struct ConfigurationMigrationTests {
         #expect {
             try stack.addStorageAndWait(configurationStorage("Cache", .file, in: directory))
         } throws: { error in
-            if case StrataError.migrationFailed("V1", "V2", "Thumbnial", nil, _) = error { true } else { false }
+            if case StrataError.migrationFailed("V1", "V2", "Thumbnial", nil, _) = error {
+                true
+            } else {
+                false
+            }
         }
     }
 }

@@ -103,13 +103,14 @@ struct InverseAddedMigrationTests {
                 [hostsV1, hostsV2], mappingProviders: custom ? [copying] : []))
             try stack.addStorageAndWait(makeStorage(kind, in: directory))
             for label in try stack.fetchAll(From<LabelV2>()) {
-                #expect(label.host?.name == hostOfLabel[label.name], "\(label.name), seed \(random.seed)")
+                #expect(label.host?.name == hostOfLabel[label.name],
+                        "\(label.name), seed \(random.seed)")
             }
             for host in try stack.fetchAll(From<HostV2>()) {
                 #expect(host.buddies.map(\.name) == (buddyOf[host.name].map { [$0] } ?? []),
                         "\(host.name), seed \(random.seed)")
-                #expect(Set(host.labels.map(\.name)) == Set(hostOfLabel.filter { $0.value == host.name }.keys),
-                        "\(host.name), seed \(random.seed)")
+                let labels = Set(hostOfLabel.filter { $0.value == host.name }.keys)
+                #expect(Set(host.labels.map(\.name)) == labels, "\(host.name), seed \(random.seed)")
             }
         }
     }
