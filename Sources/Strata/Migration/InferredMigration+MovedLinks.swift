@@ -134,6 +134,10 @@ extension InferredMigration {
         else { return nil }
         let row = row ?? "\(old.quotedTable).\"_pk\""
         switch previous.storage {
+        case .linkTable where inverse.isToOne:
+            // A to-many made a one-to-one: its own new column starts empty
+            // (a to-many becoming a to-one does), so this side does too.
+            return nil
         case let .linkTable(table, ownerColumn, targetColumn, _):
             return "(SELECT min(l.\(SQL.quote(ownerColumn))) FROM \(SQL.quote(table)) AS l "
                 + "WHERE l.\(SQL.quote(targetColumn)) = \(row))"

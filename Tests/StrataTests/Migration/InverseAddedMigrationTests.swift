@@ -38,6 +38,27 @@ final class PalV2: ManagedObject {
     @Field.Relationship("host") var host: HostV2?
 }
 
+// Host.labels, a to-many without inverse, becomes a one-to-one: Host.label ↔ Label.host.
+
+final class HostOneV2: ManagedObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("labels", inverse: \LabelOneV2.$host) var labels: LabelOneV2?
+    @Field.Relationship("buddy") var buddy: PalOneV2?
+}
+
+final class LabelOneV2: ManagedObject {
+    @Field.Stored("name") var name: String = ""
+    @Field.Relationship("host") var host: HostOneV2?
+}
+
+final class PalOneV2: ManagedObject {
+    @Field.Stored("name") var name: String = ""
+}
+
+private let hostsOneV2 = Schema("V2", entities: [
+    Entity<HostOneV2>("Host"), Entity<LabelOneV2>("Label"), Entity<PalOneV2>("Pal"),
+])
+
 private let hostsV1 = Schema("V1", entities: [
     Entity<HostV1>("Host"), Entity<LabelV1>("Label"), Entity<PalV1>("Pal"),
 ])
@@ -113,5 +134,26 @@ struct InverseAddedMigrationTests {
                 #expect(Set(host.labels.map(\.name)) == labels, "\(host.name), seed \(random.seed)")
             }
         }
+    }
+
+    /// A to-many made a to-one starts empty, and so does the new inverse
+    /// of a one-to-one it becomes: the two sides never disagree.
+    @Test(arguments: migratingKinds)
+    func aToManyMadeOneToOneStartsEmptyOnBothSides(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        do {
+            let stack = DataStack(hostsV1)
+            try stack.addStorageAndWait(makeStorage(kind, in: directory))
+            try stack.perform(synchronous: { tx in
+                let host = tx.create(Into<HostV1>())
+                let label = tx.create(Into<LabelV1>())
+                host.labels = [label]
+            })
+            try stack.removeStorage()
+        }
+        let stack = DataStack(schemaHistory: SchemaHistory([hostsV1, hostsOneV2]))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
+        #expect(try stack.fetchAll(From<HostOneV2>()).map { $0.labels == nil } == [true])
+        #expect(try stack.fetchAll(From<LabelOneV2>()).map { $0.host == nil } == [true])
     }
 }
