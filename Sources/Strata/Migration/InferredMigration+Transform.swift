@@ -96,6 +96,17 @@ extension InferredMigration {
             }
             last = lastRow.0
         }
+        // A new to-one whose inverse kept its links elsewhere takes them, as inference does.
+        let table = SQL.quote(Self.temporaryPrefix + entity.tableName)
+        for (attribute, previous) in zip(entity.fieldAttributes, matches) where previous == nil {
+            guard let keys = keysFromInverse(
+                of: attribute, in: entity, old: old, row: "\(table).\"_pk\"")
+            else { continue }
+            let own = entity.tree == nil ? "" : " WHERE \(SQL.quote(EntityTree.discriminatorColumn)) = ?"
+            try connection.run(
+                "UPDATE \(table) SET \(SQL.quote(attribute.name)) = \(keys)\(own)",
+                entity.tree == nil ? [] : [.text(entity.name)])
+        }
     }
 
     /// A destination object's first values: the old value where inference

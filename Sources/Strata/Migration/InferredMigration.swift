@@ -68,6 +68,7 @@ struct InferredMigration {
             try copyLinkTable(table, sources: sourceByName, on: connection)
         }
         try removeReferencesToDroppedObjects(on: connection)
+        try numberUnplacedMembers(on: connection)
         for table in source.tables {
             try connection.execute("DROP TABLE \(SQL.quote(table.name))")
         }
@@ -215,13 +216,24 @@ struct InferredMigration {
                   let target = entity.relationships[name]?.target,
                   let oldTarget = old.relationships[oldName]?.target
             else { continue }
-            if successorName(of: oldTarget) != target { result[index] = nil }
+            if !carriesLinks(from: oldTarget, to: target) { result[index] = nil }
         }
         return result
     }
 
+    /// Whether links to objects of the source entity `oldTarget` are still
+    /// links of a relationship to the destination entity `target`: its
+    /// successor is `target` or a subentity of it (a target widened to a
+    /// base entity), so every object linked before is one of `target`'s.
+    func carriesLinks(from oldTarget: String, to target: String) -> Bool {
+        guard let successor = successorName(of: oldTarget).flatMap(destination.entity(named:)),
+              let target = destination.entity(named: target)
+        else { return false }
+        return target.includes(successor)
+    }
+
     /// The destination entity the source entity `name` becomes, if any.
-    private func successorName(of name: String) -> String? {
+    func successorName(of name: String) -> String? {
         zip(destination.entities, predecessors).first { $0.1?.name == name }?.0.name
     }
 
@@ -234,7 +246,8 @@ struct InferredMigration {
     ) throws -> String {
         let isValue = attribute.kind == .stored || attribute.kind == .coded
         guard let previous else {
-            guard isValue else { return "NULL" }
+            // A new to-one may take its keys from where its inverse kept them.
+            guard isValue else { return keysFromInverse(of: attribute, in: entity, old: old) ?? "NULL" }
             arguments.append(attribute.defaultValue)
             return "?"
         }
@@ -288,7 +301,7 @@ struct InferredMigration {
                       let previous = RenameMatching.match(
                           [relationship], in: Array(old.relationships.values)).first ?? nil,
                       case let .linkTable(oldName, oldOwner, oldTarget, oldOrder) = previous.storage,
-                      sources[relationship.target]?.name == previous.target,
+                      carriesLinks(from: previous.target, to: relationship.target),
                       oldTable == nil || oldTable == oldName
                 else { continue }
                 oldTable = oldName
@@ -297,7 +310,10 @@ struct InferredMigration {
                 if let order, let oldOrder { mapping[order] = oldOrder }
             }
         }
-        guard let oldTable, mapping["source"] != nil, mapping["target"] != nil else { return }
+        guard let oldTable, mapping["source"] != nil, mapping["target"] != nil else {
+            // No old link table: the relationship may have been a to-one.
+            return try copyLinksFromForeignKeys(table, sources: sources, on: connection)
+        }
         let columns = table.columns.map(\.name)
         let values = columns.map { mapping[$0].map(SQL.quote) ?? "NULL" }
         try connection.execute(
@@ -311,11 +327,15 @@ struct InferredMigration {
             do {
                 try connection.execute(statement)
             } catch let error as DatabaseError where error.primaryCode == 19 {  // SQLITE_CONSTRAINT
+                // In a tree's table, the entity whose fields the index covers, as a commit names it.
+                let entity = destination.entity(declaring: index.columns, inTable: table.name)
+                    ?? table.name
                 guard index.columns.count > 1 else {
-                    throw failure(table.name, index.columns.first, "two objects hold the same value, which .unique forbids")
+                    throw failure(
+                        entity, index.columns.first, "two objects hold the same value, which .unique forbids")
                 }
                 throw failure(
-                    table.name, nil,
+                    entity, nil,
                     "two objects hold the same values of (\(index.columns.joined(separator: ", "))), "
                         + "which its unique constraint forbids")
             }

@@ -14,10 +14,15 @@ extension RelationshipDescription: Renameable {}
 enum RenameMatching {
     /// For each of `destinations`, the element of `sources` it continues, or
     /// `nil` for a new one. In order of preference, each source claimed once:
-    /// 1. the source named by the destination's `renamingIdentifier`;
-    /// 2. the source declaring the same `renamingIdentifier` (a rename carried
-    ///    on through later versions);
+    /// 1. the source declaring the same `renamingIdentifier` (a rename carried
+    ///    on through later versions, as Core Data matches identifiers);
+    /// 2. the source named by the destination's `renamingIdentifier`;
     /// 3. the source with the destination's own name.
+    ///
+    /// A kept declaration comes first: otherwise a rename declared in V2 and
+    /// kept in V3 would, in the V2 → V3 step, take the values of whatever V2
+    /// element bears the old name (a swap of `a` and `b` swapped back, or a
+    /// new field given the renamed one's old name robbing it of its values).
     static func match<Element: Renameable>(
         _ destinations: [Element], in sources: [Element]
     ) -> [Element?] {
@@ -25,10 +30,10 @@ enum RenameMatching {
         var claimed = Set<String>()
         let rules: [(Element, Element) -> Bool] = [
             { destination, source in
-                destination.renamingIdentifier.map { $0 == source.name } ?? false
+                destination.renamingIdentifier.map { $0 == source.renamingIdentifier } ?? false
             },
             { destination, source in
-                destination.renamingIdentifier.map { $0 == source.renamingIdentifier } ?? false
+                destination.renamingIdentifier.map { $0 == source.name } ?? false
             },
             { destination, source in destination.name == source.name },
         ]
