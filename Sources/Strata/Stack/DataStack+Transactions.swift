@@ -71,7 +71,7 @@ extension DataStack: CommitMerging {
             let outcome = self.runQueued(body, stores: stores, author: author)
             // The last store's main context merges last: its completion sees every store merged.
             stores[stores.count - 1].deliver { completion(outcome) }
-            self.scheduleCompletions()
+            self.scheduleCompletions(of: stores[stores.count - 1])
         }
     }
 
@@ -144,7 +144,7 @@ extension DataStack: CommitMerging {
                 stores[stores.count - 1].deliver(holdingMerges: holdsMerges) {
                     continuation.resume(returning: outcome)
                 }
-                self.scheduleCompletions()
+                self.scheduleCompletions(of: stores[stores.count - 1])
             }
         }
         if holdsMerges { resumeMergingOnMainActor() }
@@ -223,10 +223,14 @@ extension DataStack: CommitMerging {
 
     /// Asks the main actor to merge and run the completions delivered so far,
     /// holding the stack until it has: a completion runs even when its caller
-    /// let the stack go.
-    func scheduleCompletions() {
+    /// let the stack go. When `store`, the one they were delivered to, has
+    /// left the stack meanwhile (removed, or its file replaced), no main
+    /// context merges its commits any more, and its completions run here.
+    func scheduleCompletions(of store: StoreRuntime) {
         Task { @MainActor in
             for main in self.mainContexts { main.catchUp(yielding: true) }
+            guard !self.mainContexts.contains(where: { $0.context.store === store }) else { return }
+            for case .completion(_, _, let body) in store.takeDelivered() { body() }
         }
     }
 

@@ -263,6 +263,9 @@ public final class DataStack: Sendable {
     func uninstall(_ store: StoreRuntime? = nil) throws(StrataError) -> [StoreRuntime] {
         let stores = try stores().filter { store == nil || $0 === store }
         try refuseRemovingHeld(stores)
+        // This stack's last commits, and their completions, reach the
+        // observers before they are told nothing more comes.
+        for main in mainContexts where stores.contains(where: { $0 === main.context.store }) { main.catchUp() }
         closeMainContexts(of: stores)
         return stores
     }

@@ -54,8 +54,9 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
         }
         let result = failure
         // The last store's main context merges last: its completion sees every store merged.
-        contexts.all[contexts.all.count - 1].store.deliver { completion(result) }
-        stack.scheduleCompletions()
+        let store = contexts.all[contexts.all.count - 1].store
+        store.deliver { completion(result) }
+        stack.scheduleCompletions(of: store)
     }
 
     /// Brings the objects the transaction holds up to the store's last
@@ -105,8 +106,9 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
 protocol CommitMerging: AnyObject, Sendable {
     /// Asks the main actor to merge what was committed, soon, if the stack is still alive then.
     func scheduleMerge()
-    /// Asks the main actor to merge and run the completions delivered, keeping the stack alive until then.
-    func scheduleCompletions()
+    /// Asks the main actor to merge and run the completions delivered to
+    /// `store`, keeping the stack alive until then.
+    func scheduleCompletions(of store: StoreRuntime)
     /// Merges what was committed now, when the caller is on the main actor.
     func mergeIfOnMainActor(_ isolation: isolated (any Actor)?)
 }
