@@ -139,7 +139,8 @@ extension DataStack: CommitMerging {
         let outcome = await withCheckedContinuation(isolation: isolation) { continuation in
             transactionQueue.async {
                 let outcome = self.runQueued(body, stores: stores, author: author)
-                self.deliver({ continuation.resume(returning: outcome) }, after: stores, holdingMerges: holdsMerges)
+                self.deliver(
+                    { continuation.resume(returning: outcome) }, after: stores, holdingMerges: holdsMerges)
             }
         }
         if holdsMerges { resumeMergingOnMainActor() }

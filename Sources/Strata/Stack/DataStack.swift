@@ -270,7 +270,9 @@ public final class DataStack: Sendable {
         try refuseRemovingHeld(stores)
         // This stack's last commits, and their completions, reach the
         // observers before they are told nothing more comes.
-        for main in mainContexts where stores.contains(where: { $0 === main.context.store }) { main.catchUp() }
+        for main in mainContexts where stores.contains(where: { $0 === main.context.store }) {
+            main.catchUp()
+        }
         closeMainContexts(of: stores)
         return stores
     }

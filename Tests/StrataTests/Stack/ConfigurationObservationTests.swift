@@ -133,7 +133,9 @@ struct ConfigurationObservationTests {
         try stack.perform(synchronous: { tx in tx.create(Into<CfgUser>()).name = "u" })
         try stack.removeStorage()  // the stream ends
         var streamed: [String] = []
-        for await changeSet in all { streamed.append("\(changeSet.configuration ?? "-") \(changeSet.generation)") }
+        for await changeSet in all {
+            streamed.append("\(changeSet.configuration ?? "-") \(changeSet.generation)")
+        }
         #expect(streamed == ["Config1 1", "- 1"])
     }
 
