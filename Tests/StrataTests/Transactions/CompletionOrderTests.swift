@@ -170,6 +170,25 @@ struct CompletionOrderTests {
         #expect(log.seen == ["1 ok at 1", "2 ok at 2", "3 no store", "4 no store", "5 no store"])
         #expect(awaited.seen == ["\(StrataError.storeNotAdded)"], "the awaiting perform resumes")
     }
+
+    /// A completion that removes the store, while later transactions'
+    /// completions wait: each of them is still called once, in order.
+    @Test(arguments: StoreKind.sqlite)
+    func aCompletionThatRemovesTheStoreLeavesTheLaterOnesCalledOnce(kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, kind, in: directory)
+        let log = CompletionLog()
+        for rank in 1...4 {
+            stack.perform(asynchronous: { tx in tx.create(Into<MonItem>()).rank = rank }, completion: { result in
+                log.seen.append("\(rank) \(result.isSuccess ? "ok" : "failed")")
+                if rank == 2 { try? stack.removeStorage() }
+            })
+        }
+        stack.transactionQueue.sync {}
+        for _ in 0..<2_000 where log.seen.count < 4 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(log.seen == ["1 ok", "2 ok", "3 ok", "4 ok"])
+        #expect(!stack.hasStore)
+    }
 }
 
 extension Result {
