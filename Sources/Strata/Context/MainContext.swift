@@ -58,6 +58,7 @@ final class MainContext {
     /// The store was removed from the stack: the watcher stops, observers
     /// are told nothing more comes (streams end), and reads throw
     /// ``StrataError/storeNotAdded``. Objects keep the values they hold.
+    /// Transaction completions still waiting run now, in order.
     func close() {
         // Nothing more to follow: an observer added later (a field of an
         // object held from before) must not start a watcher or a listener.
@@ -67,6 +68,12 @@ final class MainContext {
         stopListening()
         observation.endAll()
         context.closeReader()
+        // Completions whose commit will never be merged here still run, once, in order.
+        let left = completions.map(\.body)
+        completions = []
+        isHeldForResumption = false
+        for body in left { body() }
+        for case .completion(_, _, let body) in context.store.takeDelivered() { body() }
     }
 
     /// Brings the context's objects up to the change set's values, then tells

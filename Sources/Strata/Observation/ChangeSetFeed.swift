@@ -32,3 +32,9 @@ final class ChangeSetFeed: ChangeSetObserver {
         continuation.yield(changeSet)
     }
 }
+
+/// A change-set feed the stack keeps track of without keeping it alive.
+@MainActor
+struct WeakChangeSetFeed {
+    weak var feed: ChangeSetFeed?
+}

@@ -4,7 +4,7 @@ extension DataStack {
     /// order — this stack's commits and every other writer's, read from the
     /// commit log — beside the monitors, which see the same ones. With
     /// several stores, each store's come in its own generation order
-    /// (``ChangeSet/configuration`` says whose).
+    /// (``ChangeSet/configuration`` says whose), a store added later's too.
     ///
     /// `entityNames` keeps the change sets that touch one of those entities
     /// (all when empty); `author` keeps the ones of that author. A refresh
@@ -28,19 +28,17 @@ extension DataStack {
         throws(StrataError) -> AsyncStream<ChangeSet>
     {
         _ = try main()
-        let mains = mainContexts
         let (stream, continuation) = AsyncStream.makeStream(of: ChangeSet.self)
         let feed = ChangeSetFeed(continuation: continuation, entityNames: entityNames, author: author)
-        // Every store's merges, each store's in its generation order.
-        for main in mains { main.observation.add(feed, stage: .streams) }
-        // The stream holds the feed; the observation centers hold it weakly.
-        // The stream keeps the feed; the main contexts stay the stack's to release.
-        let removals: [@MainActor @Sendable () -> Void] = mains.map { main in
-            { [weak main] in main?.observation.remove(feed) }
-        }
-        continuation.onTermination = { _ in
+        // Every store's merges, each store's in its generation order; a
+        // store added later joins (`install`).
+        for main in mainContexts { main.observation.add(feed, stage: .streams) }
+        changeSetFeeds.removeAll { $0.feed == nil }
+        changeSetFeeds.append(WeakChangeSetFeed(feed: feed))
+        // The stream holds the feed; the stack and its main contexts hold it weakly.
+        continuation.onTermination = { [weak self] _ in
             Task { @MainActor in
-                for remove in removals { remove() }
+                for main in self?.mainContexts ?? [] { main.observation.remove(feed) }
             }
         }
         return stream

@@ -23,7 +23,10 @@ extension DataStack {
     /// running transaction has given the writer back. Monitors and
     /// publishers stop following it (change-set streams end); objects keep
     /// the values they hold, and reads and transactions throw
-    /// ``StrataError/storeNotAdded`` until a store is added again. (To swap
+    /// ``StrataError/storeNotAdded`` until a store is added again. What this
+    /// stack committed is merged first; every transaction completion is still
+    /// called, those of transactions that had not begun with
+    /// ``StrataError/storeNotAdded``. (To swap
     /// the file under monitors and publishers that go on following it, use
     /// ``replaceStore(withContentsOf:)`` or ``resetStore(backingUpTo:)``.)
     ///

@@ -69,9 +69,7 @@ extension DataStack: CommitMerging {
         let author = self.author(author)
         transactionQueue.async {
             let outcome = self.runQueued(body, stores: stores, author: author)
-            // The last store's main context merges last: its completion sees every store merged.
-            stores[stores.count - 1].deliver { completion(outcome) }
-            self.scheduleCompletions()
+            self.deliver({ completion(outcome) }, after: stores)
         }
     }
 
@@ -141,10 +139,8 @@ extension DataStack: CommitMerging {
         let outcome = await withCheckedContinuation(isolation: isolation) { continuation in
             transactionQueue.async {
                 let outcome = self.runQueued(body, stores: stores, author: author)
-                stores[stores.count - 1].deliver(holdingMerges: holdsMerges) {
-                    continuation.resume(returning: outcome)
-                }
-                self.scheduleCompletions()
+                self.deliver(
+                    { continuation.resume(returning: outcome) }, after: stores, holdingMerges: holdsMerges)
             }
         }
         if holdsMerges { resumeMergingOnMainActor() }
@@ -221,12 +217,38 @@ extension DataStack: CommitMerging {
         }
     }
 
+    /// Queues `completion` behind the commit just made in `stores` (a
+    /// transaction's), and asks the main actor to run it. It goes to the last
+    /// store, whose main context merges last when the stack merges them in
+    /// order; when a read of the last store merged its part first, the
+    /// other stores are merged before the completion runs, so that it sees
+    /// every store's part.
+    func deliver(
+        _ completion: @escaping @MainActor @Sendable () -> Void, after stores: [StoreRuntime],
+        holdingMerges: Bool = false
+    ) {
+        let last = stores[stores.count - 1]
+        if stores.count == 1 {
+            last.deliver(holdingMerges: holdingMerges, completion: completion)
+        } else {
+            last.deliver(holdingMerges: holdingMerges) { [weak self] in
+                for main in self?.mainContexts ?? [] where main.context.store !== last { main.catchUp() }
+                completion()
+            }
+        }
+        scheduleCompletions(of: last)
+    }
+
     /// Asks the main actor to merge and run the completions delivered so far,
     /// holding the stack until it has: a completion runs even when its caller
-    /// let the stack go.
-    func scheduleCompletions() {
+    /// let the stack go. When `store`, the one they were delivered to, has
+    /// left the stack meanwhile (removed, or its file replaced), no main
+    /// context merges its commits any more, and its completions run here.
+    private func scheduleCompletions(of store: StoreRuntime) {
         Task { @MainActor in
             for main in self.mainContexts { main.catchUp(yielding: true) }
+            guard !self.mainContexts.contains(where: { $0.context.store === store }) else { return }
+            for case .completion(_, _, let body) in store.takeDelivered() { body() }
         }
     }
 

@@ -41,6 +41,9 @@ public final class DataStack: Sendable {
     /// The main contexts as reads take them, made once per change of stores
     /// rather than on every fetch.
     @MainActor private var mainReads: StoreContexts?
+    /// The feeds of the live ``changeSets(touching:author:)`` streams: a
+    /// store added later feeds them too.
+    @MainActor var changeSetFeeds: [WeakChangeSetFeed] = []
     /// The migration steps run when the store was last added, for tests and diagnostics.
     let migrationsRun = Locked<[MigrationStep]>([])
 
@@ -241,6 +244,8 @@ public final class DataStack: Sendable {
                     pollingInterval: { [settings] in settings.withLock { $0.pollingInterval } })
                 mainContexts.insert(
                     main, at: mainContexts.firstIndex { $0.context.store.order > store.order } ?? mainContexts.endIndex)
+                changeSetFeeds.removeAll { $0.feed == nil }
+                for entry in changeSetFeeds { main.observation.add(entry.feed!, stage: .streams) }
             }
         } catch {
             runtimes.withLock { $0.removeAll { $0 === store } }
@@ -263,6 +268,11 @@ public final class DataStack: Sendable {
     func uninstall(_ store: StoreRuntime? = nil) throws(StrataError) -> [StoreRuntime] {
         let stores = try stores().filter { store == nil || $0 === store }
         try refuseRemovingHeld(stores)
+        // This stack's last commits, and their completions, reach the
+        // observers before they are told nothing more comes.
+        for main in mainContexts where stores.contains(where: { $0 === main.context.store }) {
+            main.catchUp()
+        }
         closeMainContexts(of: stores)
         return stores
     }

@@ -53,9 +53,7 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
             failure = StrataError.wrapping(error)
         }
         let result = failure
-        // The last store's main context merges last: its completion sees every store merged.
-        contexts.all[contexts.all.count - 1].store.deliver { completion(result) }
-        stack.scheduleCompletions()
+        stack.deliver({ completion(result) }, after: contexts.all.map(\.store), holdingMerges: false)
     }
 
     /// Brings the objects the transaction holds up to the store's last
@@ -105,8 +103,12 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
 protocol CommitMerging: AnyObject, Sendable {
     /// Asks the main actor to merge what was committed, soon, if the stack is still alive then.
     func scheduleMerge()
-    /// Asks the main actor to merge and run the completions delivered, keeping the stack alive until then.
-    func scheduleCompletions()
+    /// Queues `completion` behind the commit just made in `stores`, to run on
+    /// the main actor once every store's part is merged, keeping the stack
+    /// alive until then.
+    func deliver(
+        _ completion: @escaping @MainActor @Sendable () -> Void, after stores: [StoreRuntime],
+        holdingMerges: Bool)
     /// Merges what was committed now, when the caller is on the main actor.
     func mergeIfOnMainActor(_ isolation: isolated (any Actor)?)
 }

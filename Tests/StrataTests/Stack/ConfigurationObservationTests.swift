@@ -121,6 +121,24 @@ struct ConfigurationObservationTests {
         #expect(events.deleted && monitor.isObjectDeleted && publisher.object == nil)
     }
 
+    /// A stream asked for before a store of another configuration is added
+    /// takes that store's merges too, in the order they come.
+    @Test(arguments: StoreKind.allCases)
+    func theChangeSetStreamTakesTheMergesOfAStoreAddedAfterIt(_ kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeConfigurationStack([nil], kind, in: directory)
+        let all = try stack.changeSets()
+        try stack.addStorageAndWait(configurationStorage("Config1", kind, in: directory))
+        try stack.perform(synchronous: { tx in tx.create(Into<CfgItem>("Config1")).key = 1 })
+        try stack.perform(synchronous: { tx in tx.create(Into<CfgUser>()).name = "u" })
+        try stack.removeStorage()  // the stream ends
+        var streamed: [String] = []
+        for await changeSet in all {
+            streamed.append("\(changeSet.configuration ?? "-") \(changeSet.generation)")
+        }
+        #expect(streamed == ["Config1 1", "- 1"])
+    }
+
     /// The stream yields every store's merged change sets, each naming its
     /// store, with each store's own generations.
     @Test(arguments: StoreKind.allCases)

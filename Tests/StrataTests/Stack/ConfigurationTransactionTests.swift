@@ -260,6 +260,28 @@ struct ConfigurationTransactionTests {
         }
     }
 
+    /// The completion of a transaction over two stores runs once both
+    /// stores' commits are merged, also when a read of the last store merges
+    /// its part first.
+    @Test(arguments: StoreKind.sqlite)
+    func aCompletionOverTwoStoresSeesBothMergedEvenWhenTheLastIsReadFirst(_ kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeConfigurationStack([nil, "Config1"], kind, in: directory)
+        let users = try stack.monitorList(From<CfgUser>())
+        let log = CompletionLog()
+        stack.perform(asynchronous: { tx in
+            tx.create(Into<CfgUser>()).name = "u"
+            tx.create(Into<CfgItem>("Config1")).key = 1
+        }, completion: { result in
+            log.seen.append("\(result.isSuccess ? "ok" : "failed"), \(users.numberOfObjects()) user")
+        })
+        // The main actor stays busy until it has committed, then reads the last store.
+        stack.transactionQueue.sync {}
+        #expect(try stack.fetchCount(From<CfgItem>("Config1")) == 1)
+        for _ in 0..<2_000 where log.seen.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(log.seen == ["ok, 1 user"])
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aTransactionThatChangesOneStoreAndReadsOthersCommits(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()

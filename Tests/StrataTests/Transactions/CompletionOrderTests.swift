@@ -120,6 +120,75 @@ struct CompletionOrderTests {
         for task in tasks { try await task.value }
         #expect(log.seen == Array(repeating: "own", count: 5))
     }
+
+    /// The store removed while transactions have committed but are not merged
+    /// yet, and others still wait in the queue: every completion is still
+    /// called, once, in order; the committed ones after their merge, the others
+    /// with `.storeNotAdded`. An awaiting `perform` resumes too.
+    @Test(arguments: StoreKind.allCases)
+    func completionsAroundARemovedStoreAreEachCalledOnceInOrder(kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, kind, in: directory)
+        let log = CompletionLog()
+        let reached = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        func note(_ rank: Int, _ result: Result<Void, StrataError>) {
+            switch result {
+            case .success: log.seen.append("\(rank) ok at \(stack.mergedGeneration)")
+            case .failure(.storeNotAdded): log.seen.append("\(rank) no store")
+            case .failure(let error): log.seen.append("\(rank) \(error)")
+            }
+        }
+        for rank in 1...5 {
+            stack.perform(asynchronous: { tx in
+                if rank == 3 {
+                    // Holds the queue, before taking the writer, until the store is gone.
+                    reached.signal()
+                    go.wait()
+                }
+                tx.create(Into<MonItem>()).rank = rank
+            }, completion: { note(rank, $0) })
+        }
+        // Queued behind them, or refused at once if it comes after the removal.
+        let awaited = CompletionLog()
+        Task.detached {
+            var outcome = "ok"
+            do {
+                try await stack.perform { tx in tx.create(Into<MonItem>()).rank = 6 }
+            } catch {
+                outcome = "\(error)"
+            }
+            await MainActor.run { awaited.seen.append(outcome) }
+        }
+        // The main actor stays busy: 1 and 2 commit, their merges wait.
+        reached.wait()
+        try stack.removeStorage()
+        go.signal()
+        for _ in 0..<2_000 where log.seen.count < 5 || awaited.seen.isEmpty {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(log.seen == ["1 ok at 1", "2 ok at 2", "3 no store", "4 no store", "5 no store"])
+        #expect(awaited.seen == ["\(StrataError.storeNotAdded)"], "the awaiting perform resumes")
+    }
+
+    /// A completion that removes the store, while later transactions'
+    /// completions wait: each of them is still called once, in order.
+    @Test(arguments: StoreKind.sqlite)
+    func aCompletionThatRemovesTheStoreLeavesTheLaterOnesCalledOnce(kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, kind, in: directory)
+        let log = CompletionLog()
+        for rank in 1...4 {
+            stack.perform(asynchronous: { tx in tx.create(Into<MonItem>()).rank = rank }, completion: { result in
+                log.seen.append("\(rank) \(result.isSuccess ? "ok" : "failed")")
+                if rank == 2 { try? stack.removeStorage() }
+            })
+        }
+        stack.transactionQueue.sync {}
+        for _ in 0..<2_000 where log.seen.count < 4 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(log.seen == ["1 ok", "2 ok", "3 ok", "4 ok"])
+        #expect(!stack.hasStore)
+    }
 }
 
 extension Result {
