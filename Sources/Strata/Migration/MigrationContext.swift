@@ -14,13 +14,29 @@ import CSQLite
 public final class MigrationContext {
     /// The version whose tables the store holds while the hook runs.
     public let schemaVersion: String
+    /// The configuration of the store being migrated: `nil` for the default
+    /// store. A stack of several configurations migrates each store on its
+    /// own, with the same hooks, so a hook that writes an entity only some
+    /// stores hold asks first:
+    ///
+    /// ```swift
+    /// MigrationStage(from: "V1", to: "V2", didMigrate: { context in
+    ///     guard context.entityNames.contains("Person") else { return }   // e.g. the "Cache" store
+    ///     try context.execute("UPDATE \"Person\" SET \"email\" = NULL WHERE \"email\" = ?", [.text("")])
+    /// })
+    /// ```
+    public let configuration: String?
+    /// The entities of ``schemaVersion`` that this store holds (those of its
+    /// configuration), by name.
+    public var entityNames: [String] { schema.entityNames }
     private var connection: Connection?
     private let schema: Schema
 
-    init(connection: Connection, schema: Schema) {
+    init(connection: Connection, schema: Schema, configuration: String?) {
         self.connection = connection
         self.schema = schema
         self.schemaVersion = schema.version
+        self.configuration = configuration
     }
 
     func invalidate() { connection = nil }

@@ -14,7 +14,10 @@
 /// ```
 ///
 /// `willMigrate` sees the tables of the source version, `didMigrate` those of
-/// the destination version. A closure that throws rolls every step back; the
+/// the destination version. With several configurations, the hooks run once
+/// per store that takes the step, each seeing that store's entities
+/// (``MigrationContext/configuration``, ``MigrationContext/entityNames``).
+/// A closure that throws rolls every step back; the
 /// store keeps its old version and adding it throws
 /// ``StrataError/migrationStepThrew(sourceVersion:destinationVersion:entity:error:)``
 /// with `entity` `nil`.
@@ -45,12 +48,14 @@ public struct MigrationStage: Sendable {
         MigrationStep(sourceVersion: sourceVersion, destinationVersion: destinationVersion)
     }
 
-    /// Runs `hook` with a context on `schema`'s tables, wrapping what it throws.
+    /// Runs `hook` with a context on `schema`'s tables (those of the store of
+    /// `configuration`), wrapping what it throws.
     static func run(
-        _ hook: Hook?, step: MigrationStep, schema: Schema, on connection: Connection
+        _ hook: Hook?, step: MigrationStep, schema: Schema, configuration: String?,
+        on connection: Connection
     ) throws {
         guard let hook else { return }
-        let context = MigrationContext(connection: connection, schema: schema)
+        let context = MigrationContext(connection: connection, schema: schema, configuration: configuration)
         defer { context.invalidate() }
         do {
             try hook(context)

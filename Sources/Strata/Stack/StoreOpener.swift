@@ -208,7 +208,8 @@ struct StoreOpener {
                 let stage = history.stage(for: step)
                 do {
                     try MigrationStage.run(
-                        stage?.willMigrate, step: step, schema: source, on: connection)
+                        stage?.willMigrate, step: step, schema: source,
+                        configuration: settings.configuration, on: connection)
                     let migration = try self.migration(for: step, from: source, to: destination)
                     try migration.run(on: connection) { unitsDone in
                         report((doneUnits + Double(unitsDone)) / totalUnits)
@@ -216,7 +217,8 @@ struct StoreOpener {
                     doneUnits += Double(destination.entities.count + 1)
                     report(doneUnits / totalUnits)
                     try MigrationStage.run(
-                        stage?.didMigrate, step: step, schema: destination, on: connection)
+                        stage?.didMigrate, step: step, schema: destination,
+                        configuration: settings.configuration, on: connection)
                 } catch let error as DatabaseError {
                     throw StrataError.migrationFailed(
                         sourceVersion: source.version, destinationVersion: destination.version,

@@ -102,4 +102,27 @@ struct ConfigurationMigrationTests {
             }
         }
     }
+
+    /// A stage's hooks run once for each store that takes the step and say
+    /// whose store it is: a hook that writes an entity only the default store
+    /// holds skips the "Cache" store, instead of failing its migration.
+    @Test(arguments: migratingKinds)
+    func stageHooksKnowTheConfigurationOfTheStoreTheyMigrate(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        try writeV1Stores(kind, in: directory)
+        let seen = Locked<[String]>([])
+        let stage = MigrationStage(from: "V1", to: "V2", didMigrate: { context in
+            seen.withLock { $0.append("\(context.configuration ?? "default"): \(context.entityNames.sorted())") }
+            guard context.entityNames.contains("Person") else { return }
+            _ = try context.execute(#"UPDATE "Person" SET "fullName" = ?"#, [.text("renamed")])
+        })
+        let stack = DataStack(schemaHistory: SchemaHistory(
+            [configV1, configV2], chain: ["V1", "V2"], mappingProviders: [joiningNames], stages: [stage]))
+        try stack.addStorageAndWait(configurationStorage(nil, kind, in: directory))
+        try stack.addStorageAndWait(configurationStorage("Cache", kind, in: directory))
+        #expect(seen.withLock { $0 } == [#"default: ["Person", "Thumbnail"]"#, #"Cache: ["Thumbnail"]"#])
+        #expect(try stack.fetchAll(From<ConfigPersonV2>()).map(\.fullName) == ["renamed"])
+        #expect(try stack.fetchAll(From<ConfigThumbnailV2>("Cache")).map(\.width) == [20])
+    }
 }
+
