@@ -80,6 +80,11 @@ extension Double: FieldStorable {
     }
 }
 
+/// A `Float` is stored as the `Double` that equals it, and reads back bit
+/// for bit. A stored real that is no `Float` (a field that was a `Double`,
+/// which shares the column type, or a value written by SQL) reads as the
+/// nearest `Float`, as Core Data's `NSNumber.floatValue` reads it: values
+/// past `Float`'s range read as an infinity.
 extension Float: FieldStorable {
     public static var storedType: StoredType { .real }
 
@@ -88,9 +93,6 @@ extension Float: FieldStorable {
 
     @inlinable
     public init(storedValue: StoredValue) throws {
-        let double = try Double(storedValue: storedValue)
-        guard let exact = Float(exactly: double) ?? (double.isInfinite ? Float(double) : nil)
-        else { throw StrataError.conversion(storedValue, to: Float.self) }
-        self = exact
+        self = Float(try Double(storedValue: storedValue))
     }
 }

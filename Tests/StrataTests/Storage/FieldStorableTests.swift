@@ -446,9 +446,60 @@ struct FieldStorableTests {
         #expect(throws: StrataError.self) { try UInt8(storedValue: .integer(-1)) }
         #expect(throws: StrataError.self) { try UInt32(storedValue: .integer(Int64(UInt32.max) + 1)) }
         #expect(throws: StrataError.self) { try Int(storedValue: .real(1.5)) }
-        #expect(throws: StrataError.self) { try Float(storedValue: .real(0.1)) }
         #expect(throws: StrataError.self) { try Mood(storedValue: .text("happy")) }
         #expect(throws: StrataError.self) { try UUID(storedValue: .text("not a uuid")) }
         #expect(throws: StrataError.self) { try Decimal(storedValue: .text("abc")) }
     }
+
+    /// A real that is no `Float` reads as the nearest one, as Core Data's
+    /// `NSNumber.floatValue` reads it, over random reals of every magnitude;
+    /// a `Float`'s own `Double` reads back bit for bit.
+    @Test
+    func aRealReadsAsTheNearestFloat() throws {
+        var random = SplitMix64.random()
+        for _ in 0..<2_000 {
+            let real = Double(bitPattern: random.next())
+            guard !real.isNaN else { continue }
+            let read = try Float(storedValue: .real(real))
+            #expect(read.bitPattern == Float(real).bitPattern, "\(real), seed \(random.seed)")
+            let float = Float(bitPattern: UInt32(truncatingIfNeeded: random.next()))
+            guard !float.isNaN else { continue }
+            #expect(try Float(storedValue: .real(Double(float))).bitPattern == float.bitPattern)
+        }
+        #expect(try Float(storedValue: .real(0.1)) == Float(0.1))
+        #expect(try Float(storedValue: .integer(16_777_217)) == 16_777_216)
+    }
+
+    /// A field declared `Double` in one version and `Float` in the next
+    /// keeps its column (both are REAL: the schema does not change), so the
+    /// stored doubles stay; each reads as the nearest `Float` instead of
+    /// the field's default.
+    @Test(arguments: StoreKind.allCases.filter { $0 != .inMemory })
+    func aDoubleFieldMadeFloatReadsItsValuesRounded(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let values = [0.1, 2.5, -1e-50, 1e40, 123_456_789.123]
+        do {
+            let stack = try makeStack(levelSchemaV1, kind, in: directory)
+            try stack.perform(synchronous: { tx in
+                for value in values { tx.create(Into<LevelV1>()).level = value }
+            })
+            try stack.removeStorage()
+        }
+        let stack = DataStack(schemaHistory: SchemaHistory([levelSchemaV1, levelSchemaV2]))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
+        let read = try stack.fetchAll(From<LevelV2>().orderBy(.ascending(\.$level))).map(\.level)
+        #expect(read == values.sorted().map(Float.init))
+    }
 }
+
+private final class LevelV1: ManagedObject {
+    @Field.Stored("level") var level: Double = 7
+}
+
+private final class LevelV2: ManagedObject {
+    @Field.Stored("level") var level: Float = 7
+}
+
+private let levelSchemaV1 = Schema("L1", entities: [Entity<LevelV1>("Level")])
+private let levelSchemaV2 = Schema("L2", entities: [Entity<LevelV2>("Level")])
+
