@@ -231,11 +231,10 @@ extension ObjectContext {
     /// relationship's `minCount` and `maxCount`, counted in the flushed
     /// state: one query per bounded relationship that changed.
     func checkMemberCounts(_ changes: [String: ChangeSet.EntityChanges]) throws {
-        let bounded = changes.keys.filter {
-            schema.entity(named: $0)?.boundedRelationships.isEmpty == false
+        let bounded = changes.compactMap { name, entityChanges in
+            schema.entity(named: name).flatMap { $0.boundedRelationships.isEmpty ? nil : ($0, entityChanges) }
         }
-        for name in bounded.sorted() {
-            let entity = schema.entity(named: name)!, entityChanges = changes[name]!
+        for (entity, entityChanges) in bounded.sorted(by: { $0.0.name < $1.0.name }) {
             for relationship in entity.boundedRelationships {
                 var owners = entityChanges.inserted.map(\.rowID) + entityChanges.insertedUnread
                 for (rowID, update) in entityChanges.updated
@@ -251,8 +250,8 @@ extension ObjectContext {
                     let count = counts[owner] ?? 0
                     if let violation = relationship.counts.violation(by: count) {
                         throw StrataError.invalidValue(
-                            entity: name, field: relationship.name,
-                            reason: "\(name)/\(owner) would hold \(count) objects, \(violation)")
+                            entity: entity.name, field: relationship.name,
+                            reason: "\(entity.name)/\(owner) would hold \(count) objects, \(violation)")
                     }
                 }
             }

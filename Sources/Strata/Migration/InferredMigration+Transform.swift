@@ -102,10 +102,11 @@ extension InferredMigration {
             guard let keys = keysFromInverse(
                 of: attribute, in: entity, old: old, row: "\(table).\"_pk\"")
             else { continue }
-            let own = entity.tree == nil ? "" : " WHERE \(SQL.quote(EntityTree.discriminatorColumn)) = ?"
+            let own = entity.discriminatorCondition(alias: nil, includingSubentities: false)
             try connection.run(
-                "UPDATE \(table) SET \(SQL.quote(attribute.name)) = \(keys)\(own)",
-                entity.tree == nil ? [] : [.text(entity.name)])
+                "UPDATE \(table) SET \(SQL.quote(attribute.name)) = \(keys)"
+                    + (own.map { " WHERE " + $0.sql } ?? ""),
+                own?.arguments ?? [])
         }
     }
 

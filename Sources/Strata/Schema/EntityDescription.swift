@@ -165,7 +165,8 @@ final class EntityDescription: Sendable {
         self.boundedRelationships = relationships.values.filter { $0.counts.isBounded }
             .sorted { $0.name < $1.name }
         self.fieldNames = fieldNames
-        let selectList = (["_pk"] + attributes.map { SQL.quote($0.name) }).joined(separator: ", ")
+        let columns = attributes.map { SQL.quote($0.name) }
+        let selectList = (["_pk"] + columns).joined(separator: ", ")
         self.selectList = selectList
         var slots: [String: Int] = [:]
         for attribute in fieldAttributes {
@@ -188,10 +189,10 @@ final class EntityDescription: Sendable {
             return (attribute.slot, make)
         }
         self.insertSQL = "INSERT INTO \(quotedTable) ("
-            + (attributes.map { SQL.quote($0.name) } + ["_pk"]).joined(separator: ", ") + ") VALUES "
+            + (columns + ["_pk"]).joined(separator: ", ") + ") VALUES "
             + "(\(SQL.placeholders(attributes.count + 1)))"
         self.selectRowSQL = "SELECT \(selectList) FROM \(quotedTable) WHERE _pk = ?"
-        let qualifiedList = (["t._pk"] + attributes.map { "t.\(SQL.quote($0.name))" })
+        let qualifiedList = (["t._pk"] + columns.map { "t.\($0)" })
             .joined(separator: ", ")
         self.selectRowsSQL = "SELECT \(qualifiedList) FROM strata_values(?) AS v "
             + "CROSS JOIN \(quotedTable) AS t ON t._pk = v.value"
@@ -319,7 +320,7 @@ extension EntityDescription {
     func discriminatorCondition(
         alias: String?, includingSubentities: Bool = true
     ) -> (sql: String, arguments: [StoredValue])? {
-        guard let names = includingSubentities ? tree?.filter : tree.map({ _ in [name] }) else { return nil }
+        guard tree != nil, let names = includingSubentities ? tree?.filter : [name] else { return nil }
         let column = (alias.map { "\($0)." } ?? "") + SQL.quote(EntityTree.discriminatorColumn)
         let arguments = names.map(StoredValue.text)
         if names.count == 1 { return ("\(column) = ?", arguments) }

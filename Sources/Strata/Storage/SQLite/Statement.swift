@@ -83,7 +83,7 @@ final class Statement: ColumnReader {
                     sqlite3_uint64(bytes.count), strata_sqlite_transient())
             }
         }
-        if code != SQLITE_OK { throw connection.error(sql: sql) }
+        try bound(code)
     }
 
     /// Runs a statement that returns no rows, binding `values` to its first
@@ -105,16 +105,18 @@ final class Statement: ColumnReader {
             while try server.step() {}
             return
         }
-        // Clearing neither reads nor frees what was bound in place.
-        defer { sqlite3_clear_bindings(handle) }
-        sqlite3_reset(handle)
+        // A cached statement comes reset with no bindings, and leaves so:
+        // resetting and clearing neither read nor free what was bound in place.
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
         var remaining = values.makeIterator()
         try bindInPlace(&remaining, from: 1, rowID: rowID)
     }
 
     /// Binds what `remaining` holds from parameter `first` on, and `rowID`
-    /// after it, as ``execute(_:rowID:)`` describes; then steps to the end
-    /// and resets.
+    /// after it, as ``execute(_:rowID:)`` describes; then steps to the end.
     private func bindInPlace(
         _ remaining: inout some IteratorProtocol<StoredValue>, from first: Int32, rowID: Int64
     ) throws {
@@ -143,7 +145,6 @@ final class Statement: ColumnReader {
         }
         try bound(sqlite3_bind_int64(handle, parameter, rowID))
         while try step() {}
-        sqlite3_reset(handle)
     }
 
     /// Throws the connection's error unless `code` is `SQLITE_OK`.
