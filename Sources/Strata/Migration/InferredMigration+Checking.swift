@@ -10,13 +10,17 @@ extension InferredMigration {
         case unchanged
         case integerToReal
         case integerToText
+        /// A coded field's JSON text kept as its UTF-8 bytes: a field given
+        /// a `coder:` (``FieldCoders/Json`` reads them).
+        case textToBytes
     }
 
     /// How `attribute` of `entity` is carried from the old attribute `previous`.
     ///
     /// - Throws: ``StrataError/migrationFailed(sourceVersion:destinationVersion:entity:field:reason:)``
     ///   when a stored field becomes a coded one or the reverse, or its column
-    ///   type changes other than `INTEGER` to `REAL` or `TEXT`.
+    ///   type changes other than `INTEGER` to `REAL` or `TEXT`, or a coded
+    ///   field's `TEXT` to `BLOB`.
     func conversion(
         of attribute: AttributeDescription, from previous: AttributeDescription,
         in entity: EntityDescription
@@ -32,11 +36,12 @@ extension InferredMigration {
         case let (from, to) where from == to: return .unchanged
         case (.integer, .real): return .integerToReal
         case (.integer, .text): return .integerToText
+        case (.text, .blob) where attribute.kind == .coded: return .textToBytes
         case let (from, to):
             throw failure(
                 entity.name, attribute.name,
                 "a \(from.rawValue) column cannot become \(to.rawValue) without loss; "
-                    + "inference converts INTEGER to REAL or TEXT only")
+                    + "inference converts INTEGER to REAL or TEXT, and a coded field's TEXT to BLOB, only")
         }
     }
 

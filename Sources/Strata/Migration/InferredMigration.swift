@@ -272,6 +272,8 @@ struct InferredMigration {
             value = "CAST(\(column) AS \(connection.dialect.castType("REAL")))"
         case .integerToText:
             value = "CAST(\(column) AS \(connection.dialect.castType("TEXT")))"
+        case .textToBytes:
+            value = connection.dialect.utf8Bytes(of: column)
         }
         // A field with a dynamic initial value keeps its NULLs here, for
         // `fillInitialValues` to give each row a value of its own.

@@ -82,26 +82,26 @@ extension ManagedObject {
         writeStored(value, field)
     }
 
-    final func readCoded<Value: Codable>(_ declared: DeclaredField<Value>) -> Value {
+    final func readCoded<Value>(_ declared: DeclaredField<Value>) -> Value {
         let field = declared.declaration.name
         let defaultValue = declared.defaultValue
         guard let slot = slot(of: field) else { return defaultValue }
         if let invalid = invalidValues?[slot], let value = invalid.value as? Value { return value }
         do {
-            return try CodedValue.decode(Value.self, from: value(at: slot))
+            return try declared.codedForm.decode(value(at: slot))
         } catch {
             StrataLog.warning(
                 .objects,
-                "\(entity?.name ?? "?").\(field) holds JSON that does not decode as \(Value.self); "
+                "\(entity?.name ?? "?").\(field) holds a value that does not decode as \(Value.self); "
                     + "reading the field's default instead")
             return defaultValue
         }
     }
 
-    final func writeCoded<Value: Codable>(_ value: Value, _ field: DeclaredField<Value>) {
+    final func writeCoded<Value>(_ value: Value, _ field: DeclaredField<Value>) {
         let slot = writableSlot(of: field.declaration.name)
         do {
-            context!.assign(try CodedValue.encode(value), slot: slot, of: self)
+            context!.assign(try field.codedForm.encode(value), slot: slot, of: self)
         } catch {
             context!.assignInvalid(value, error: StrataError.wrapping(error), slot: slot, of: self)
         }

@@ -154,7 +154,8 @@ extension Field.Stored {
 
 extension Field.Coded {
     /// Calls `handler` with the field's old and new values after each commit
-    /// that changes it (its JSON, which has sorted keys), until the returned
+    /// that changes its stored form (JSON with sorted keys, or a coder's
+    /// bytes), until the returned
     /// observation is released or cancelled, or the object is deleted.
     ///
     /// Observe fields of main-context objects; on any other object this traps.
@@ -169,9 +170,10 @@ extension Field.Coded {
         -> FieldObservation
     {
         let defaultValue = self.defaultValue
+        let coding = self.coding
         return FieldObservation.start(
             enclosingObject, field: name,
-            decode: { (try? CodedValue.decode(Value.self, from: $0)) ?? defaultValue },
+            decode: { (try? coding.decode($0)) ?? defaultValue },
             handler: handler)
     }
 }

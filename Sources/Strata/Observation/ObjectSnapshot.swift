@@ -99,8 +99,8 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
         }
     }
 
-    /// The value of a coded field, decoded from its JSON; set on a `var`
-    /// copy, it changes that copy only.
+    /// The value of a coded field, decoded from its stored form; set on a
+    /// `var` copy, it changes that copy only.
     ///
     /// ```swift
     /// let address: Address? = snapshot.$address
@@ -111,18 +111,20 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
             guard let stored = storedValue(forField: name) else {
                 misuse("Strata: \(entity.name) has no coded field named '\(name)'.")
             }
+            let field = DeclaredFields.field(at: keyPath, of: Value.self)
             do {
-                return try CodedValue.decode(Value.self, from: stored)
+                return try field.codedForm.decode(stored)
             } catch {
                 StrataLog.warning(
                     .objects,
-                    "\(entity.name).\(name) holds JSON that does not decode as \(Value.self); "
+                    "\(entity.name).\(name) holds a value that does not decode as \(Value.self); "
                         + "reading the field's default instead")
-                return DeclaredFields.field(at: keyPath, of: Value.self).defaultValue
+                return field.defaultValue
             }
         }
         set {
-            set(FieldPath.name(keyPath)) { try CodedValue.encode(newValue) }
+            let coding = DeclaredFields.field(at: keyPath, of: Value.self).codedForm
+            set(FieldPath.name(keyPath)) { try coding.encode(newValue) }
         }
     }
 

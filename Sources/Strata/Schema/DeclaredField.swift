@@ -14,18 +14,30 @@ import Synchronization
 final class DeclaredField<Value>: AnyDeclaredField {
     let declaration: FieldDeclaration
     let defaultValue: Value
+    /// How a coded field's values are stored; `nil` for any other field.
+    let coding: FieldCoding<Value>?
     /// The object whose field this is, in a projected value; `nil` otherwise.
     let object: ManagedObject?
 
-    init(_ declaration: FieldDeclaration, defaultValue: Value, object: ManagedObject? = nil) {
+    init(
+        _ declaration: FieldDeclaration, defaultValue: Value, coding: FieldCoding<Value>? = nil,
+        object: ManagedObject? = nil
+    ) {
         self.declaration = declaration
         self.defaultValue = defaultValue
+        self.coding = coding
         self.object = object
     }
 
     /// The same declaration, carrying `object`: a projected value.
     func projected(onto object: ManagedObject) -> DeclaredField {
-        DeclaredField(declaration, defaultValue: defaultValue, object: object)
+        DeclaredField(declaration, defaultValue: defaultValue, coding: coding, object: object)
+    }
+
+    /// How a coded field's values are stored.
+    var codedForm: FieldCoding<Value> {
+        guard let coding else { preconditionFailure("\(declaration.name) is not a coded field") }
+        return coding
     }
 
     /// The options of a stored field; `[]` for any other.

@@ -1,17 +1,32 @@
 import Foundation
 
 extension Field {
-    /// A persisted field of any `Codable` type, stored as JSON text.
+    /// A persisted field of a value kept in a form of its own: a `Codable`
+    /// value as JSON text, or, with a `coder:`, any value as the bytes the
+    /// coder makes (a ``FieldCoderType`` such as ``FieldCoders/Json`` or
+    /// ``FieldCoders/NSCoding``, or a pair of closures), as CoreStore's
+    /// `@Field.Coded` does.
     ///
-    /// The JSON is written with sorted keys, so equal values store equal text
-    /// and assigning an equal value is not a change.
+    /// Without a coder the JSON is written with sorted keys, so equal values
+    /// store equal text and assigning an equal value is not a change. With a
+    /// coder the column is a `BLOB`, `NULL` where the coder gives no bytes.
     ///
     /// ```swift
     /// struct Address: Codable, Sendable { var city: String }
     /// @Field.Coded("address") var address: Address? = nil
+    ///
+    /// @Field.Coded("job", coder: (
+    ///     encode: { Data($0.rawValue.utf8) },
+    ///     decode: { $0.flatMap { Job(rawValue: String(decoding: $0, as: UTF8.self)) } ?? .unemployed }
+    /// ))
+    /// var job: Job = .unemployed
     /// ```
+    ///
+    /// A value that cannot be encoded is refused at the commit with
+    /// ``StrataError/invalidValue(entity:field:reason:)``; a stored value
+    /// that does not decode reads as the field's default, with a warning.
     @propertyWrapper
-    public struct Coded<Value: Codable & Sendable>: FieldWrapper, DeclaringFieldWrapper {
+    public struct Coded<Value>: FieldWrapper, DeclaringFieldWrapper {
         /// The declaration, in a prototype's wrapper and a projected value;
         /// `nil` in the wrapper an ordinary object stores (see ``DeclaredField``).
         @usableFromInline let declaredField: DeclaredField<Value>?
@@ -22,46 +37,89 @@ extension Field {
         public var renamingIdentifier: String? { projection.declaration.renamingIdentifier }
         /// The value a new object starts with.
         var defaultValue: Value { projection.defaultValue }
+        /// How the field's values are stored.
+        var coding: FieldCoding<Value> { projection.codedForm }
 
         /// The object whose field this is, in a projected value; `nil` in a
         /// key-path prototype's.
         var enclosingObject: ManagedObject? { declaredField?.object }
-
-        /// Declares a coded field with a default value; `renamingIdentifier` is
-        /// its previous name, when a new schema version renames it.
-        public init(wrappedValue: Value, _ name: String, renamingIdentifier: String? = nil) {
-            declaredField = DeclaredFields.isDescribing
-                ? Self.declare(wrappedValue, name, renamingIdentifier) : nil
-        }
 
         @usableFromInline
         init(_ declaredField: DeclaredField<Value>) {
             self.declaredField = declaredField
         }
 
-        /// Declares an optional coded field whose default is `nil`.
-        public init<Wrapped>(_ name: String, renamingIdentifier: String? = nil)
-        where Value == Wrapped? {
-            self.init(wrappedValue: nil, name, renamingIdentifier: renamingIdentifier)
-        }
-
-        /// Declares a coded field whose value `dynamicInitialValue` makes anew
-        /// for every object created (see the same argument of
-        /// ``Field/Stored``); declare it without `= value`.
-        ///
-        /// ```swift
-        /// @Field.Coded("session", dynamicInitialValue: { Session(started: Date()) })
-        /// var session: Session
-        /// ```
-        public init(
-            _ name: String, renamingIdentifier: String? = nil,
-            dynamicInitialValue: @escaping @Sendable () -> Value
+        /// A wrapper of an object, or of a prototype: the declaration is made
+        /// (and `defaultValue` read) only while Strata describes the class.
+        private init(
+            _ name: String, _ renamingIdentifier: String?, _ coding: FieldCoding<Value>,
+            defaultValue: () -> Value, dynamicInitialValue: (@Sendable () -> Value)? = nil
         ) {
             declaredField = DeclaredFields.isDescribing
-                ? Self.declare(
-                    dynamicInitialValue(), name, renamingIdentifier,
-                    initialValue: { try CodedValue.encode(dynamicInitialValue()) })
+                ? Self.declare(defaultValue(), name, renamingIdentifier, coding, dynamicInitialValue)
                 : nil
+        }
+
+        /// Declares a field whose value `coder` turns into bytes and back,
+        /// with a default value.
+        ///
+        /// ```swift
+        /// @Field.Coded("info", coder: FieldCoders.Json.self) var info: Info = Info()
+        /// ```
+        public init<Coder: FieldCoderType>(
+            wrappedValue: Value, _ name: String, renamingIdentifier: String? = nil, coder: Coder.Type
+        ) where Coder.FieldStoredValue == Value {
+            self.init(name, renamingIdentifier, .coder(coder), defaultValue: { wrappedValue })
+        }
+
+        /// Declares a field whose value `coder` turns into bytes and back,
+        /// and `dynamicInitialValue` makes anew for every object created;
+        /// declare it without `= value`.
+        ///
+        /// ```swift
+        /// @Field.Coded("palette", coder: FieldCoders.NSCoding.self, dynamicInitialValue: { Palette() })
+        /// var palette: Palette
+        /// ```
+        public init<Coder: FieldCoderType>(
+            _ name: String, renamingIdentifier: String? = nil, coder: Coder.Type,
+            dynamicInitialValue: @escaping @Sendable () -> Value
+        ) where Coder.FieldStoredValue == Value {
+            self.init(
+                name, renamingIdentifier, .coder(coder), defaultValue: dynamicInitialValue,
+                dynamicInitialValue: dynamicInitialValue)
+        }
+
+        /// Declares a field whose value two closures turn into bytes and
+        /// back, with a default value. `decode` is given `nil` for `NULL`
+        /// (what `encode` returning `nil` stores) and says what it reads as.
+        ///
+        /// ```swift
+        /// @Field.Coded("job", coder: (
+        ///     encode: { Data($0.rawValue.utf8) },
+        ///     decode: { $0.flatMap { Job(rawValue: String(decoding: $0, as: UTF8.self)) } ?? .unemployed }
+        /// ))
+        /// var job: Job = .unemployed
+        /// ```
+        public init(
+            wrappedValue: Value, _ name: String, renamingIdentifier: String? = nil,
+            coder: (encode: @Sendable (Value) -> Data?, decode: @Sendable (Data?) -> Value)
+        ) {
+            self.init(
+                name, renamingIdentifier, .closures(encode: coder.encode, decode: coder.decode),
+                defaultValue: { wrappedValue })
+        }
+
+        /// Declares a field whose value two closures turn into bytes and
+        /// back, and `dynamicInitialValue` makes anew for every object
+        /// created; declare it without `= value`.
+        public init(
+            _ name: String, renamingIdentifier: String? = nil,
+            coder: (encode: @Sendable (Value) -> Data?, decode: @Sendable (Data?) -> Value),
+            dynamicInitialValue: @escaping @Sendable () -> Value
+        ) {
+            self.init(
+                name, renamingIdentifier, .closures(encode: coder.encode, decode: coder.decode),
+                defaultValue: dynamicInitialValue, dynamicInitialValue: dynamicInitialValue)
         }
 
         /// Unavailable: the value lives in the object, read through the
@@ -85,75 +143,138 @@ extension Field {
         }
 
         /// `object.address`: the value, decoded from and encoded to the
-        /// object's JSON column.
+        /// object's column.
         public static subscript<Object: ManagedObject>(
             _enclosingInstance object: Object,
             wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Value {
             // The fast paths find the value slot through the context, as a
-            // stored field does; the slow paths need the declaration.
+            // stored field does; the slow paths by name.
             get {
+                let field = Self.declared(in: object, at: storageKeyPath)
                 if let stored = object.storedValue(forField: storageKeyPath),
-                   let value = try? CodedValue.decode(Value.self, from: stored) {
+                   let value = try? field.codedForm.decode(stored) {
                     return value
                 }
-                return object.readCoded(Self.declared(in: object, at: storageKeyPath))
+                return object.readCoded(field)
             }
             set {
-                if let stored = try? CodedValue.encode(newValue),
+                let field = Self.declared(in: object, at: storageKeyPath)
+                if let stored = try? field.codedForm.encode(newValue),
                    object.assignStoredValue(stored, forField: storageKeyPath) {
                     return
                 }
-                object.writeCoded(newValue, Self.declared(in: object, at: storageKeyPath))
+                object.writeCoded(newValue, field)
             }
         }
 
         /// The declaration a prototype's wrapper keeps.
         private static func declare(
             _ defaultValue: Value, _ name: String, _ renamingIdentifier: String?,
-            initialValue: InitialValue? = nil
+            _ coding: FieldCoding<Value>, _ dynamicInitialValue: (@Sendable () -> Value)?
         ) -> DeclaredField<Value> {
+            var initialValue: InitialValue?
+            if let make = dynamicInitialValue {
+                initialValue = { try coding.encode(make()) }
+            }
             let declaration = FieldDeclaration(
                 name: name, renamingIdentifier: renamingIdentifier, initialValue: initialValue,
                 failing: "its default value cannot be encoded"
             ) {
                 .coded(
-                    isOptional: Value.self is any ExpressibleByNilLiteral.Type,
-                    defaultValue: try CodedValue.encode(defaultValue))
+                    coding.storedType, isOptional: Value.self is any ExpressibleByNilLiteral.Type,
+                    defaultValue: try coding.encode(defaultValue))
             }
-            return DeclaredField(declaration, defaultValue: defaultValue)
+            return DeclaredField(declaration, defaultValue: defaultValue, coding: coding)
         }
     }
 }
 
-/// The JSON form of coded fields.
-enum CodedValue {
-    static func encode<Value: Encodable>(_ value: Value) throws -> StoredValue {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data: Data
-        do {
-            data = try encoder.encode(value)
-        } catch {
-            throw StrataError.unstorable("it does not encode as JSON: \(error)")
-        }
-        let text = String(decoding: data, as: UTF8.self)
-        return text == "null" ? .null : .text(text)
+extension Field.Coded where Value: Codable {
+    /// Declares a field stored as JSON, with a default value;
+    /// `renamingIdentifier` is its previous name, when a new schema version
+    /// renames it.
+    ///
+    /// ```swift
+    /// @Field.Coded("tags") var tags: [String] = []
+    /// ```
+    public init(wrappedValue: Value, _ name: String, renamingIdentifier: String? = nil) {
+        self.init(name, renamingIdentifier, .json, defaultValue: { wrappedValue })
     }
 
-    static func decode<Value: Decodable>(_ type: Value.Type, from value: StoredValue) throws -> Value {
-        let data: Data
-        switch value {
-        case .null: data = Data("null".utf8)
-        case .text(let text): data = Data(text.utf8)
-        case .blob(let blob): data = blob
-        default: throw StrataError.conversion(value, to: Value.self)
-        }
-        do {
-            return try JSONDecoder().decode(Value.self, from: data)
-        } catch {
-            throw StrataError.conversion(value, to: Value.self)
-        }
+    /// Declares a field stored as JSON whose value `dynamicInitialValue`
+    /// makes anew for every object created (see the same argument of
+    /// ``Field/Stored``); declare it without `= value`.
+    ///
+    /// ```swift
+    /// @Field.Coded("session", dynamicInitialValue: { Session(started: Date()) })
+    /// var session: Session
+    /// ```
+    public init(
+        _ name: String, renamingIdentifier: String? = nil,
+        dynamicInitialValue: @escaping @Sendable () -> Value
+    ) {
+        self.init(
+            name, renamingIdentifier, .json, defaultValue: dynamicInitialValue,
+            dynamicInitialValue: dynamicInitialValue)
+    }
+
+    /// Declares an optional field stored as JSON whose default is `nil`.
+    ///
+    /// ```swift
+    /// @Field.Coded("address") var address: Address?
+    /// ```
+    public init<Wrapped: Codable>(_ name: String, renamingIdentifier: String? = nil)
+    where Value == Wrapped? {
+        self.init(name, renamingIdentifier, .json, defaultValue: { nil })
+    }
+}
+
+extension Field.Coded where Value: ExpressibleByNilLiteral {
+    /// Declares an optional field whose value `coder` turns into bytes and
+    /// back; `nil` is `NULL`, and the default, unless given.
+    ///
+    /// ```swift
+    /// @Field.Coded("color", coder: FieldCoders.NSCoding.self) var color: Palette? = nil
+    /// ```
+    public init<Coder: FieldCoderType, Wrapped>(
+        wrappedValue: Value, _ name: String, renamingIdentifier: String? = nil, coder: Coder.Type
+    ) where Value == Wrapped?, Coder.FieldStoredValue == Wrapped {
+        self.init(name, renamingIdentifier, .optionalCoder(coder), defaultValue: { wrappedValue })
+    }
+
+    /// Declares an optional field whose value `coder` turns into bytes and
+    /// back, with the default `nil`.
+    ///
+    /// ```swift
+    /// @Field.Coded("profile", coder: FieldCoders.Json.self) var profile: Profile?
+    /// ```
+    public init<Coder: FieldCoderType, Wrapped>(
+        _ name: String, renamingIdentifier: String? = nil, coder: Coder.Type
+    ) where Value == Wrapped?, Coder.FieldStoredValue == Wrapped {
+        self.init(name, renamingIdentifier, .optionalCoder(coder), defaultValue: { nil })
+    }
+
+    /// Declares an optional field whose value `coder` turns into bytes and
+    /// back, and `dynamicInitialValue` makes anew for every object created.
+    public init<Coder: FieldCoderType, Wrapped>(
+        _ name: String, renamingIdentifier: String? = nil, coder: Coder.Type,
+        dynamicInitialValue: @escaping @Sendable () -> Value
+    ) where Value == Wrapped?, Coder.FieldStoredValue == Wrapped {
+        self.init(
+            name, renamingIdentifier, .optionalCoder(coder), defaultValue: dynamicInitialValue,
+            dynamicInitialValue: dynamicInitialValue)
+    }
+
+    /// Declares an optional field whose value two closures turn into bytes
+    /// and back, with the default `nil`.
+    public init(
+        _ name: String, renamingIdentifier: String? = nil,
+        coder: (encode: @Sendable (Value) -> Data?, decode: @Sendable (Data?) -> Value)
+    ) {
+        self.init(
+            name, renamingIdentifier, .closures(encode: coder.encode, decode: coder.decode),
+            defaultValue: { nil })
     }
 }

@@ -56,7 +56,7 @@ struct MemberCounts: Hashable {
 struct FieldDeclaration {
     enum Kind {
         case stored(StoredType, isOptional: Bool, defaultValue: StoredValue, options: FieldOptions)
-        case coded(isOptional: Bool, defaultValue: StoredValue)
+        case coded(StoredType, isOptional: Bool, defaultValue: StoredValue)
         case virtual
         case relationship(
             target: ManagedObject.Type, cardinality: RelationshipCardinality,

@@ -200,9 +200,9 @@ struct SchemaBuilder {
                         name: field.name, kind: .stored, storedType: type, isOptional: isOptional,
                         defaultValue: defaultValue, options: options, slot: list.count,
                         renamingIdentifier: field.renamingIdentifier, initialValue: field.initialValue))
-                case let .coded(isOptional, defaultValue):
+                case let .coded(type, isOptional, defaultValue):
                     list.append(AttributeDescription(
-                        name: field.name, kind: .coded, storedType: .text, isOptional: isOptional,
+                        name: field.name, kind: .coded, storedType: type, isOptional: isOptional,
                         defaultValue: defaultValue, options: [], slot: list.count,
                         renamingIdentifier: field.renamingIdentifier, initialValue: field.initialValue))
                 case .relationship(_, .toOne, _, _, _):

@@ -35,6 +35,15 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// `expression`, a text, as the bytes of its UTF-8. (PostgreSQL's `CAST`
+    /// to `BYTEA` would read backslashes in the text as escapes.)
+    func utf8Bytes(of expression: String) -> String {
+        switch self {
+        case .sqlite: return "CAST(\(expression) AS BLOB)"
+        case .postgreSQL: return "convert_to(\(expression), 'UTF8')"
+        }
+    }
+
     /// The longest identifier the engine keeps whole, in UTF-8 bytes: 63 for
     /// PostgreSQL, which cuts longer ones (`NAMEDATALEN` - 1); SQLite has no
     /// limit (`Int.max`).

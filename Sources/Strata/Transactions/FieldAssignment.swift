@@ -29,11 +29,12 @@ public struct FieldAssignment<Object: ManagedObject> {
         }
     }
 
-    /// Sets a coded field (stored as JSON).
+    /// Sets a coded field (stored as JSON, or as its coder's bytes).
     public static func set<Value>(_ field: KeyPath<Object, Field.Coded<Value>>, to value: Value) -> Self {
         let name = FieldPath.name(field)
         do {
-            return Self(field: name, change: .value(try CodedValue.encode(value)))
+            let coding = DeclaredFields.field(at: field, of: Value.self).codedForm
+            return Self(field: name, change: .value(try coding.encode(value)))
         } catch {
             return Self(field: name, change: .invalid(StrataError.wrapping(error)))
         }
