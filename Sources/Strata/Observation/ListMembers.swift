@@ -61,9 +61,32 @@ struct ListMembers: Sequence {
         return result
     }
 
-    func makeIterator() -> FlattenSequence<[ContiguousArray<ListEntry>]>.Iterator {
-        chunks.joined().makeIterator()
+    /// The entries in order, chunk by chunk. Not `chunks.joined()`: the
+    /// standard library's flattening iterator ran unspecialized here, looking
+    /// up generic metadata for every entry.
+    struct Iterator: IteratorProtocol {
+        fileprivate let chunks: [ContiguousArray<ListEntry>]
+        fileprivate var chunk = 0
+        fileprivate var offset = 0
+
+        mutating func next() -> ListEntry? {
+            while chunk < chunks.count {
+                let entries = chunks[chunk]
+                if offset < entries.count {
+                    defer { offset += 1 }
+                    return entries[offset]
+                }
+                chunk += 1
+                offset = 0
+            }
+            return nil
+        }
     }
+
+    func makeIterator() -> Iterator { Iterator(chunks: chunks) }
+
+    /// Every entry: `map` reserves room for them all at once.
+    var underestimatedCount: Int { count }
 
     // MARK: Searching
 

@@ -57,6 +57,7 @@ struct ListMembersTests {
         #expect(members.count == model.count, "\(context)")
         #expect(members.isEmpty == model.isEmpty, "\(context)")
         #expect(members.map(\.rowID) == model.map(\.rowID), "\(context): iteration order")
+        #expect(members.underestimatedCount == model.count, "\(context): map reserves for every entry")
         guard members.count == model.count else { return }
         for position in model.indices {
             let present = model[position].key
