@@ -24,7 +24,7 @@
 /// `["V1": "V2", "V2": "V3"]`, `"V1"` equals `["V1"]` (but not the empty
 /// chain), and a branching chain's order does not matter.
 public struct MigrationChain: Sendable, Hashable, ExpressibleByArrayLiteral,
-    ExpressibleByDictionaryLiteral, ExpressibleByStringLiteral
+    ExpressibleByDictionaryLiteral, ExpressibleByStringLiteral, ExpressibleByNilLiteral
 {
     /// One edge: a version and the version it migrates to.
     struct Edge: Sendable, Hashable {
@@ -101,6 +101,15 @@ public struct MigrationChain: Sendable, Hashable, ExpressibleByArrayLiteral,
         self.init([version])
     }
 
+    /// The empty chain, written `nil` as in CoreStore (`migrationChain: nil`).
+    ///
+    /// ```swift
+    /// let chain: MigrationChain = nil   // == MigrationChain()
+    /// ```
+    public init(nilLiteral: ()) {
+        self.init()
+    }
+
     /// A branching chain; a version given two successors is recorded as a
     /// problem, which the history reports as `.invalidMigrationChain`.
     private init(successors: [(String, String)]) {
@@ -120,6 +129,39 @@ public struct MigrationChain: Sendable, Hashable, ExpressibleByArrayLiteral,
     /// to the current one: the empty chain, or a one-version chain (as in
     /// CoreStore, where both are empty).
     public var isEmpty: Bool { edges.isEmpty }
+
+    /// Whether the chain has no loop and gives no version two successors.
+    /// (That every version it names is in the history, and that it ends in
+    /// one version, are checked when the store is added, against the
+    /// history: ``StrataError/invalidMigrationChain(reason:)``.)
+    ///
+    /// ```swift
+    /// MigrationChain(["V1", "V2", "V1"]).isValid   // false: V1 → V2 → V1
+    /// ```
+    public var isValid: Bool { problems.isEmpty && loop == nil }
+
+    /// Whether the chain names `version`, as a step's source or destination,
+    /// or as its one version.
+    ///
+    /// ```swift
+    /// let chain: MigrationChain = ["V1", "V2"]
+    /// chain.contains("V2")   // true
+    /// ```
+    public func contains(_ version: String) -> Bool {
+        versions.contains(version)
+    }
+
+    /// The version a store of `version` migrates to next, or `nil` when
+    /// `version` is the chain's last, or not in the chain.
+    ///
+    /// ```swift
+    /// let chain: MigrationChain = ["V1": "V3", "V2": "V3"]
+    /// chain.nextVersionFrom("V1")   // "V3"
+    /// chain.nextVersionFrom("V3")   // nil
+    /// ```
+    public func nextVersionFrom(_ version: String) -> String? {
+        successor(of: version)
+    }
 
     /// Whether both chains name the same versions, with the same edges and the
     /// same mistakes, in any order.

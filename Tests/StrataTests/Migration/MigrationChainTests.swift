@@ -62,4 +62,54 @@ struct MigrationChainTests {
             #expect(chain != MigrationChain(changed), "seed \(generator.seed)")
         }
     }
+
+    /// CoreStore's `nil` chain: valid, empty, equal to `[]`, naming nothing.
+    @Test
+    func nilChainIsTheEmptyChain() {
+        let chain: MigrationChain = nil
+        #expect(chain == MigrationChain())
+        #expect(chain == [])
+        #expect(chain.isValid && chain.isEmpty)
+        #expect(!chain.contains("V1"))
+        #expect(chain.nextVersionFrom("V1") == nil)
+    }
+
+    /// For random trees written as lists of edges, `contains` is "named by
+    /// an edge" and `nextVersionFrom` each edge's destination (`nil` for a
+    /// leaf and for a version not in the chain), as CoreStore's
+    /// MigrationChainTests read them; a one-version chain contains its
+    /// version and has no next.
+    @Test
+    func containsAndNextVersionFollowTheEdges() {
+        var generator = SplitMix64.random()
+        for _ in 0..<50 {
+            let count = Int.random(in: 2...8, using: &generator)
+            let versions = (1...count).map { "V\($0)" }
+            let edges = versions.indices.dropLast().map { index in
+                (versions[index], versions[Int.random(in: (index + 1)..<count, using: &generator)])
+            }
+            let chain = MigrationChain(edges.shuffled(using: &generator))
+            #expect(chain.isValid, "seed \(generator.seed)")
+            for version in versions {
+                #expect(chain.contains(version), "seed \(generator.seed)")
+                #expect(chain.nextVersionFrom(version) == edges.first { $0.0 == version }?.1, "seed \(generator.seed)")
+            }
+            #expect(!chain.contains("Other"))
+            #expect(chain.nextVersionFrom("Other") == nil)
+            #expect(MigrationChain(versions).nextVersionFrom(versions[0]) == versions[1])
+        }
+        let one: MigrationChain = "V1"
+        #expect(one.isValid && one.contains("V1") && !one.contains("V2"))
+        #expect(one.nextVersionFrom("V1") == nil)
+    }
+
+    /// A loop, a version listed twice or given two successors make a chain
+    /// invalid before any history sees it.
+    @Test
+    func loopsAndRepeatsAreInvalid() {
+        #expect(!MigrationChain(["V1", "V2", "V1", "V3"]).isValid)
+        #expect(!MigrationChain([("V1", "V2"), ("V2", "V1")]).isValid)
+        #expect(!MigrationChain([("V1", "V4"), ("V1", "V2"), ("V2", "V3")]).isValid)
+        #expect(MigrationChain([("V1", "V4"), ("V2", "V3"), ("V3", "V4")]).isValid)
+    }
 }
