@@ -45,12 +45,7 @@ struct MigrationChainTests {
     func branchingChainIgnoresTheOrderItIsWrittenIn() {
         var generator = SplitMix64.random()
         for _ in 0..<50 {
-            // Each version but the last migrates to a later one: a tree, no loops.
-            let count = Int.random(in: 2...8, using: &generator)
-            let versions = (1...count).map { "V\($0)" }
-            let edges = versions.indices.dropLast().map { index in
-                (versions[index], versions[Int.random(in: (index + 1)..<count, using: &generator)])
-            }
+            let (_, edges) = Self.randomTree(using: &generator)
             let chain = MigrationChain(edges)
             let shuffled = MigrationChain(edges.shuffled(using: &generator))
             #expect(chain == shuffled, "seed \(generator.seed): \(edges)")
@@ -61,6 +56,19 @@ struct MigrationChainTests {
             changed[index].1 = "Other"
             #expect(chain != MigrationChain(changed), "seed \(generator.seed)")
         }
+    }
+
+    /// Two to eight versions, each but the last migrating to a later one: a
+    /// tree, with no loops.
+    static func randomTree(
+        using generator: inout SplitMix64
+    ) -> (versions: [String], edges: [(String, String)]) {
+        let count = Int.random(in: 2...8, using: &generator)
+        let versions = (1...count).map { "V\($0)" }
+        let edges = versions.indices.dropLast().map { index in
+            (versions[index], versions[Int.random(in: (index + 1)..<count, using: &generator)])
+        }
+        return (versions, edges)
     }
 
     /// CoreStore's `nil` chain: valid, empty, equal to `[]`, naming nothing.
@@ -83,11 +91,7 @@ struct MigrationChainTests {
     func containsAndNextVersionFollowTheEdges() {
         var generator = SplitMix64.random()
         for _ in 0..<50 {
-            let count = Int.random(in: 2...8, using: &generator)
-            let versions = (1...count).map { "V\($0)" }
-            let edges = versions.indices.dropLast().map { index in
-                (versions[index], versions[Int.random(in: (index + 1)..<count, using: &generator)])
-            }
+            let (versions, edges) = Self.randomTree(using: &generator)
             let chain = MigrationChain(edges.shuffled(using: &generator))
             #expect(chain.isValid, "seed \(generator.seed)")
             for version in versions {
