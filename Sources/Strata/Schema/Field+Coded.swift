@@ -50,13 +50,14 @@ extension Field {
         }
 
         /// A wrapper of an object, or of a prototype: the declaration is made
-        /// (and `defaultValue` read) only while Strata describes the class.
+        /// (and `coding` and `defaultValue` read) only while Strata describes
+        /// the class, so that making an object allocates nothing for it.
         private init(
-            _ name: String, _ renamingIdentifier: String?, _ coding: FieldCoding<Value>,
+            _ name: String, _ renamingIdentifier: String?, _ coding: () -> FieldCoding<Value>,
             defaultValue: () -> Value, dynamicInitialValue: (@Sendable () -> Value)? = nil
         ) {
             declaredField = DeclaredFields.isDescribing
-                ? Self.declare(defaultValue(), name, renamingIdentifier, coding, dynamicInitialValue)
+                ? Self.declare(defaultValue(), name, renamingIdentifier, coding(), dynamicInitialValue)
                 : nil
         }
 
@@ -69,7 +70,7 @@ extension Field {
         public init<Coder: FieldCoderType>(
             wrappedValue: Value, _ name: String, renamingIdentifier: String? = nil, coder: Coder.Type
         ) where Coder.FieldStoredValue == Value {
-            self.init(name, renamingIdentifier, .coder(coder), defaultValue: { wrappedValue })
+            self.init(name, renamingIdentifier, { .coder(coder) }, defaultValue: { wrappedValue })
         }
 
         /// Declares a field whose value `coder` turns into bytes and back,
@@ -85,7 +86,7 @@ extension Field {
             dynamicInitialValue: @escaping @Sendable () -> Value
         ) where Coder.FieldStoredValue == Value {
             self.init(
-                name, renamingIdentifier, .coder(coder), defaultValue: dynamicInitialValue,
+                name, renamingIdentifier, { .coder(coder) }, defaultValue: dynamicInitialValue,
                 dynamicInitialValue: dynamicInitialValue)
         }
 
@@ -105,7 +106,7 @@ extension Field {
             coder: (encode: @Sendable (Value) -> Data?, decode: @Sendable (Data?) -> Value)
         ) {
             self.init(
-                name, renamingIdentifier, .closures(encode: coder.encode, decode: coder.decode),
+                name, renamingIdentifier, { .closures(encode: coder.encode, decode: coder.decode) },
                 defaultValue: { wrappedValue })
         }
 
@@ -118,7 +119,7 @@ extension Field {
             dynamicInitialValue: @escaping @Sendable () -> Value
         ) {
             self.init(
-                name, renamingIdentifier, .closures(encode: coder.encode, decode: coder.decode),
+                name, renamingIdentifier, { .closures(encode: coder.encode, decode: coder.decode) },
                 defaultValue: dynamicInitialValue, dynamicInitialValue: dynamicInitialValue)
         }
 
@@ -200,7 +201,7 @@ extension Field.Coded where Value: Codable {
     /// @Field.Coded("tags") var tags: [String] = []
     /// ```
     public init(wrappedValue: Value, _ name: String, renamingIdentifier: String? = nil) {
-        self.init(name, renamingIdentifier, .json, defaultValue: { wrappedValue })
+        self.init(name, renamingIdentifier, { .json }, defaultValue: { wrappedValue })
     }
 
     /// Declares a field stored as JSON whose value `dynamicInitialValue`
@@ -216,7 +217,7 @@ extension Field.Coded where Value: Codable {
         dynamicInitialValue: @escaping @Sendable () -> Value
     ) {
         self.init(
-            name, renamingIdentifier, .json, defaultValue: dynamicInitialValue,
+            name, renamingIdentifier, { .json }, defaultValue: dynamicInitialValue,
             dynamicInitialValue: dynamicInitialValue)
     }
 
@@ -227,7 +228,7 @@ extension Field.Coded where Value: Codable {
     /// ```
     public init<Wrapped: Codable>(_ name: String, renamingIdentifier: String? = nil)
     where Value == Wrapped? {
-        self.init(name, renamingIdentifier, .json, defaultValue: { nil })
+        self.init(name, renamingIdentifier, { .json }, defaultValue: { nil })
     }
 }
 
@@ -241,7 +242,7 @@ extension Field.Coded where Value: ExpressibleByNilLiteral {
     public init<Coder: FieldCoderType, Wrapped>(
         wrappedValue: Value, _ name: String, renamingIdentifier: String? = nil, coder: Coder.Type
     ) where Value == Wrapped?, Coder.FieldStoredValue == Wrapped {
-        self.init(name, renamingIdentifier, .optionalCoder(coder), defaultValue: { wrappedValue })
+        self.init(name, renamingIdentifier, { .optionalCoder(coder) }, defaultValue: { wrappedValue })
     }
 
     /// Declares an optional field whose value `coder` turns into bytes and
@@ -253,7 +254,7 @@ extension Field.Coded where Value: ExpressibleByNilLiteral {
     public init<Coder: FieldCoderType, Wrapped>(
         _ name: String, renamingIdentifier: String? = nil, coder: Coder.Type
     ) where Value == Wrapped?, Coder.FieldStoredValue == Wrapped {
-        self.init(name, renamingIdentifier, .optionalCoder(coder), defaultValue: { nil })
+        self.init(name, renamingIdentifier, { .optionalCoder(coder) }, defaultValue: { nil })
     }
 
     /// Declares an optional field whose value `coder` turns into bytes and
@@ -263,7 +264,7 @@ extension Field.Coded where Value: ExpressibleByNilLiteral {
         dynamicInitialValue: @escaping @Sendable () -> Value
     ) where Value == Wrapped?, Coder.FieldStoredValue == Wrapped {
         self.init(
-            name, renamingIdentifier, .optionalCoder(coder), defaultValue: dynamicInitialValue,
+            name, renamingIdentifier, { .optionalCoder(coder) }, defaultValue: dynamicInitialValue,
             dynamicInitialValue: dynamicInitialValue)
     }
 
@@ -274,7 +275,7 @@ extension Field.Coded where Value: ExpressibleByNilLiteral {
         coder: (encode: @Sendable (Value) -> Data?, decode: @Sendable (Data?) -> Value)
     ) {
         self.init(
-            name, renamingIdentifier, .closures(encode: coder.encode, decode: coder.decode),
+            name, renamingIdentifier, { .closures(encode: coder.encode, decode: coder.decode) },
             defaultValue: { nil })
     }
 }
