@@ -219,6 +219,20 @@ struct FieldCodersTests {
         #expect(stored["secret"] == .blob(Data()))
         #expect(stored["job"] == .blob(object.job.data))
         #expect(stored["nickname"] == .null)
+
+        // An optional field declared `= value` is optional too: `nil` is NULL,
+        // not the coder's encoding of an optional.
+        let optionalNames = Set(entity.attributes.filter { $0.isOptional }.map(\.name))
+        #expect(optionalNames.isSuperset(of: ["maybeInfo", "count", "palette", "tags", "nickname"]))
+        #expect(optionalNames.isDisjoint(with: ["info", "scores", "secret", "job"]))
+        try stack.perform(synchronous: { tx in
+            let object = try #require(tx.edit(id))
+            object.count = nil
+            object.palette = nil
+        })
+        let cleared = ObjectSnapshot(object).dictionaryForValues()
+        #expect(cleared["count"] == .null && cleared["palette"] == .null)
+        #expect(object.count == nil && object.palette == nil)
     }
 
     /// Snapshots, publishers, field observations and `updateAll` read and
