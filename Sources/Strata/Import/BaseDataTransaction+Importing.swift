@@ -98,7 +98,8 @@ extension BaseDataTransaction {
     /// returns them in input order.
     ///
     /// - Every source's ID is computed first; a thrown ID error leaves the
-    ///   store untouched. Sources whose ID is `nil` are skipped.
+    ///   store untouched. Sources whose ID is `nil` are skipped (with an
+    ///   optional ID field, an ID of `nil` too).
     /// - Among sources with the same ID, the last one is imported, at the
     ///   position of the first one. Text IDs are the same when their UTF-8
     ///   bytes are, as the store's unique index compares them.
@@ -143,7 +144,16 @@ extension BaseDataTransaction {
         // before the import's work. Sources are not copied unless an ID
         // repeats or is nil (an array passed in is shared, not copied).
         var sources = Array(sourceArray)
-        var pending = try Self.uniqueIDs(of: sources) { try into.entityClass.uniqueID(from: $0, in: self) }
+        // With an optional ID field the ID type is optional too, and a source
+        // without an ID gives an ID of `nil` (`source["id"] as? Int` returns
+        // one as `Int??`): no ID, skipped as `nil` is. It would match no row
+        // (NULL equals nothing) and insert an object without an ID each time.
+        let idMayBeNull = Object.UniqueIDType.self is any ExpressibleByNilLiteral.Type
+        var pending = try Self.uniqueIDs(of: sources) { source -> Object.UniqueIDType? in
+            guard let id = try into.entityClass.uniqueID(from: source, in: self) else { return nil }
+            if idMayBeNull, (try? id.storedValue())?.isNull == true { return nil }
+            return id
+        }
         if let preProcess {
             let processed = try Self.preProcessed(pending.map { ($0.id, sources[$0.index]) }, by: preProcess)
             sources = processed.map(\.source)

@@ -105,7 +105,8 @@ public protocol ImportableUniqueObject: ImportableObject {
     /// The field that holds the unique ID, such as `\.$remoteID`.
     static var uniqueIDKeyPath: KeyPath<Self, Field.Stored<UniqueIDType>> { get }
 
-    /// The unique ID of `source`; `nil` skips the source.
+    /// The unique ID of `source`; `nil` skips the source, and so does an ID
+    /// of `nil` when the ID field is optional (`UniqueIDType` is `Int?`).
     ///
     /// - Throws: any error of your own; the import rethrows it before it
     ///   inserts or updates anything.
