@@ -110,6 +110,12 @@ extension SelectTerm {
         guard let value else { return "count(*)" }
         switch function {
         case .value, .relatedCount: return value
+        case .sum where valueKind == .text || valueKind == .blob:
+            return "coalesce(sum(\(dialect.leadingNumber(value))), 0.0)"
+        case .average where valueKind == .text || valueKind == .blob:
+            return dialect.average(dialect.leadingNumber(value))
+        case .minimum where valueKind == .blob, .maximum where valueKind == .blob:
+            return dialect.blobExtreme(function.rawValue, value)
         case .average where !isDecimal:
             return dialect.average(value)
         // A sum of no values is 0, not NULL, as Core Data's is (it sums with

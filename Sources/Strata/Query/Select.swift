@@ -91,6 +91,10 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
         case date
         /// An integer (or a `Bool`, or an enum of integers), stored as INTEGER.
         case integer
+        /// Other text (a `String`, `UUID`, `URL`), stored as TEXT.
+        case text
+        /// `Data`, stored as a BLOB.
+        case blob
         case other
 
         init<Value>(_ type: Value.Type) {
@@ -98,10 +102,13 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
                 self = .decimal
             } else if type == Date.self || type == Date?.self {
                 self = .date
-            } else if (type as? any FieldStorable.Type)?.storedType == .integer {
-                self = .integer
             } else {
-                self = .other
+                switch (type as? any FieldStorable.Type)?.storedType {
+                case .integer: self = .integer
+                case .text: self = .text
+                case .blob: self = .blob
+                case .real, nil: self = .other
+                }
             }
         }
     }

@@ -183,4 +183,28 @@ struct CoreStoreParityQueryTests {
         }
         #expect(rows == expected)
     }
+
+    /// A text field's sum and average read each text's leading number, as
+    /// SQLite (and so Core Data) reads it, on every store: PostgreSQL has no
+    /// `sum` or `avg` of text and threw, where CoreStore answers `nil` as
+    /// `String` (`test_ThatDataStacks_CanQuerySumValue`).
+    @Test(arguments: StoreKind.allCases)
+    func aTextFieldsSumReadsLeadingNumbersOnEveryStore(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(ParitySchema.schema, kind, in: directory)
+        try stack.perform(synchronous: { tx in
+            for (text, data) in [("12", "7"), ("3.5kg", "x"), ("abc", ""), ("-1e1", "1")] {
+                let object = tx.create(Into<ParityEntity>())
+                object.testString = text
+                object.testData = Data(data.utf8)
+            }
+        })
+        let from = From<ParityEntity>()
+        #expect(try stack.queryValue(from.select(Double.self, .sum(\.$testString))) == 5.5)
+        #expect(try stack.queryValue(from.select(Double.self, .average(\.$testString))) == 5.5 / 4)
+        #expect(try stack.queryValue(from.select(String.self, .sum(\.$testString))) == nil)
+        #expect(try stack.queryValue(from.select(Data.self, .average(\.$testData))) == nil)
+        #expect(try stack.queryValue(from.select(Data.self, .minimum(\.$testData))) == Data())
+        #expect(try stack.queryValue(from.select(Data.self, .maximum(\.$testData))) == Data("x".utf8))
+    }
 }
