@@ -16,6 +16,9 @@ import Foundation
 public struct Select<Object: ManagedObject, Result>: Sendable, Hashable {
     let terms: [SelectTerm<Object>]
 
+    /// The terms, in order, as CoreStore's `selectTerms`.
+    public var selectTerms: [SelectTerm<Object>] { terms }
+
     /// A selection of `terms`, in order. At least one term; names must differ.
     ///
     /// ```swift
