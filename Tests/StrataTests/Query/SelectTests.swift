@@ -196,8 +196,7 @@ private func checkAggregates(
     let ages = matching.map(\.age)
     #expect(try queryInt(from.select(Int.self, .count())) == matching.count, "\(context)")
     #expect(
-        try queryInt(from.select(Int.self, .sum(\.$age)))
-            == (ages.isEmpty ? nil : ages.reduce(0, +)), "\(context)")
+        try queryInt(from.select(Int.self, .sum(\.$age))) == ages.reduce(0, +), "\(context)")
     #expect(try queryInt(from.select(Int.self, .minimum(\.$age))) == ages.min(), "\(context)")
     #expect(try queryInt(from.select(Int.self, .maximum(\.$age))) == ages.max(), "\(context)")
     let average = ages.isEmpty ? nil : Double(ages.reduce(0, +)) / Double(ages.count)
