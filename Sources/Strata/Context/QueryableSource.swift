@@ -30,7 +30,7 @@ extension QueryableSource {
     ///
     /// ```swift
     /// let total = try stack.queryValue(From<Person>().select(Int.self, .sum(\.$age)))
-    /// // SELECT sum(t0."age") AS "sum(age)" FROM "Person" AS t0 LIMIT ? OFFSET ?
+    /// // SELECT coalesce(sum(t0."age"), 0) AS "sum(age)" FROM "Person" AS t0 LIMIT ? OFFSET ?
     /// let average = try stack.queryValue(From<Person>().select(Int.self, .average(\.$age)))
     /// // 41 for ages 40 and 43
     /// ```

@@ -241,3 +241,15 @@ struct ListSection {
     let name: String
     var count: Int
 }
+
+/// Two monitors are equal when they are the same one, as CoreStore's are: a
+/// monitor made again for the same query is another monitor.
+extension ListMonitor: Hashable {
+    /// Whether `lhs` and `rhs` are the same instance.
+    public nonisolated static func == (lhs: ListMonitor, rhs: ListMonitor) -> Bool { lhs === rhs }
+
+    /// Hashes the instance's identity, consistently with `==`.
+    public nonisolated func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+}

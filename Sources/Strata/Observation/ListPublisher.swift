@@ -192,3 +192,15 @@ public final class ListPublisher<Object: ManagedObject> {
         }
     }
 }
+
+/// Two publishers are equal when they are the same one, as CoreStore's are: a
+/// publisher made again for the same query is another publisher.
+extension ListPublisher: Hashable {
+    /// Whether `lhs` and `rhs` are the same instance.
+    public nonisolated static func == (lhs: ListPublisher, rhs: ListPublisher) -> Bool { lhs === rhs }
+
+    /// Hashes the instance's identity, consistently with `==`.
+    public nonisolated func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+}

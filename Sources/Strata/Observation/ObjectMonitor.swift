@@ -186,3 +186,15 @@ public final class ObjectMonitor<Object: ManagedObject>: ChangeSetObserver {
         for box in boxes where isObserving(box, removals: removals) { box.didUpdate(self, object, keys) }
     }
 }
+
+/// Two monitors are equal when they are the same one, as CoreStore's are: a
+/// monitor made again for the same query is another monitor.
+extension ObjectMonitor: Hashable {
+    /// Whether `lhs` and `rhs` are the same instance.
+    public nonisolated static func == (lhs: ObjectMonitor, rhs: ObjectMonitor) -> Bool { lhs === rhs }
+
+    /// Hashes the instance's identity, consistently with `==`.
+    public nonisolated func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+}

@@ -19,6 +19,10 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
     let path: ValuePath
     let name: @Sendable (StoredValue) -> String
 
+    /// The name of the field the sections are by, a path's joined by dots
+    /// (`"owner.name"`), as CoreStore's `sectionKeyPath`.
+    public var sectionKeyPath: String { path.description }
+
     /// Sections by the field at `keyPath`, named by `sectionName`
     /// (by default the value's description, unwrapped; `nil` is named "").
     public init<Value: FieldStorable>(

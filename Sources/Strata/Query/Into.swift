@@ -51,6 +51,11 @@ public struct Into<Object: ManagedObject>: Sendable, Hashable {
         infersStore = false
     }
 
+    /// Whether the object goes to the store that holds the entity (made
+    /// without a configuration), CoreStore's name: `false` when a
+    /// configuration is named, `nil` included.
+    public var inferStoreIfPossible: Bool { infersStore }
+
     /// Whether both name the same class and the same store.
     public static func == (lhs: Into, rhs: Into) -> Bool {
         lhs.entityClass == rhs.entityClass && lhs.configuration == rhs.configuration

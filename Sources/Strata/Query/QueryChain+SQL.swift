@@ -110,12 +110,24 @@ extension SelectTerm {
         guard let value else { return "count(*)" }
         switch function {
         case .value, .relatedCount: return value
+        case .sum where valueKind == .text || valueKind == .blob:
+            return "coalesce(sum(\(dialect.leadingNumber(value))), 0.0)"
+        case .average where valueKind == .text || valueKind == .blob:
+            return dialect.average(dialect.leadingNumber(value))
+        case .minimum where valueKind == .blob, .maximum where valueKind == .blob:
+            return dialect.blobExtreme(function.rawValue, value)
         case .average where !isDecimal:
             return dialect.average(value)
+        // A sum of no values is 0, not NULL, as Core Data's is (it sums with
+        // SQLite's `total`, which would make a sum of integers a real).
         case .sum where valueKind == .integer:
-            return dialect.integerSum(value)
-        case .sum, .average, .minimum, .maximum:
-            // `rawValue` is the SQL name: sum, avg, min, max.
+            return "coalesce(\(dialect.integerSum(value)), 0)"
+        case .sum where isDecimal:
+            return "coalesce(strata_decimal_sum(\(value)), '0')"
+        case .sum:
+            return "coalesce(sum(\(value)), 0.0)"
+        case .average, .minimum, .maximum:
+            // `rawValue` is the SQL name: avg, min, max.
             return isDecimal ? "strata_decimal_\(function.rawValue)(\(value))" : "\(function.rawValue)(\(value))"
         case .count: return "count(\(value))"
         }

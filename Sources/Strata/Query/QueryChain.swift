@@ -100,6 +100,10 @@ public struct QueryChain<Object: ManagedObject, Result>: Sendable {
 public struct GroupBy<Object: ManagedObject>: Sendable, Hashable {
     let paths: [ValuePath]
 
+    /// The names of the fields grouped by, in order, a path's joined by dots
+    /// (`["city", "owner.name"]`), as CoreStore's `keyPaths`.
+    public var keyPaths: [String] { paths.map(\.description) }
+
     /// Groups by the fields at `keyPaths`, in order.
     public init<each Value>(_ keyPaths: repeat KeyPath<Object, Field.Stored<each Value>>) {
         var paths: [ValuePath] = []

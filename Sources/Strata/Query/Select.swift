@@ -6,7 +6,7 @@ import Foundation
 /// ```swift
 /// let total = try stack.queryValue(
 ///     From<Person>().where(\.$age >= 18).select(Select<Person, Int>(.sum(\.$age))))
-/// // SELECT sum(t0."age") AS "sum(age)" FROM "Person" AS t0 WHERE t0."age" >= ? LIMIT ? OFFSET ?
+/// // SELECT coalesce(sum(t0."age"), 0) AS "sum(age)" FROM "Person" AS t0 WHERE t0."age" >= ? LIMIT ? OFFSET ?
 /// ```
 ///
 /// `Result` only matters to `queryValue`, which converts the first column of
@@ -15,6 +15,9 @@ import Foundation
 /// terms when they have the same function, field and name.
 public struct Select<Object: ManagedObject, Result>: Sendable, Hashable {
     let terms: [SelectTerm<Object>]
+
+    /// The terms, in order, as CoreStore's `selectTerms`.
+    public var selectTerms: [SelectTerm<Object>] { terms }
 
     /// A selection of `terms`, in order. At least one term; names must differ.
     ///
@@ -47,10 +50,10 @@ public struct Select<Object: ManagedObject, Result>: Sendable, Hashable {
 /// for aggregates: `count(age)`, `sum(age)`, `average(age)`, `min(age)`,
 /// `max(age)`, and `count` for a count of objects. Pass `as:` to choose another.
 ///
-/// Aggregates follow SQLite: NULL values are skipped; over no rows `count`
-/// is 0 while `sum`, `average`, `minimum` and `maximum` are NULL (so
-/// `queryValue` returns `nil`; `sum` is SQL `sum`, not `total`, for that
-/// reason). `sum` of integers is an integer and throws on Int64 overflow;
+/// Aggregates skip NULL values. Over no values `count` and `sum` are 0, as
+/// in Core Data (which sums with SQLite's `total`), while `average`,
+/// `minimum` and `maximum` are NULL (so `queryValue` returns `nil`). `sum`
+/// of integers is an integer and throws on Int64 overflow;
 /// `average` is always a real number. Over a `Decimal` field, `sum`,
 /// `average`, `minimum` and `maximum` are decimals, computed exactly by
 /// Strata (the sum exactly; the average to `Decimal`'s 38 digits) and read
@@ -91,6 +94,10 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
         case date
         /// An integer (or a `Bool`, or an enum of integers), stored as INTEGER.
         case integer
+        /// Other text (a `String`, `UUID`, `URL`), stored as TEXT.
+        case text
+        /// `Data`, stored as a BLOB.
+        case blob
         case other
 
         init<Value>(_ type: Value.Type) {
@@ -98,10 +105,13 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
                 self = .decimal
             } else if type == Date.self || type == Date?.self {
                 self = .date
-            } else if (type as? any FieldStorable.Type)?.storedType == .integer {
-                self = .integer
             } else {
-                self = .other
+                switch (type as? any FieldStorable.Type)?.storedType {
+                case .integer: self = .integer
+                case .text: self = .text
+                case .blob: self = .blob
+                case .real, nil: self = .other
+                }
             }
         }
     }
@@ -188,7 +198,7 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
         term(.count, expression.path, alias, "count")
     }
 
-    /// The sum of the values (SQL `sum`): NULL, so `nil`, when no value is there.
+    /// The sum of the values (SQL `sum`); 0 when no value is there, as in Core Data.
     ///
     /// ```swift
     /// try stack.queryValue(From<Person>().select(Int.self, .sum(\.$age)))

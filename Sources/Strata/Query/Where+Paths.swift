@@ -77,3 +77,41 @@ public func ~ <Object, Owner, Target>(
 ) -> Where<Object>.Members<Target> {
     Where<Object>.Members(owner: lhs.path, relationship: FieldPath.name(rhs))
 }
+
+// MARK: Key path strings
+
+extension Where.Expression: CustomStringConvertible {
+    /// The path's field names joined by dots (`owner.name`), as CoreStore
+    /// and Core Data spell a key path.
+    public var description: String { path.description }
+}
+
+extension Where.Relation: CustomStringConvertible {
+    /// The path's relationship names joined by dots (`owner.friend`).
+    public var description: String { path.description }
+}
+
+extension Where.Members: CustomStringConvertible {
+    /// The path's relationship names joined by dots (`owner.pets`).
+    public var description: String {
+        (owner.relationships + [owner.field].compactMap { $0 } + [relationship]).joined(separator: ".")
+    }
+}
+
+extension String {
+    /// The key path string of a `~` path, as CoreStore spells it:
+    /// `String(keyPath: \Pet.$owner ~ \.$name)` is `"owner.name"`.
+    public init<Object, Value>(keyPath: Where<Object>.Expression<Value>) {
+        self = keyPath.description
+    }
+
+    /// The key path string of a `~` path to a related object (`"owner.friend"`).
+    public init<Object, Target>(keyPath: Where<Object>.Relation<Target>) {
+        self = keyPath.description
+    }
+
+    /// The key path string of a `~` path to a to-many relationship (`"owner.pets"`).
+    public init<Object, Target>(keyPath: Where<Object>.Members<Target>) {
+        self = keyPath.description
+    }
+}

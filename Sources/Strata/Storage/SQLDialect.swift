@@ -131,6 +131,31 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// The smallest or largest (`function`: `min`, `max`) of a blob column,
+    /// byte by byte, as SQLite compares blobs. PostgreSQL has no `min` or
+    /// `max` of `bytea`; its hex text, compared in the "C" collation, sorts alike.
+    func blobExtreme(_ function: String, _ expression: String) -> String {
+        switch self {
+        case .sqlite: return "\(function)(\(expression))"
+        case .postgreSQL:
+            return "decode(\(function)(encode(\(expression), 'hex') COLLATE \"C\"), 'hex')"
+        }
+    }
+
+    /// A text or blob column read as a number, as SQLite's `sum` and `avg`
+    /// read one: its leading number, or 0 when it does not start with one;
+    /// NULL stays NULL. PostgreSQL has no `sum` or `avg` of text and refuses
+    /// the query; there a blob, read as its `\x` hex text, is 0.
+    func leadingNumber(_ expression: String) -> String {
+        switch self {
+        case .sqlite: return expression
+        case .postgreSQL:
+            return "CASE WHEN \(expression) IS NULL THEN NULL ELSE coalesce(CAST(substring("
+                + "CAST(\(expression) AS TEXT) from '^\\s*([-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)"
+                + "([eE][-+]?[0-9]+)?)') AS DOUBLE PRECISION), 0.0) END"
+        }
+    }
+
     /// The sum of an integer column as an integer that fails past `Int64`'s
     /// range, as SQLite's `sum` does ("integer overflow"). PostgreSQL's `sum`
     /// of a `bigint` is an exact `numeric`, which would come back past that

@@ -186,7 +186,7 @@ struct OptionalFieldQueryTests {
                 query.select(Select<OptPlayer, Int?>(.minimum(\.$score))))
             #expect(least == scores.min(), "\(context)")
             #expect(
-                try stack.queryValue(query.select(Int.self, .sum(\.$score))) == scores.nonEmptySum,
+                try stack.queryValue(query.select(Int.self, .sum(\.$score))) == scores.total,
                 "\(context)")
             #expect(
                 try stack.queryValue(query.select(Int.self, .count(\.$score))) == scores.count,
@@ -198,10 +198,10 @@ struct OptionalFieldQueryTests {
                     == scores.nonEmptySum.map { Double($0) / Double(scores.count) }, "\(context)")
             #expect(
                 try stack.queryValue(query.select(Double.self, .sum(\.$ratio)))
-                    == ratios.nonEmptySum, "\(context)")
+                    == ratios.total, "\(context)")
             #expect(
                 try stack.queryValue(query.select(Decimal.self, .sum(\.$price)))
-                    == prices.nonEmptySum, "\(context)")
+                    == prices.total, "\(context)")
             #expect(
                 try stack.queryValue(query.select(Decimal.self, .maximum(\.$price)))
                     == prices.max(), "\(context)")
@@ -210,7 +210,7 @@ struct OptionalFieldQueryTests {
                     == rows.compactMap(\.joined).min(), "\(context)")
             #expect(
                 try stack.queryValue(query.select(Int.self, .sum(\.$team ~ \.$rank)))
-                    == ranks.nonEmptySum, "\(context)")
+                    == ranks.total, "\(context)")
             #expect(
                 try stack.queryValue(query.select(Int.self, .count(\.$team ~ \.$rank)))
                     == ranks.count, "\(context)")
@@ -261,9 +261,7 @@ struct OptionalFieldQueryTests {
         let expected: [[String: StoredValue]] = keys.map { nick in
             var row: [String: StoredValue] = ["n": .integer(Int64(groups[nick]!.count))]
             row["nick"] = nick.map(StoredValue.text)
-            row["sum(score)"] = groups[nick]!.compactMap(\.score).nonEmptySum.map {
-                .integer(Int64($0))
-            }
+            row["sum(score)"] = .integer(Int64(groups[nick]!.compactMap(\.score).total))
             return row
         }
         #expect(rows == expected, "seed \(seed)")
@@ -340,6 +338,9 @@ struct OptionalFieldQueryTests {
 }
 
 extension Array where Element: AdditiveArithmetic {
-    /// The sum, or `nil` for no elements, as SQL's `sum` answers.
+    /// The sum, or `nil` for no elements, as SQL's `avg` needs it.
     fileprivate var nonEmptySum: Element? { isEmpty ? nil : reduce(.zero, +) }
+
+    /// The sum, 0 for no elements, as a query's `sum` answers (Core Data's `total`).
+    fileprivate var total: Element { reduce(.zero, +) }
 }

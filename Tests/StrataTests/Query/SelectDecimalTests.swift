@@ -136,10 +136,10 @@ struct SelectDecimalTests {
     }
 
     @Test
-    func noRowsGiveNil() throws {
+    func noRowsGiveASumOfZeroAndNoAverage() throws {
         let directory = TemporaryDirectory()
         let stack = try makeStack(decimalSchema, .inMemory, in: directory)
-        #expect(try stack.queryValue(From<DecLine>().select(Decimal.self, .sum(\.$price))) == nil)
+        #expect(try stack.queryValue(From<DecLine>().select(Decimal.self, .sum(\.$price))) == 0)
         #expect(try stack.queryValue(From<DecLine>().select(Decimal.self, .average(\.$price))) == nil)
         #expect(try stack.queryValue(From<DecLine>().select(Int.self, .count(\.$price))) == 0)
     }

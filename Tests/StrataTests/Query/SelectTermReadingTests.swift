@@ -111,7 +111,7 @@ struct SelectTermReadingTests {
             let reals: [(String, SelectTerm<OptPlayer>, Double?)] = [
                 ("average(score)", .average(\.$score), mean(scores)),
                 ("average(ratio)", .average(\.$ratio), mean(ratios)),
-                ("sum(ratio)", .sum(\.$ratio), ratios.isEmpty ? nil : ratios.reduce(0, +)),
+                ("sum(ratio)", .sum(\.$ratio), ratios.reduce(0, +)),
                 ("min(ratio)", .minimum(\.$ratio), ratios.min()),
                 ("max(ratio)", .maximum(\.$ratio), ratios.max()),
                 ("average(team.rank)", .average(\.$team ~ \.$rank), mean(ranks)),
@@ -124,7 +124,7 @@ struct SelectTermReadingTests {
                 let double = try stack.queryValue(query.select(Double.self, term))
                 #expect(decimal == printedDecimal(double), "\(context)")
             }
-            let sum = scores.isEmpty ? nil : Decimal(Int(scores.reduce(0, +)))
+            let sum = Decimal(Int(scores.reduce(0, +)))
             #expect(
                 try stack.queryValue(query.select(Decimal.self, .sum(\.$score))) == sum,
                 "\(kind), seed \(seed), \(subset), sum(score)")
