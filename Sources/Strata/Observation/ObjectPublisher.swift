@@ -204,3 +204,34 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
         audience.publish(self, next)
     }
 }
+
+/// Two publishers are equal when they publish the same object (the same
+/// ``ObjectPublisher/objectID``) of the same stack, as in CoreStore, whose
+/// publishers compare by object ID and context.
+///
+/// Strata makes a new publisher on each ``DataStack/publishObject(_:)``
+/// (CoreStore shares one per object): two equal publishers may be two
+/// instances, each with its own observers and ``ObjectPublisher/snapshots``,
+/// always publishing equal snapshots. Equality by object keeps a
+/// `Set<ObjectPublisher<Pet>>` read from ``ObjectSnapshot`` (`snapshot.$pets`)
+/// comparable with another one read later; compare with `===` to ask for the
+/// same instance.
+///
+/// ```swift
+/// let first = try stack.publishObject(person)
+/// let second = try stack.publishObject(person.objectID)
+/// first == second    // true: the same object of the same stack
+/// first === second   // false: two publishers
+/// ```
+extension ObjectPublisher: Hashable {
+    /// Whether `lhs` and `rhs` publish the same object of the same stack.
+    public nonisolated static func == (lhs: ObjectPublisher, rhs: ObjectPublisher) -> Bool {
+        lhs.objectID == rhs.objectID && lhs.main === rhs.main
+    }
+
+    /// Hashes the object ID and the stack, consistently with `==`.
+    public nonisolated func hash(into hasher: inout Hasher) {
+        hasher.combine(objectID)
+        hasher.combine(ObjectIdentifier(main))
+    }
+}
