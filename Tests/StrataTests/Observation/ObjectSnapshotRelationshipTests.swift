@@ -268,4 +268,60 @@ struct ObjectSnapshotRelationshipTests {
         #expect(owner.$pets == nil && owner.$best == nil)
         #expect(pet.$owner == nil)
     }
+
+    /// Related objects of subentities are published by their own entity's
+    /// ID, as a fetch names them: a keeper's ordered animals and its
+    /// favorite (a foreign key to the base entity), also once deleted.
+    @Test(arguments: StoreKind.allCases)
+    func relatedSubentityObjectsKeepTheirOwnEntity(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(zooSchema(), kind, in: directory)
+        let keeperID = try stack.perform(synchronous: { tx in
+            let keeper = tx.create(Into<ZooKeeper>())
+            let dog = tx.create(Into<ZooDog>())
+            let lion = tx.create(Into<ZooLion>())
+            let animal = tx.create(Into<ZooAnimal>())
+            keeper.animals = [lion, animal, dog]
+            keeper.favorite = lion
+            return keeper.objectID
+        })
+        let keeper = try #require(try stack.fetchExisting(keeperID))
+        let animals = keeper.animals.map(\.objectID)
+        let favorite = try #require(keeper.favorite?.objectID)
+        #expect(animals.map(\.entityName) == ["ZooLion", "ZooAnimal", "ZooDog"])
+        let snapshot = ObjectSnapshot(keeper)
+        #expect(snapshot.$animals.map(\.objectID) == animals)
+        #expect(snapshot.$favorite?.objectID == favorite)
+        #expect(snapshot.$favorite?.snapshot?.$name == "")
+
+        try stack.perform(synchronous: { tx in tx.delete(tx.edit(favorite)!) })
+        #expect(snapshot.$animals.map(\.objectID) == animals)
+        #expect(snapshot.$animals.map(\.isObjectDeleted) == [true, false, false])
+        // Deleted, the favorite is named by the relationship's target entity.
+        #expect(snapshot.$favorite?.objectID.rowID == favorite.rowID)
+        #expect(snapshot.$favorite?.isObjectDeleted == true)
+    }
+
+    /// A snapshot kept after its stack is gone has no stack to publish
+    /// through: its relationships read as empty, its stored values as ever.
+    @Test func aSnapshotOutlivingItsStackReadsNoRelationships() throws {
+        var snapshot: ObjectSnapshot<SnapOwner>?
+        do {
+            let directory = TemporaryDirectory()
+            let stack = try makeStack(snapshotRelationshipSchema, .inMemory, in: directory)
+            let ownerID = try stack.perform(synchronous: { tx in
+                let owner = tx.create(Into<SnapOwner>())
+                owner.name = "Ann"
+                let pet = tx.create(Into<SnapPet>())
+                pet.owner = owner
+                owner.best = pet
+                return owner.objectID
+            })
+            snapshot = ObjectSnapshot(try #require(try stack.fetchExisting(ownerID)))
+            #expect(snapshot?.$pets.count == 1 && snapshot?.$best != nil)
+        }
+        let kept = try #require(snapshot)
+        #expect(kept.$name == "Ann")
+        #expect(kept.$pets.isEmpty && kept.$best == nil)
+    }
 }
