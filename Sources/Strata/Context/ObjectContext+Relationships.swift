@@ -22,9 +22,11 @@ extension ObjectContext {
     }
 
     /// The objects related to the row `rowID` through a relationship whose
-    /// links live outside the row (a to-many), in the relationship's order, deleted ones left
-    /// out: one query, which needs no object for the row.
-    func loadLinked(ofRow rowID: Int64, _ relationship: RelationshipDescription) throws -> [ManagedObject] {
+    /// links live outside the row (a to-many), in the relationship's order,
+    /// deleted ones left out: one query, which needs no object for the row.
+    func loadLinked(ofRow rowID: Int64, _ relationship: RelationshipDescription) throws
+        -> [ManagedObject]
+    {
         let target = targetEntity(of: relationship)
         switch relationship.storage {
         case .foreignKey:

@@ -12,17 +12,18 @@ import Observation
 /// ```
 ///
 /// The publisher takes each merged commit that changes the object after every
-/// monitor has (Docs/Architecture.md, "One pass per change set"), publishing a new snapshot built from the
-/// change set's values: once per commit that changes any of its fields or
-/// relationships (as an ``ObjectMonitor`` reports them), also when the
-/// snapshot comes out equal to the last; a commit that does not touch the
-/// object publishes nothing. Relationships whose links are not in the
-/// object's row (to-many ones) are read from the store as the commit is
-/// merged, one query each (none for an entity without any): when later
-/// commits are already in the store, they may show those commits a little
-/// early, which the merge of each of them then publishes again. When a commit deletes the object, ``snapshot`` becomes `nil`,
-/// closure observers are called a last time, and the ``snapshots`` sequences
-/// yield `nil` and finish.
+/// monitor has (Docs/Architecture.md, "One pass per change set"), publishing
+/// a new snapshot built from the change set's values: once per commit that
+/// changes any of its fields or relationships (as an ``ObjectMonitor``
+/// reports them), also when the snapshot comes out equal to the last; a
+/// commit that does not touch the object publishes nothing. To-many
+/// relationships, whose links are not in the object's row, are read from the
+/// store as the commit is merged, one query each (none for an entity without
+/// any): when later commits are already in the store, they may show those
+/// commits a little early, and the merge of each publishes again. When a
+/// commit deletes the object, ``snapshot`` becomes `nil`, closure observers
+/// are called a last time, and the ``snapshots`` sequences yield `nil` and
+/// finish.
 ///
 /// Let the publisher go to stop it: its ``snapshots`` sequences then finish.
 @Observable
@@ -121,8 +122,9 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
     /// ```swift
     /// Text("\(publisher.$pets?.count ?? 0) pets")
     /// ```
-    public subscript<Target>(dynamicMember keyPath: KeyPath<Object, Field.Relationship<Set<Target>>>)
-        -> Set<ObjectPublisher<Target>>?
+    public subscript<Target>(
+        dynamicMember keyPath: KeyPath<Object, Field.Relationship<Set<Target>>>
+    ) -> Set<ObjectPublisher<Target>>?
     {
         snapshot?[dynamicMember: keyPath]
     }

@@ -84,7 +84,10 @@ extension ObjectSnapshot {
                 held = try context.existingObject(target, rowID: rowID).map { [$0] } ?? []
                 // Of its concrete entity when it still exists; of the target's once deleted.
                 let entity = held.first?.entity ?? target
-                ids = [AnyObjectID(entityName: entity.name, rowID: rowID, configuration: entity.configuration)]
+                ids = [
+                    AnyObjectID(
+                        entityName: entity.name, rowID: rowID, configuration: entity.configuration)
+                ]
             case .inverseForeignKey, .linkTable:
                 ids = linked[name] ?? []
                 held = try context.existingObjects(target, rowIDs: ids.map(\.rowID))
@@ -95,7 +98,8 @@ extension ObjectSnapshot {
         } catch {
             StrataLog.warning(
                 .observation,
-                "reading \(entity.name).\(name) of a snapshot of \(objectID) failed: \(context.translated(error))")
+                "reading \(entity.name).\(name) of a snapshot of \(objectID) failed: "
+                    + "\(context.translated(error))")
             return []
         }
     }
@@ -111,17 +115,21 @@ struct SnapshotOrigin: Sendable {
 
 extension ObjectContext {
     /// The IDs of the objects related to the row `rowID` of `entity` through
-    /// each to-many relationship (whose links are not in the row), by relationship
-    /// name: one query per such relationship, none for an entity without
-    /// any. A failed read is logged and gives no IDs for that relationship.
+    /// each to-many relationship (whose links are not in the row), by
+    /// relationship name: one query per such relationship, none for an
+    /// entity without any. A failed read is logged and gives no IDs for that
+    /// relationship.
     func linkedIDs(ofRow rowID: Int64, _ entity: EntityDescription) -> [String: [AnyObjectID]] {
         var linked: [String: [AnyObjectID]] = [:]
         for relationship in entity.relationships.values {
             if case .foreignKey = relationship.storage { continue }
             do {
-                linked[relationship.name] = try loadLinked(ofRow: rowID, relationship).map { object in
+                linked[relationship.name] = try loadLinked(ofRow: rowID, relationship).map {
+                    object in
                     let related = object.entity!
-                    return AnyObjectID(entityName: related.name, rowID: object.rowID, configuration: related.configuration)
+                    return AnyObjectID(
+                        entityName: related.name, rowID: object.rowID,
+                        configuration: related.configuration)
                 }
             } catch {
                 StrataLog.warning(

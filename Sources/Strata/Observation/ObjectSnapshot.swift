@@ -69,7 +69,8 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
         }
         self.init(
             entity: entity, rowID: object.rowID, values: object.values,
-            linked: context.linkedIDs(ofRow: object.rowID, entity), origin: SnapshotOrigin(context.store))
+            linked: context.linkedIDs(ofRow: object.rowID, entity),
+            origin: SnapshotOrigin(context.store))
     }
 
     /// The entity's name.
@@ -195,7 +196,8 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.objectID == rhs.objectID && lhs.values.isIdentical(to: rhs.values) && lhs.linked == rhs.linked
+        lhs.objectID == rhs.objectID && lhs.values.isIdentical(to: rhs.values)
+            && lhs.linked == rhs.linked
     }
 
     public func hash(into hasher: inout Hasher) {

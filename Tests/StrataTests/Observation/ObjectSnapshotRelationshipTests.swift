@@ -93,7 +93,8 @@ struct ObjectSnapshotRelationshipTests {
         })
         let owners = try stack.fetchObjectIDs(From<SnapOwner>())
         let publishers = try owners.map { try stack.publishObject($0) }
-        var kept: [(round: Int, snapshot: ObjectSnapshot<SnapOwner>, relations: OwnerRelations)] = []
+        var kept: [(round: Int, snapshot: ObjectSnapshot<SnapOwner>, relations: OwnerRelations)] =
+            []
         for round in 0..<30 {
             let choice = random.next() % 7
             let pick = random.next()
@@ -104,13 +105,19 @@ struct ObjectSnapshotRelationshipTests {
                 let badges = try tx.fetchAll(From<SnapBadge>())
                 var local = SplitMix64(seed: pick)
                 let owner = owners.randomElement(using: &local)!
-                let someOwner = Bool.random(using: &local) ? nil : owners.randomElement(using: &local)
+                let someOwner =
+                    Bool.random(using: &local) ? nil : owners.randomElement(using: &local)
                 switch choice {
                 case 0: pets.randomElement(using: &local)!.owner = someOwner
-                case 1: owner.queue = Array(pets.shuffled(using: &local).prefix(Int(local.next() % 4)))
+                case 1:
+                    owner.queue = Array(pets.shuffled(using: &local).prefix(Int(local.next() % 4)))
                 case 2: owner.tags = Set(tags.filter { _ in Bool.random(using: &local) })
-                case 3: tags.randomElement(using: &local)!.owners = Set(owners.filter { _ in Bool.random(using: &local) })
-                case 4: owner.best = Bool.random(using: &local) ? nil : pets.randomElement(using: &local)
+                case 3:
+                    tags.randomElement(using: &local)!.owners = Set(
+                        owners.filter { _ in Bool.random(using: &local) })
+                case 4:
+                    owner.best =
+                        Bool.random(using: &local) ? nil : pets.randomElement(using: &local)
                 case 5: badges.randomElement(using: &local)!.holder = someOwner
                 default:
                     // A pet goes and another comes: kept snapshots still name the deleted one.
@@ -124,13 +131,15 @@ struct ObjectSnapshotRelationshipTests {
                 let snapshot = ObjectSnapshot(owner)
                 let context = "\(kind), seed \(seed), round \(round), \(id)"
                 #expect(OwnerRelations(snapshot) == fresh, "\(context)")
-                #expect(publishers[index].snapshot == snapshot, "\(context): the publisher's snapshot")
+                #expect(
+                    publishers[index].snapshot == snapshot, "\(context): the publisher's snapshot")
                 kept.append((round, snapshot, fresh))
             }
             for old in kept {
                 #expect(
                     OwnerRelations(old.snapshot) == old.relations,
-                    "\(kind), seed \(seed): a snapshot of round \(old.round) read in round \(round)")
+                    "\(kind), seed \(seed): a snapshot of round \(old.round) read in round \(round)"
+                )
             }
         }
     }
@@ -209,7 +218,9 @@ struct ObjectSnapshotRelationshipTests {
 
         let otherDirectory = TemporaryDirectory()
         let otherStack = try makeStack(snapshotRelationshipSchema, .inMemory, in: otherDirectory)
-        let sameIDs = try otherStack.perform(synchronous: { tx in tx.create(Into<SnapPet>()).objectID })
+        let sameIDs = try otherStack.perform(synchronous: { tx in
+            tx.create(Into<SnapPet>()).objectID
+        })
         // The same ID in another stack (row 1 of each) is another object.
         let elsewhere = try otherStack.publishObject(sameIDs)
         #expect(elsewhere != one)
