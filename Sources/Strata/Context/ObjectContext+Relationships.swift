@@ -16,6 +16,21 @@ extension ObjectContext {
         case .foreignKey(let slot):
             guard case .integer(let rowID) = object.value(at: slot) else { return [] }
             return try existingObject(target, rowID: rowID).map { [$0] } ?? []
+        case .inverseForeignKey, .linkTable:
+            return try loadLinked(ofRow: object.rowID, relationship)
+        }
+    }
+
+    /// The objects related to the row `rowID` through a relationship whose
+    /// links live outside the row (a to-many), in the relationship's order,
+    /// deleted ones left out: one query, which needs no object for the row.
+    func loadLinked(ofRow rowID: Int64, _ relationship: RelationshipDescription) throws
+        -> [ManagedObject]
+    {
+        let target = targetEntity(of: relationship)
+        switch relationship.storage {
+        case .foreignKey:
+            preconditionFailure("\(relationship.entity).\(relationship.name) is stored in the row")
         case let .inverseForeignKey(targetSlot, orderSlot):
             let column = SQL.quote(target.attributes[targetSlot].name)
             let order = orderSlot.map { SQL.quote(target.attributes[$0].name) + ", " } ?? ""
@@ -23,7 +38,7 @@ extension ObjectContext {
                 target,
                 sql: "SELECT \(target.selectList) FROM \(target.quotedTable) WHERE \(column) = ? "
                     + "ORDER BY \(order)_pk",
-                arguments: [.integer(object.rowID)]
+                arguments: [.integer(rowID)]
             ).filter { !$0.isDeleted }
         case let .linkTable(table, ownerColumn, targetColumn, orderColumn):
             let order = orderColumn.map { SQL.quote($0) } ?? "NULL"
@@ -33,7 +48,7 @@ extension ObjectContext {
                     + "(SELECT \(SQL.quote(targetColumn)) AS _link_target, \(order) AS _link_order "
                     + "FROM \(SQL.quote(table)) WHERE \(SQL.quote(ownerColumn)) = ?) AS _links "
                     + "ON _pk = _link_target ORDER BY _link_order, _pk",
-                arguments: [.integer(object.rowID)]
+                arguments: [.integer(rowID)]
             ).filter { !$0.isDeleted }
         }
     }

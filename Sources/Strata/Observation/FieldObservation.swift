@@ -221,4 +221,9 @@ extension MainContext {
         }
         return main
     }
+
+    /// The live main context that follows `store` (a snapshot's origin), if any.
+    static func following(_ store: StoreRuntime) -> MainContext? {
+        directory.values.lazy.compactMap(\.main).first { $0.context.store === store }
+    }
 }

@@ -12,13 +12,18 @@ import Observation
 /// ```
 ///
 /// The publisher takes each merged commit that changes the object after every
-/// monitor has (Docs/Architecture.md, "One pass per change set"), publishing a new snapshot built from the
-/// change set's values: once per commit that changes any of its fields or
-/// relationships (as an ``ObjectMonitor`` reports them), also when only a
-/// to-many relationship changed and the snapshot comes out equal; a commit
-/// that does not touch the object publishes nothing. When a commit deletes the object, ``snapshot`` becomes `nil`,
-/// closure observers are called a last time, and the ``snapshots`` sequences
-/// yield `nil` and finish.
+/// monitor has (Docs/Architecture.md, "One pass per change set"), publishing
+/// a new snapshot built from the change set's values: once per commit that
+/// changes any of its fields or relationships (as an ``ObjectMonitor``
+/// reports them), also when the snapshot comes out equal to the last; a
+/// commit that does not touch the object publishes nothing. To-many
+/// relationships, whose links are not in the object's row, are read from the
+/// store as the commit is merged, one query each (none for an entity without
+/// any): when later commits are already in the store, they may show those
+/// commits a little early, and the merge of each publishes again. When a
+/// commit deletes the object, ``snapshot`` becomes `nil`, closure observers
+/// are called a last time, and the ``snapshots`` sequences yield `nil` and
+/// finish.
 ///
 /// Let the publisher go to stop it: its ``snapshots`` sequences then finish.
 @Observable
@@ -28,8 +33,7 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
     /// The object's values as of the last commit merged into the main context,
     /// or `nil` once it is deleted. Observable: reading it inside
     /// `withObservationTracking` (or a SwiftUI body) tracks it, and every
-    /// publish counts as a change, also one whose snapshot equals the last
-    /// (a commit that changed only a to-many relationship of the object).
+    /// publish counts as a change, also one whose snapshot equals the last.
     ///
     /// ```swift
     /// Text(publisher.snapshot?.$name ?? "")
@@ -40,9 +44,9 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
     }
 
     /// Kept apart from ``snapshot`` because `@Observable` skips setting a value
-    /// equal to the current one, and a snapshot holds no to-many relationship:
-    /// a commit that changes only those gives an equal snapshot that observers
-    /// must still hear of.
+    /// equal to the current one, and a commit that changes the object may
+    /// give an equal snapshot (its to-many relationships read ahead by an
+    /// earlier merge) that observers must still hear of.
     @ObservationIgnored private var published: ObjectSnapshot<Object>?
 
     /// The published object's ID.
@@ -95,6 +99,45 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
     /// A coded field's value in the current ``snapshot``, `nil` once the
     /// object is deleted.
     public subscript<Value>(dynamicMember keyPath: KeyPath<Object, Field.Coded<Value>>) -> Value? {
+        snapshot?[dynamicMember: keyPath]
+    }
+
+    /// A to-one relationship in the current ``snapshot``: a publisher of the
+    /// related object, `nil` when there is none or once this object is
+    /// deleted (CoreStore's is a double optional; Strata's is flattened).
+    /// Reads as ``ObjectSnapshot``'s `$owner` does.
+    ///
+    /// ```swift
+    /// Text(petPublisher.$owner?.$name ?? "no owner")
+    /// ```
+    public subscript<Target>(dynamicMember keyPath: KeyPath<Object, Field.Relationship<Target?>>)
+        -> ObjectPublisher<Target>?
+    {
+        snapshot?[dynamicMember: keyPath]
+    }
+
+    /// A to-many relationship in the current ``snapshot``, as publishers of
+    /// the related objects; `nil` once the object is deleted.
+    ///
+    /// ```swift
+    /// Text("\(publisher.$pets?.count ?? 0) pets")
+    /// ```
+    public subscript<Target>(
+        dynamicMember keyPath: KeyPath<Object, Field.Relationship<Set<Target>>>
+    ) -> Set<ObjectPublisher<Target>>?
+    {
+        snapshot?[dynamicMember: keyPath]
+    }
+
+    /// An ordered to-many relationship in the current ``snapshot``, as
+    /// publishers of the related objects in order; `nil` once the object is deleted.
+    ///
+    /// ```swift
+    /// let firstSong = publisher.$songs?.first?.$title
+    /// ```
+    public subscript<Target>(dynamicMember keyPath: KeyPath<Object, Field.Relationship<[Target]>>)
+        -> [ObjectPublisher<Target>]?
+    {
         snapshot?[dynamicMember: keyPath]
     }
 
@@ -170,9 +213,14 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
             audience.finishStreams()
         } else if let update = changes.updated[objectID.rowID] {
             // Published even when the snapshot comes out equal: the change set
-            // lists the object only when something of it changed, a to-many
-            // relationship (which a snapshot does not hold) included.
-            publish(ObjectSnapshot(entity: entity, rowID: objectID.rowID, values: update.values))
+            // lists the object only when something of it changed. Relationships
+            // whose links are not in the row are read here, one query each; an
+            // entity without any costs no query.
+            publish(
+                ObjectSnapshot(
+                    entity: entity, rowID: objectID.rowID, values: update.values,
+                    linked: main.context.linkedIDs(ofRow: objectID.rowID, entity),
+                    origin: SnapshotOrigin(main.context.store)))
         }
     }
 
@@ -202,5 +250,36 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
     private func publish(_ next: ObjectSnapshot<Object>?) {
         withMutation(keyPath: \.snapshot) { published = next }
         audience.publish(self, next)
+    }
+}
+
+/// Two publishers are equal when they publish the same object (the same
+/// ``ObjectPublisher/objectID``) of the same stack, as in CoreStore, whose
+/// publishers compare by object ID and context.
+///
+/// Strata makes a new publisher on each ``DataStack/publishObject(_:)``
+/// (CoreStore shares one per object): two equal publishers may be two
+/// instances, each with its own observers and ``ObjectPublisher/snapshots``,
+/// always publishing equal snapshots. Equality by object keeps a
+/// `Set<ObjectPublisher<Pet>>` read from ``ObjectSnapshot`` (`snapshot.$pets`)
+/// comparable with another one read later; compare with `===` to ask for the
+/// same instance.
+///
+/// ```swift
+/// let first = try stack.publishObject(person)
+/// let second = try stack.publishObject(person.objectID)
+/// first == second    // true: the same object of the same stack
+/// first === second   // false: two publishers
+/// ```
+extension ObjectPublisher: Hashable {
+    /// Whether `lhs` and `rhs` publish the same object of the same stack.
+    public nonisolated static func == (lhs: ObjectPublisher, rhs: ObjectPublisher) -> Bool {
+        lhs.objectID == rhs.objectID && lhs.main === rhs.main
+    }
+
+    /// Hashes the object ID and the stack, consistently with `==`.
+    public nonisolated func hash(into hasher: inout Hasher) {
+        hasher.combine(objectID)
+        hasher.combine(ObjectIdentifier(main))
     }
 }

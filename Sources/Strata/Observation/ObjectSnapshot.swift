@@ -12,8 +12,14 @@
 /// }
 /// ```
 ///
+/// Relationships read as CoreStore's do, as publishers of the related objects
+/// as they were when the snapshot was made (on the main actor, through the
+/// stack the snapshot came from): `snapshot.$owner` is an
+/// `ObjectPublisher<Person>?`, `snapshot.$pets` a `Set<ObjectPublisher<Pet>>`.
+///
 /// Two snapshots are equal when they copy the same object with the same
-/// values (bit for bit, so `-0.0` differs from `0.0`).
+/// values (bit for bit, so `-0.0` differs from `0.0`) and the same related
+/// objects.
 @dynamicMemberLookup
 public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomStringConvertible {
     /// The object's ID.
@@ -24,11 +30,24 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
     public let objectID: ObjectID<Object>
     let entity: EntityDescription
     private(set) var values: ContiguousArray<StoredValue>
+    /// The related objects of the to-many relationships (whose links are not
+    /// among ``values``, as a to-one's foreign key is), by relationship name,
+    /// as they were when the snapshot was made; empty for an entity without
+    /// to-many relationships.
+    let linked: [String: [AnyObjectID]]
+    /// The store the snapshot was read from, through whose stack its
+    /// relationships are published.
+    let origin: SnapshotOrigin
 
-    init(entity: EntityDescription, rowID: Int64, values: ContiguousArray<StoredValue>) {
+    init(
+        entity: EntityDescription, rowID: Int64, values: ContiguousArray<StoredValue>,
+        linked: [String: [AnyObjectID]] = [:], origin: SnapshotOrigin = SnapshotOrigin(nil)
+    ) {
         self.objectID = ObjectID(entityName: entity.name, rowID: rowID, configuration: entity.configuration)
         self.entity = entity
         self.values = values
+        self.linked = linked
+        self.origin = origin
     }
 
     /// A copy of `object`'s current values. Any context's object will do (a
@@ -44,7 +63,14 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
                 "Strata: this \(Object.self) was created with \(Object.self)() and has no values to copy. "
                     + "Create objects inside a transaction with create(Into<\(Object.self)>()).")
         }
-        self.init(entity: entity, rowID: object.rowID, values: object.values)
+        guard let context = object.context else {
+            self.init(entity: entity, rowID: object.rowID, values: object.values)
+            return
+        }
+        self.init(
+            entity: entity, rowID: object.rowID, values: object.values,
+            linked: context.linkedIDs(ofRow: object.rowID, entity),
+            origin: SnapshotOrigin(context.store))
     }
 
     /// The entity's name.
@@ -171,12 +197,14 @@ public struct ObjectSnapshot<Object: ManagedObject>: Sendable, Hashable, CustomS
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.objectID == rhs.objectID && lhs.values.isIdentical(to: rhs.values)
+            && lhs.linked == rhs.linked
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(objectID)
         hasher.combine(values.count)
         for value in values { hasher.combine(value) }
+        hasher.combine(linked)
     }
 
     public var description: String {
