@@ -151,8 +151,8 @@ struct SharedStoreChurnTests {
     nonisolated static func write(
         _ stack: DataStack, _ random: inout SplitMix64, archive: Archive
     ) throws -> String {
-        switch random.next() % 13 {
-        case 0, 1, 2:
+        switch random.next() % 18 {
+        case 0, 1, 2, 11, 12, 13, 14, 15, 16:
             try stack.perform(synchronous: { tx in try randomCommit(tx, &random) })
             return "commit"
         case 3:
@@ -219,7 +219,7 @@ struct SharedStoreChurnTests {
                 for _ in 0..<10 { tx.create(Into<MonItem>()).rank = Int(random.next() % 100) }
             })
             return "wipe and refill"
-        default:
+        default:  // 10 (but a wipe), 17
             let byDate = random.next() % 3 == 0
             let back = random.next() % 4
             try archive.read(stack) { stack in
@@ -307,6 +307,15 @@ struct SharedStoreChurnTests {
         let ownerIDs = Set(try fresh.fetchAll(From<MonOwner>()).map(\.rowID))
         let context = "\(kind), seed \(seed) (STRATA_TEST_SEED), last steps \(done.suffix(8)), "
             + "beside \(besideDone.suffix(4))"
+        if ProcessInfo.processInfo.environment["STRATA_CHURN_REPORT"] != nil {
+            print("churn \(kind): refreshes", members.map { m in m.recorder.merged.filter(\.isRefresh).count },
+                  "merges", members.map(\.recorder.merged.count), "purges", done.filter { $0.contains("purge") }.count)
+        }
+        // Nothing committed is missing from the log after its horizon.
+        let horizon = try fresh.historyHorizon(), current = try fresh.currentGeneration()
+        #expect(
+            try fresh.history().map(\.generation) == Array((horizon + 1)...max(horizon + 1, current)).filter { $0 <= current },
+            "\(context): the log after its horizon \(horizon)")
         for member in members {
             for watcher in member.watchers {
                 try expectSettled(watcher, at: address, "\(context), stack \(member.name)")
@@ -323,10 +332,73 @@ struct SharedStoreChurnTests {
         }
     }
 
+    /// A child process's part: a stack of its own that watches the store
+    /// and makes `writes` random writes (bulk ones and purges included),
+    /// then, once every writer has stopped, shows the store.
+    static func churnInChild(
+        at address: StoreAddress, seed: UInt64, writes: Int, writers: StoppedWriters
+    ) async throws {
+        // Every read in a snapshot of its own: reads made while a merge
+        // notifies see newer commits than it.
+        ObjectContext.keptSnapshotMaximumAge.store(0, ordering: .relaxed)
+        var random = SplitMix64(seed: seed)
+        let watcher: Watcher
+        let recorder: ChangeSetRecorder
+        var done: [String] = []
+        do {
+            defer { writers.markStopped("child \(seed)") }
+            let retention = seed % 2 == 0 ? HistoryRetention(maxCount: 3, maxAge: nil) : nil
+            let stack = try open(address, author: "child \(seed)", retention: retention)
+            watcher = try Watcher(stack, random: &random)
+            _ = ChurnReadingObserver(stack, watcher.lists[0].monitor)
+            recorder = try ChangeSetRecorder(stack)
+            let archive = Archive()
+            for _ in 0..<writes {
+                done.append(try write(stack, &random, archive: archive))
+                if random.next() % 3 == 0 { try await Task.sleep(for: .milliseconds(Int(random.next() % 5))) }
+            }
+        }
+        #expect(await writers.allStopped(), "child \(seed): the other writers never stopped")
+        let context = "child \(seed), last writes \(done.suffix(6))"
+        try expectSettled(watcher, at: address, context)
+        recorder.check(against: [], after: 0, context)
+    }
+
+    /// Three processes churn one store while this one watches: each ends
+    /// showing the store.
+    @Test(arguments: StoreKind.enabled([.postgreSQL, .file]))
+    func processesChurningOneStoreEachShowIt(kind: StoreKind) async throws {
+        var random = SplitMix64.random()
+        let directory = TemporaryDirectory()
+        let address = try StoreAddress(kind, in: directory)
+        let stack = try Self.open(address, author: "parent", retention: nil)
+        try MonWorkload.seed(stack, count: 30, random: &random)
+        let watcher = try Watcher(stack, random: &random)
+        let recorder = try ChangeSetRecorder(stack)
+        let seeds = (0..<3).map { _ in random.next() }
+        let writers = StoppedWriters(in: directory, count: seeds.count)
+        await withTaskGroup(of: Void.self) { group in
+            for seed in seeds {
+                group.addTask(executorPreference: ThreadPerJobExecutor.shared) {
+                    await #expect(processExitsWith: .success) {
+                        [address = address as StoreAddress, seed = seed as UInt64, writers = writers as StoppedWriters] in
+                        try await SharedStoreChurnTests.churnInChild(
+                            at: address, seed: seed, writes: 40, writers: writers)
+                    }
+                    writers.markStopped("child \(seed)")
+                }
+            }
+        }
+        let context = "\(kind), seed \(random.seed) (STRATA_TEST_SEED), children \(seeds)"
+        try expectSettled(watcher, at: address, context)
+        recorder.check(against: [], after: 0, context)
+    }
+
     @Test(arguments: StoreKind.enabled([.postgreSQL, .file]))
     func stacksSharingAStoreShowItAfterBulkWritesImportsAndPurges(kind: StoreKind) async throws {
         let seed = SplitMix64.random().seed
-        try await Self.run(kind, seed: seed, steps: 160)
+        let steps = ProcessInfo.processInfo.environment["STRATA_CHURN_STEPS"].flatMap { Int($0) } ?? 160
+        try await Self.run(kind, seed: seed, steps: steps)
     }
 
     /// A stack that merged nothing while another committed bulk writes, an
