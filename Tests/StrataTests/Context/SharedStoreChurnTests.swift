@@ -110,6 +110,14 @@ struct SharedStoreChurnTests {
         let recorder: ChangeSetRecorder
         let owners: [MonOwner]
         let start: UInt64
+        let pending = Pending()
+    }
+
+    /// Transactions begun and not finished yet, and how those that failed did.
+    @MainActor
+    final class Pending {
+        var count = 0
+        var failures: [String] = []
     }
 
     /// Everything the log has held so far, read before each purge.
@@ -237,13 +245,38 @@ struct SharedStoreChurnTests {
     /// One random step on the main actor by `member`: a write, a read, a
     /// pause, or new monitors.
     static func step(_ member: inout Member, _ random: inout SplitMix64, archive: Archive) async throws -> String {
-        switch random.next() % 14 {
+        switch random.next() % 16 {
         case 0..<9:
             return try write(member.stack, &random, archive: archive)
         case 9:
             _ = try member.stack.fetchCount(From<MonItem>())
             return "read"
-        case 10 where member.watchers.count < 4:
+        case 10 where random.next() % 2 == 0:
+            // An awaited transaction: merges wait until its caller resumes.
+            let seed = random.next()
+            let above = 60 + Int(seed % 60)
+            try await member.stack.perform { tx in
+                var random = SplitMix64(seed: seed)
+                try randomCommit(tx, &random)
+                _ = try tx.updateAll(From<MonItem>().where(\.$rank > above), .increment(\.$rank, by: -1))
+            }
+            return "await perform, updateAll rank > \(above)"
+        case 11:
+            // Not awaited: its completion runs after its merge.
+            let seed = random.next()
+            let stack = member.stack
+            let pending = member.pending
+            pending.count += 1
+            stack.perform(asynchronous: { tx in
+                var random = SplitMix64(seed: seed)
+                try randomCommit(tx, &random)
+                _ = try tx.deleteAll(From<MonItem>().where(\.$rank > 90 + Int(seed % 20)))
+            }, completion: { result in
+                pending.count -= 1
+                if case .failure(let error) = result { pending.failures.append("\(error)") }
+            })
+            return "perform asynchronous, deleteAll"
+        case 12 where member.watchers.count < 4:
             member.watchers.append(try Watcher(member.stack, random: &random, lists: 1))
             return "new monitors"
         default:
@@ -301,6 +334,9 @@ struct SharedStoreChurnTests {
             done.append("\(names[index]): \(what)")
         }
         let besideDone = try await besideWrites.value
+        for _ in 0..<2_000 where members.contains(where: { $0.pending.count > 0 }) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         try archive.read(stacks[0])
         let rows = try itemRows(in: address.storage)
         let fresh = try openStack(at: address)
@@ -320,6 +356,7 @@ struct SharedStoreChurnTests {
             for watcher in member.watchers {
                 try expectSettled(watcher, at: address, "\(context), stack \(member.name)")
             }
+            #expect(member.pending.count == 0 && member.pending.failures.isEmpty, "\(context): \(member.pending.failures)")
             for reader in member.readers {
                 #expect(reader.failures.isEmpty, "\(context), stack \(member.name): \(reader.failures)")
             }
