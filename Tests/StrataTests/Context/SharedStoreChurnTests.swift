@@ -474,3 +474,45 @@ struct SharedStoreChurnTests {
         recorder.check(against: archive.records, after: start, context)
     }
 }
+
+/// An unsafe transaction keeps its objects across commits; another stack's
+/// bulk writes change and delete some of them (a cascade) before its next
+/// commit, one of them with a change pending here.
+@MainActor
+@Suite("Shared store: an unsafe transaction's kept objects under another stack's bulk writes")
+struct SharedStoreUnsafeTests {
+    @Test(arguments: StoreKind.enabled([.postgreSQL, .file]))
+    func keptObjectsTakeAnotherStacksBulkWritesAndResurrectNothing(kind: StoreKind) throws {
+        var random = SplitMix64.random()
+        let directory = TemporaryDirectory()
+        let address = try StoreAddress(kind, in: directory)
+        let mine = try openStack(at: address, author: "mine")
+        let other = try openStack(at: address, author: "other")
+        try MonWorkload.seed(mine, count: 30, random: &random)
+        let watcher = try Watcher(try openStack(at: address, author: "viewer"), random: &random)
+        let tx = try mine.beginUnsafe()
+        let items = try tx.fetchAll(From<MonItem>())
+        // Read before the commit: a read after it would begin the unsafe
+        // transaction's next write transaction, and hold the store's write
+        // lock that `other` waits for.
+        let doomedOwner = "o\(random.next() % 3)"
+        let doomed = try #require(items.first { $0.owner?.name == doomedOwner }, "seed \(random.seed)")
+        let survivor = try #require(items.first { $0.owner?.name != doomedOwner && $0.owner != nil })
+        try tx.commitAndWait()
+        doomed.rank = 1_000
+        survivor.rank = 2_000
+        try other.perform(synchronous: { tx in
+            _ = try tx.deleteAll(From<MonOwner>().where(\.$name == doomedOwner))
+            _ = try tx.updateAll(From<MonItem>(), .increment(\.$group, by: 10), .set(\.$flag, to: true))
+        })
+        let context = "\(kind), seed \(random.seed)"
+        let result = Result { try tx.commitAndWait() }
+        let rows = try itemRows(in: address.storage)
+        #expect(rows[doomed.rowID] == nil, "\(context): the deleted row stays deleted (\(result))")
+        let survivorRow = try #require(rows[survivor.rowID], "\(context)")
+        let fresh = try openStack(at: address)
+        let stored = try #require(try fresh.fetchExisting(survivor.objectID), "\(context)")
+        #expect(stored.rank == 2_000 && stored.group >= 10 && stored.flag, "\(context): \(survivorRow)")
+        try expectSettled(watcher, at: address, context)
+    }
+}
