@@ -242,6 +242,44 @@ struct CommitLogTests {
         #expect(HistoryRetention(maxCount: 5, maxAge: .nan).maxAge == nil, "a NaN age is no limit")
     }
 
+    /// Purges at the ends of every range — dates at either infinity, the
+    /// largest generation — neither trap nor leave a hole: the log after the
+    /// horizon stays complete, a NaN date purges nothing on every store, and
+    /// a stack watching from the same store ends equal to it.
+    @Test(arguments: StoreKind.allCases)
+    func purgesAtTheEndsOfTheirRangesKeepTheLogCompleteAndFollowersCurrent(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, kind, in: directory)
+        var random = SplitMix64.random()
+        try MonWorkload.seed(stack, count: 10, random: &random)
+        let watcher = kind == .inMemory ? nil : try Watcher(try openStack(kind, in: directory), random: &random)
+        let dates = [-Double.infinity, .infinity, -1e300, 1e300, 0, Date().timeIntervalSince1970 - 3_600]
+        for purge in 0..<8 {
+            for _ in 0..<3 {
+                try stack.perform(synchronous: { tx in try randomCommit(tx, &random) })
+            }
+            let context = "\(kind), seed \(random.seed), purge \(purge)"
+            #expect(throws: StrataError.self, "\(context)") {
+                try stack.purgeHistory(olderThan: Date(timeIntervalSince1970: .nan))
+            }
+            if purge % 2 == 0 {
+                let date = dates[Int(random.next() % UInt64(dates.count))]
+                try stack.purgeHistory(olderThan: Date(timeIntervalSince1970: date))
+            } else {
+                try stack.purgeHistory(through: random.next() % 2 == 0 ? .max : random.next() % 40)
+            }
+            let (horizon, current) = (try stack.historyHorizon(), try stack.currentGeneration())
+            #expect(horizon <= current, "\(context)")
+            #expect(
+                try stack.history().map(\.generation) == Array(horizon..<current).map { $0 + 1 },
+                "\(context): the log after horizon \(horizon)")
+            #expect(try stack.history(after: .max).isEmpty && (try stack.history(after: current)).isEmpty)
+        }
+        if let watcher {
+            try expectSettled(watcher, at: try StoreAddress(kind, in: directory), "\(kind), seed \(random.seed)")
+        }
+    }
+
     @Test
     func aStoreMadeBeforeTheLogGainsItWhenOpenedWritable() throws {
         let directory = TemporaryDirectory()
