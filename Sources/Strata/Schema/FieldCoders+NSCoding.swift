@@ -29,7 +29,7 @@ extension FieldCoders {
         /// The object the archive holds; `nil` for `nil`, or bytes that are
         /// no archive of a `V`.
         public static func decodeFromStoredData(_ data: Data?) -> V? {
-            guard let data else { return nil }
+            guard let data, KeyedArchive.mayBeArchive(data) else { return nil }
             let isSecure = (V.self as? any NSSecureCoding.Type)?.supportsSecureCoding ?? false
             if isSecure {
                 return try? NSKeyedUnarchiver.unarchivedObject(ofClass: V.self, from: data)
@@ -69,7 +69,7 @@ extension FieldCoders {
         /// The object the archive holds, which may contain only the classes
         /// listed above; `nil` for `nil` or bytes that are no such archive of a `T`.
         public static func decodeFromStoredData(_ data: Data?) -> T? {
-            guard let data else { return nil }
+            guard let data, KeyedArchive.mayBeArchive(data) else { return nil }
             let classes: [AnyClass] = [T.self] + KeyedArchive.foundationValueClasses
             return (try? NSKeyedUnarchiver.unarchivedObject(ofClasses: classes, from: data)) as? T
         }
@@ -101,6 +101,13 @@ private enum KeyedArchive {
         NSArray.self, NSDictionary.self, NSSet.self, NSString.self, NSNumber.self,
         NSDate.self, NSData.self, NSURL.self, NSUUID.self, NSNull.self,
     ]
+
+    /// Whether `data` starts as a keyed archive does (a binary property
+    /// list). Other bytes are refused before the unarchiver sees them: on
+    /// Linux its failure to parse them leaks the error it makes.
+    static func mayBeArchive(_ data: Data) -> Bool {
+        data.starts(with: "bplist".utf8)
+    }
 
     static func data(of object: NSObject, secure: Bool) throws -> Data {
         do {
