@@ -178,6 +178,22 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// ``beginWrite`` for a transaction that waits at most `milliseconds`
+    /// for the write lock, as SQLite's busy timeout bounds `BEGIN IMMEDIATE`
+    /// (the SQLite connection has it already): on PostgreSQL the wait is
+    /// bounded by `SET LOCAL lock_timeout`, whose error (55P03) reads as
+    /// SQLite's busy one. Without it a writer waited for as long as another
+    /// stack held the lock: for ever, behind an unsafe transaction left open.
+    func beginWrite(waitingAtMost milliseconds: Int32) -> String {
+        switch self {
+        case .sqlite: return beginWrite
+        case .postgreSQL:
+            // 0 would mean no limit on PostgreSQL, where SQLite's 0 means no wait.
+            return "BEGIN; SET LOCAL lock_timeout = \(max(1, milliseconds)); "
+                + Self.writeLock(schema: "current_schema()")
+        }
+    }
+
     /// On PostgreSQL, the statements that take the store's write lock for the
     /// rest of the session and release it: held while a store is opened, so
     /// that a server reading the store's version and creating or migrating

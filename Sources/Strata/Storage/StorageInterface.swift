@@ -33,7 +33,16 @@ public struct StoreSettings: Sendable {
     /// The `synchronous` pragma: `.normal` (the default in WAL mode) or `.full`.
     /// An ``InMemoryStore`` never syncs (`synchronous = OFF`), whatever this says.
     public var synchronous: SynchronousMode
-    /// How long a connection waits for a lock held by another process, in milliseconds.
+    /// How long a transaction waits for the store's write lock while another
+    /// stack or process holds it, in milliseconds (5,000 unless set), before
+    /// it fails with a busy error: SQLite's busy timeout, and on PostgreSQL
+    /// the transaction's `lock_timeout`. (Opening a PostgreSQL store waits
+    /// without limit while another server creates or migrates it.)
+    ///
+    /// ```swift
+    /// var store = PostgreSQLStore(connectionString: url)
+    /// store.settings.busyTimeoutMilliseconds = 2_000
+    /// ```
     public var busyTimeoutMilliseconds: Int32
     /// How much of the commit log the store keeps (``HistoryRetention/default``
     /// unless set); applied by the commits of the stacks that open it so.

@@ -58,9 +58,11 @@ final class StoreRuntime: Sendable {
             throw StrataError.storeNotAdded
         }
         do {
-            try connection.executePrepared(connection.dialect.beginWrite)
+            try connection.executePrepared(
+                connection.dialect.beginWrite(waitingAtMost: settings.busyTimeoutMilliseconds))
         } catch {
-            gate.release()
+            // On PostgreSQL a lock wait that timed out leaves the transaction open, and failed.
+            endWriting(connection, rollback: true)
             throw StoreErrors.translate(error, path: path)
         }
         // A commit into a file deleted or replaced behind the stack's back
