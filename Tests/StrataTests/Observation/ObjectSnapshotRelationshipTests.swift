@@ -75,6 +75,17 @@ private struct OwnerRelations: Equatable, CustomStringConvertible {
 @MainActor
 @Suite("ObjectSnapshot: relationships as publishers, as they were when the snapshot was made")
 struct ObjectSnapshotRelationshipTests {
+    /// An owner and a pet that is its own, committed.
+    @MainActor
+    static func ownerWithPet(in stack: DataStack) throws -> (ObjectID<SnapOwner>, ObjectID<SnapPet>) {
+        try stack.perform(synchronous: { tx in
+            let owner = tx.create(Into<SnapOwner>())
+            let pet = tx.create(Into<SnapPet>())
+            pet.owner = owner
+            return (owner.objectID, pet.objectID)
+        })
+    }
+
     /// Random commits change every kind of relationship from either side.
     /// After each, a snapshot of each owner (made with `ObjectSnapshot(_:)`,
     /// and the one its publisher published) reads, as IDs, what a fresh
@@ -154,12 +165,7 @@ struct ObjectSnapshotRelationshipTests {
     func onlyRelationshipsOutsideTheRowCostAQuery(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
         let stack = try makeStack(snapshotRelationshipSchema, kind, in: directory)
-        let (ownerID, petID) = try stack.perform(synchronous: { tx in
-            let owner = tx.create(Into<SnapOwner>())
-            let pet = tx.create(Into<SnapPet>())
-            pet.owner = owner
-            return (owner.objectID, pet.objectID)
-        })
+        let (ownerID, petID) = try Self.ownerWithPet(in: stack)
         let ownerEntity = try #require(snapshotRelationshipSchema.entity(named: "SnapOwner"))
         let outsideTheRow = ownerEntity.relationships.values.filter {
             if case .foreignKey = $0.storage { return false } else { return true }
@@ -262,12 +268,7 @@ struct ObjectSnapshotRelationshipTests {
     func aPublisherReadsRelationshipsOfItsSnapshot(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
         let stack = try makeStack(snapshotRelationshipSchema, kind, in: directory)
-        let (ownerID, petID) = try stack.perform(synchronous: { tx in
-            let owner = tx.create(Into<SnapOwner>())
-            let pet = tx.create(Into<SnapPet>())
-            pet.owner = owner
-            return (owner.objectID, pet.objectID)
-        })
+        let (ownerID, petID) = try Self.ownerWithPet(in: stack)
         let owner = try stack.publishObject(ownerID)
         let pet = try stack.publishObject(petID)
         #expect(owner.$pets?.map(\.objectID) == [petID])
