@@ -71,10 +71,9 @@ struct ListMembers: Sequence {
 
         mutating func next() -> ListEntry? {
             while chunk < chunks.count {
-                let entries = chunks[chunk]
-                if offset < entries.count {
+                if offset < chunks[chunk].count {
                     defer { offset += 1 }
-                    return entries[offset]
+                    return chunks[chunk][offset]
                 }
                 chunk += 1
                 offset = 0

@@ -8,6 +8,9 @@ final class StoreRuntime: Sendable {
     /// The schema the store holds: the stack's, restricted to the store's configuration.
     let schema: Schema
     let gate: WriterGate
+    /// What begins each write transaction, its wait for the lock bounded by
+    /// the store's busy timeout: made once, as the settings never change.
+    private let beginWrite: String
     /// Whether the store has a commit log: every store opened writable does;
     /// a read-only store made before the log does not.
     let hasLog: Bool
@@ -31,6 +34,7 @@ final class StoreRuntime: Sendable {
         self.schema = schema
         self.hasLog = hasLog
         self.gate = WriterGate(connection: writer)
+        self.beginWrite = settings.dialect.beginWrite(waitingAtMost: settings.busyTimeoutMilliseconds)
         self.committed = Locked((generation, []))
     }
 
@@ -58,8 +62,7 @@ final class StoreRuntime: Sendable {
             throw StrataError.storeNotAdded
         }
         do {
-            try connection.executePrepared(
-                connection.dialect.beginWrite(waitingAtMost: settings.busyTimeoutMilliseconds))
+            try connection.executePrepared(beginWrite)
         } catch {
             // On PostgreSQL a lock wait that timed out leaves the transaction open, and failed.
             endWriting(connection, rollback: true)
