@@ -28,28 +28,49 @@ extension ObjectContext {
         -> [ManagedObject]
     {
         let target = targetEntity(of: relationship)
+        return try fetchObjects(
+            target, sql: linkedRowsSQL(relationship, selecting: target.selectList), arguments: [.integer(rowID)]
+        ).filter { !$0.isDeleted }
+    }
+
+    /// The IDs of the objects ``loadLinked(ofRow:_:)`` returns, in the same
+    /// order, read without making or registering any object: only their row
+    /// IDs (and, in an inheritance tree, their concrete entities).
+    func linkedObjectIDs(ofRow rowID: Int64, _ relationship: RelationshipDescription) throws
+        -> [AnyObjectID]
+    {
+        let target = targetEntity(of: relationship)
+        let tree = target.sharesTable ? TreeRows(target, schema: schema) : nil
+        let columns = tree == nil ? "_pk" : "_pk, \(SQL.quote(EntityTree.discriminatorColumn))"
+        let rows = try readRows(linkedRowsSQL(relationship, selecting: columns), [.integer(rowID)]) {
+            statement -> (rowID: Int64, entity: EntityDescription?) in
+            (statement.int64(at: 0), tree.map { $0.entity(of: statement) } ?? target)
+        }
+        return rows.compactMap { row in
+            // A row of another branch of the tree is not one of the target's.
+            guard let entity = row.entity, registered(target, row.rowID)?.isDeleted != true else { return nil }
+            return AnyObjectID(entityName: entity.name, rowID: row.rowID, configuration: entity.configuration)
+        }
+    }
+
+    /// The `SELECT` of `columns` of the rows related to one row (its row ID
+    /// the one parameter) through a relationship whose links live outside
+    /// the row, in the relationship's order.
+    private func linkedRowsSQL(_ relationship: RelationshipDescription, selecting columns: String) -> String {
+        let target = targetEntity(of: relationship)
         switch relationship.storage {
         case .foreignKey:
             preconditionFailure("\(relationship.entity).\(relationship.name) is stored in the row")
         case let .inverseForeignKey(targetSlot, orderSlot):
             let column = SQL.quote(target.attributes[targetSlot].name)
             let order = orderSlot.map { SQL.quote(target.attributes[$0].name) + ", " } ?? ""
-            return try fetchObjects(
-                target,
-                sql: "SELECT \(target.selectList) FROM \(target.quotedTable) WHERE \(column) = ? "
-                    + "ORDER BY \(order)_pk",
-                arguments: [.integer(rowID)]
-            ).filter { !$0.isDeleted }
+            return "SELECT \(columns) FROM \(target.quotedTable) WHERE \(column) = ? ORDER BY \(order)_pk"
         case let .linkTable(table, ownerColumn, targetColumn, orderColumn):
             let order = orderColumn.map { SQL.quote($0) } ?? "NULL"
-            return try fetchObjects(
-                target,
-                sql: "SELECT \(target.selectList) FROM \(target.quotedTable) JOIN "
-                    + "(SELECT \(SQL.quote(targetColumn)) AS _link_target, \(order) AS _link_order "
-                    + "FROM \(SQL.quote(table)) WHERE \(SQL.quote(ownerColumn)) = ?) AS _links "
-                    + "ON _pk = _link_target ORDER BY _link_order, _pk",
-                arguments: [.integer(rowID)]
-            ).filter { !$0.isDeleted }
+            return "SELECT \(columns) FROM \(target.quotedTable) JOIN "
+                + "(SELECT \(SQL.quote(targetColumn)) AS _link_target, \(order) AS _link_order "
+                + "FROM \(SQL.quote(table)) WHERE \(SQL.quote(ownerColumn)) = ?) AS _links "
+                + "ON _pk = _link_target ORDER BY _link_order, _pk"
         }
     }
 

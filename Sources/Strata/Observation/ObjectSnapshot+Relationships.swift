@@ -116,21 +116,15 @@ struct SnapshotOrigin: Sendable {
 extension ObjectContext {
     /// The IDs of the objects related to the row `rowID` of `entity` through
     /// each to-many relationship (whose links are not in the row), by
-    /// relationship name: one query per such relationship, none for an
-    /// entity without any. A failed read is logged and gives no IDs for that
+    /// relationship name: one query per such relationship, reading only
+    /// IDs, none for an entity without any. A failed read is logged and gives no IDs for that
     /// relationship.
     func linkedIDs(ofRow rowID: Int64, _ entity: EntityDescription) -> [String: [AnyObjectID]] {
         var linked: [String: [AnyObjectID]] = [:]
         for relationship in entity.relationships.values {
             if case .foreignKey = relationship.storage { continue }
             do {
-                linked[relationship.name] = try loadLinked(ofRow: rowID, relationship).map {
-                    object in
-                    let related = object.entity!
-                    return AnyObjectID(
-                        entityName: related.name, rowID: object.rowID,
-                        configuration: related.configuration)
-                }
+                linked[relationship.name] = try linkedObjectIDs(ofRow: rowID, relationship)
             } catch {
                 StrataLog.warning(
                     .objects,

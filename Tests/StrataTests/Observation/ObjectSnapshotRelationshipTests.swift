@@ -182,6 +182,8 @@ struct ObjectSnapshotRelationshipTests {
         #expect(petSnapshot.linked.isEmpty)
         _ = ObjectSnapshot(owner)
         #expect(log.all.count == 3, "\(log.all)")
+        // Only the related objects' IDs are read: no object is made for them.
+        #expect(log.all.allSatisfy { $0.hasPrefix("SELECT _pk FROM") }, "\(log.all)")
 
         /// The rows a commit renaming the pet and the owner reads, and the
         /// merge after it (the transaction reads the two it edits).
