@@ -122,26 +122,40 @@ extension DataStack: CommitMerging {
     /// own commit, before any later commit is merged (on the caller's actor:
     /// no hop to another executor in between).
     ///
+    /// Cancelling the calling task cancels the transaction if it has not
+    /// begun yet (it waits behind earlier ones on the transaction queue):
+    /// `body` does not run, nothing is saved, and the call throws
+    /// ``StrataError/userCancelled``. A transaction already running runs to
+    /// its end and commits, as one that `cancel()` was not called in does.
+    ///
     /// - Throws: the same errors as ``perform(synchronous:author:isolation:)``
     ///   (an error of your own `body` threw comes back as ``StrataError/userError(_:)``),
-    ///   ``StrataError/storeNotAdded`` at once, before anything is queued.
+    ///   ``StrataError/storeNotAdded`` at once, before anything is queued;
+    ///   ``StrataError/userCancelled`` when the task was cancelled before `body` began.
     public func perform<Result: Sendable>(
         author: String? = nil, isolation: isolated (any Actor)? = #isolation,
         _ body: @escaping @Sendable (AsynchronousDataTransaction) throws -> Result
     ) async throws(StrataError) -> Result {
         let stores = try self.stores()
+        if Task.isCancelled { throw StrataError.userCancelled }
         let author = self.author(author)
         // From the main actor, merging waits until this has resumed, so that
         // the caller's next step sees its own commit and no later one.
         let holdsMerges = isolation === MainActor.shared
+        let cancelled = Locked(false)
         // The transaction runs on the queue itself; the caller resumes from the
         // main actor once its commit (or failure) is merged, in commit order.
-        let outcome = await withCheckedContinuation(isolation: isolation) { continuation in
-            transactionQueue.async {
-                let outcome = self.runQueued(body, stores: stores, author: author)
-                self.deliver(
-                    { continuation.resume(returning: outcome) }, after: stores, holdingMerges: holdsMerges)
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation(isolation: isolation) { continuation in
+                transactionQueue.async {
+                    let outcome = cancelled.withLock { $0 }
+                        ? .failure(.userCancelled) : self.runQueued(body, stores: stores, author: author)
+                    self.deliver(
+                        { continuation.resume(returning: outcome) }, after: stores, holdingMerges: holdsMerges)
+                }
             }
+        } onCancel: {
+            cancelled.withLock { $0 = true }
         }
         if holdsMerges { resumeMergingOnMainActor() }
         return try outcome.get()
