@@ -24,8 +24,7 @@ struct ClauseListTests {
     @Test(arguments: cases)
     func aClauseListFetchesWhatItsChainFetches(kind: StoreKind, seed: UInt64) throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(probeSchema, kind, in: directory)
-        try ProbeData.populate(stack, seed: seed, items: 160)
+        let stack = try Self.populated(kind, seed: seed, items: 160, in: directory)
         var generator = try Self.generator(stack, seed: seed)
         var failures = 0
         for index in 0..<80 where failures < 5 {
@@ -68,8 +67,7 @@ struct ClauseListTests {
     @Test(arguments: cases)
     func aClauseListQueriesWhatItsChainQueries(kind: StoreKind, seed: UInt64) throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(probeSchema, kind, in: directory)
-        try ProbeData.populate(stack, seed: seed, items: 160)
+        let stack = try Self.populated(kind, seed: seed, items: 160, in: directory)
         var generator = try Self.generator(stack, seed: seed ^ 0x51)
         let from = From<ProbeItem>()
         let count = Select<ProbeItem, Int>(.count())
@@ -105,8 +103,7 @@ struct ClauseListTests {
     @Test(arguments: cases)
     func aClauseListDeletesWhatItsChainDeletes(kind: StoreKind, seed: UInt64) throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(probeSchema, kind, in: directory)
-        try ProbeData.populate(stack, seed: seed, items: 120)
+        let stack = try Self.populated(kind, seed: seed, items: 120, in: directory)
         var generator = try Self.generator(stack, seed: seed ^ 0xDE1)
         let all = try stack.fetchObjectIDs(From<ProbeItem>())
         for index in 0..<20 {
@@ -255,6 +252,15 @@ struct ClauseListTests {
     }
 
     // MARK: Helpers
+
+    /// A stack of `kind`, in `directory`, with random probe data.
+    private static func populated(
+        _ kind: StoreKind, seed: UInt64, items: Int, in directory: TemporaryDirectory
+    ) throws -> DataStack {
+        let stack = try makeStack(probeSchema, kind, in: directory)
+        try ProbeData.populate(stack, seed: seed, items: items)
+        return stack
+    }
 
     /// A generator over the stack's groups and tags, seeded from `seed`.
     private static func generator(_ stack: DataStack, seed: UInt64) throws -> ProbeGenerator {

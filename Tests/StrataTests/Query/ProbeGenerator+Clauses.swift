@@ -49,25 +49,17 @@ struct ProbeClauseList: CustomStringConvertible {
 
     /// `from` refined by the chained calls the steps spell.
     func chained(_ from: From<ProbeItem>) -> From<ProbeItem> {
-        steps.reduce(from) { query, step in
-            switch step {
-            case .filter(let clause): return query.where(clause)
-            case .order(let order): return query.orderBy(order)
-            case .limit(let limit): return query.tweak { $0.fetchLimit = limit }
-            case .offset(let offset): return query.tweak { $0.fetchOffset = offset }
-            case .whole(let limit, let offset):
-                return query.tweak {
-                    $0.fetchLimit = limit
-                    $0.fetchOffset = offset
-                    $0.includesSubentities = true
-                }
-            case .groupByNumber: return query
-            }
-        }
+        chained(from) { query in query }
     }
 
     /// `query` refined by the chained calls the steps spell.
     func chained<Result>(_ query: QueryChain<ProbeItem, Result>) -> QueryChain<ProbeItem, Result> {
+        chained(query) { query in query.groupBy(\.$number) }
+    }
+
+    private func chained<Query: ProbeChain>(
+        _ query: Query, groupByNumber: (Query) -> Query
+    ) -> Query {
         steps.reduce(query) { query, step in
             switch step {
             case .filter(let clause): return query.where(clause)
@@ -80,11 +72,21 @@ struct ProbeClauseList: CustomStringConvertible {
                     $0.fetchOffset = offset
                     $0.includesSubentities = true
                 }
-            case .groupByNumber: return query.groupBy(\.$number)
+            case .groupByNumber: return groupByNumber(query)
             }
         }
     }
 }
+
+/// What a fetch and a query chain alike: `where`, `orderBy` and `tweak`.
+protocol ProbeChain {
+    func `where`(_ clause: Where<ProbeItem>) -> Self
+    func orderBy(_ order: OrderBy<ProbeItem>) -> Self
+    func tweak(_ adjust: (inout Tweak) -> Void) -> Self
+}
+
+extension From: ProbeChain where Object == ProbeItem {}
+extension QueryChain: ProbeChain where Object == ProbeItem {}
 
 extension ProbeGenerator {
     /// Up to five random clauses: predicates, orders and tweaks of each kind,
