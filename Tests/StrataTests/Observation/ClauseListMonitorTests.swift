@@ -63,6 +63,36 @@ struct ClauseListMonitorTests {
         check("after a commit")
     }
 
+    /// CoreStore's `monitor.refetch(clauses...)` replaces the predicate,
+    /// order and tweak with the clauses given and keeps the sectioning: the
+    /// monitor then lists what a new monitor of those clauses lists.
+    @Test
+    func refetchingWithClausesReplacesTheQueryAndKeepsTheSections() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(probeSchema, .inMemory, in: directory)
+        try stack.perform(synchronous: { tx in
+            for number in 1...10 {
+                let item = tx.create(Into<ProbeItem>())
+                (item.number, item.other) = (number, number % 3)
+            }
+        })
+        let bySection = SectionBy<ProbeItem>(\.$other)
+        let monitor = try stack.monitorSectionedList(
+            From<ProbeItem>(), bySection, Where<ProbeItem>(\.$number > 8), Tweak { $0.fetchLimit = 1 })
+        #expect(monitor.objectsInAllSections().map(\.number) == [9])
+        let small = Where<ProbeItem>(\.$number < 6)
+        let order = OrderBy<ProbeItem>(.descending(\.$number))
+        try monitor.refetch(small, order)
+        let expected = try stack.monitorSectionedList(From<ProbeItem>(), bySection, small, order)
+        #expect(monitor.sectionNames() == ["0", "1", "2"])
+        #expect(monitor.objectsInAllSections() == expected.objectsInAllSections())
+        try monitor.refetch([order, Tweak { $0.fetchOffset = 8 }])
+        // Sections first (other 0: 9, 6, 3; 1: 10, 7, 4, 1; 2: 8, 5, 2), then the offset.
+        #expect(monitor.objectsInAllSections().map(\.number) == [5, 2])
+        try monitor.refetch()
+        #expect(monitor.numberOfObjects() == 10)
+    }
+
     /// Every form of `monitorList(createAsynchronously:)` and
     /// `monitorSectionedList(createAsynchronously:)` hands its monitor to the
     /// closure after the call returns, in a later main-actor job, with the
