@@ -69,13 +69,7 @@ struct ClauseListMonitorTests {
     @Test
     func refetchingWithClausesReplacesTheQueryAndKeepsTheSections() throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(probeSchema, .inMemory, in: directory)
-        try stack.perform(synchronous: { tx in
-            for number in 1...10 {
-                let item = tx.create(Into<ProbeItem>())
-                (item.number, item.other) = (number, number % 3)
-            }
-        })
+        let stack = try Self.tenItems(in: directory)
         let bySection = SectionBy<ProbeItem>(\.$other)
         let monitor = try stack.monitorSectionedList(
             From<ProbeItem>(), bySection, Where<ProbeItem>(\.$number > 8), Tweak { $0.fetchLimit = 1 })
@@ -100,13 +94,7 @@ struct ClauseListMonitorTests {
     @Test
     func createAsynchronouslyDeliversTheMonitorAfterTheCallReturns() async throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(probeSchema, .inMemory, in: directory)
-        try stack.perform(synchronous: { tx in
-            for number in 1...10 {
-                let item = tx.create(Into<ProbeItem>())
-                (item.number, item.other) = (number, number % 3)
-            }
-        })
+        let stack = try Self.tenItems(in: directory)
         let deliveries = Deliveries()
         let from = From<ProbeItem>()
         let big = Where<ProbeItem>(\.$number > 4)
@@ -169,6 +157,18 @@ struct ClauseListMonitorTests {
         #expect(failures().map(\.text).sorted().map { $0.prefix(28) } == [
             "monitorList(createAsynchrono", "monitorSectionedList(createA",
         ])
+    }
+
+    /// A stack with items numbered 1 to 10, `other` their number modulo 3.
+    private static func tenItems(in directory: TemporaryDirectory) throws -> DataStack {
+        let stack = try makeStack(probeSchema, .inMemory, in: directory)
+        try stack.perform(synchronous: { tx in
+            for number in 1...10 {
+                let item = tx.create(Into<ProbeItem>())
+                (item.number, item.other) = (number, number % 3)
+            }
+        })
+        return stack
     }
 
     /// Waits, up to ten seconds, for `condition`, letting main-actor jobs run.
