@@ -73,7 +73,8 @@ extension DataStack {
         createAsynchronously: @escaping @MainActor (ListMonitor<Object>) -> Void,
         _ query: SectionedQuery<Object>
     ) {
-        deliverMonitor(of: query, by: "monitorSectionedList(createAsynchronously:_:)", to: createAsynchronously)
+        deliverMonitor(
+            of: query, by: "monitorSectionedList(createAsynchronously:_:)", to: createAsynchronously)
     }
 
     /// Makes a monitor of the objects the fetch and its clauses match, in

@@ -42,9 +42,9 @@ struct ClauseListMonitorTests {
         let check = { (moment: String) in
             for (list, monitors, publishers) in pairs {
                 for (listed, chained) in monitors {
+                    let (a, b) = (listed.objectsInAllSections(), chained.objectsInAllSections())
                     #expect(listed.sectionNames() == chained.sectionNames(), "seed \(seed), \(moment): \(list)")
-                    #expect(listed.objectsInAllSections().map(\.rowID) == chained.objectsInAllSections().map(\.rowID),
-                            "seed \(seed), \(moment): \(list)")
+                    #expect(a.map(\.rowID) == b.map(\.rowID), "seed \(seed), \(moment): \(list)")
                 }
                 for (listed, chained) in publishers {
                     #expect(listed.snapshot == chained.snapshot, "seed \(seed), \(moment): \(list)")

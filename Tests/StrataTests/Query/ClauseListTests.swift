@@ -142,7 +142,8 @@ struct ClauseListTests {
         // A tweak made with its initializer sets every option: the offset goes back to 0.
         #expect(try numbers(stack.fetchAll(
             From<ProbeItem>(), byNumber, Tweak { $0.fetchOffset = 6 }, Tweak(fetchLimit: 2))) == [1, 2])
-        #expect(try stack.fetchCount(From<ProbeItem>().tweak { $0.fetchOffset = 10 }, Tweak { $0.fetchLimit = 5 }) == 2)
+        #expect(try stack.fetchCount(
+            From<ProbeItem>().tweak { $0.fetchOffset = 10 }, Tweak { $0.fetchLimit = 5 }) == 2)
     }
 
     /// Each variadic form returns what its array form does, and both what
@@ -188,7 +189,8 @@ struct ClauseListTests {
              try tx.deleteAll(from, [OrderBy<ProbeItem>(.descending(\.$number)), Tweak { $0.fetchLimit = 2 }]))
         })
         #expect(deleted == (2, 2))
-        #expect(try stack.fetchAll(from, OrderBy<ProbeItem>(.ascending(\.$number))).map(\.number) == [3, 4, 5, 6, 7])
+        let left = try stack.fetchAll(from, OrderBy<ProbeItem>(.ascending(\.$number)))
+        #expect(left.map(\.number) == [3, 4, 5, 6, 7])
     }
 
     /// A clause built for a base entity refines a fetch, query or delete of
