@@ -62,19 +62,19 @@ extension ObjectContext {
             previous = rowID
         }
         if unique.count == 1 {
-            return try fetchObjects(entity, sql: entity.selectRowSQL, arguments: unique, flushing: false)
+            return try fetchObjects(entity, sql: entity.selectRowSQL, arguments: unique, scope: .unflushed)
         }
         switch store.dialect {
         case .sqlite:
             return try fetchObjects(
                 entity, sql: entity.selectRowsSQL, arguments: [.blob(StoredValueList.encode(unique))],
-                flushing: false)
+                scope: .unflushed)
         case .postgreSQL:
             return try fetchObjects(
                 entity,
                 sql: "SELECT \(entity.selectList) FROM \(entity.quotedTable) "
                     + "WHERE _pk \(SQLDialect.postgreSQL.inRowIDList)",
-                arguments: [SQL.rowIDList(missing)], flushing: false)
+                arguments: [SQL.rowIDList(missing)], scope: .unflushed)
         }
     }
 

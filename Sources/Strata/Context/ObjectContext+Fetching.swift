@@ -5,12 +5,14 @@ extension ObjectContext {
     }
 
     func fetchAll<Object: ManagedObject>(_ query: From<Object>) throws -> [Object] {
+        if readsCommitted(query) { return try committedMatches(query) }
         let entity = entity(Object.self)
         let select = try query.selectSQL(in: entity, schema: schema, dialect: store.dialect)
         return try fetchObjects(entity, sql: select.sql, arguments: select.arguments, as: Object.self)
     }
 
     func fetchOne<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
+        if readsCommitted(query) { return try committedMatches(query.tweak { $0.fetchLimit = 1 }).first }
         let entity = entity(Object.self)
         let select = try query.selectSQL(in: entity, schema: schema, dialect: store.dialect, limit: 1)
         return try fetchObjects(
@@ -23,14 +25,15 @@ extension ObjectContext {
         let compiled = try query.compile(in: entity, schema: schema, dialect: store.dialect)
         guard entity.sharesTable else {
             return try readRows(
-                "SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses)", compiled.arguments
+                "SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses)", compiled.arguments,
+                scope: ReadScope(query.options)
             ) { ObjectID(entityName: entity.name, rowID: $0.int64(at: 0), configuration: entity.configuration) }
         }
         // Each ID names its row's concrete entity, read from the discriminator.
         let rows = TreeRows(entity, schema: schema)
         return try readRows(
             "SELECT _pk, t0.\(SQL.quote(EntityTree.discriminatorColumn)) FROM \(entity.quotedTable) AS t0"
-                + compiled.clauses, compiled.arguments
+                + compiled.clauses, compiled.arguments, scope: ReadScope(query.options)
         ) { ObjectID(entityName: (rows.entity(of: $0) ?? entity).name, rowID: $0.int64(at: 0), configuration: entity.configuration) }
     }
 
@@ -40,7 +43,7 @@ extension ObjectContext {
             in: entity, schema: schema, dialect: store.dialect, ordered: false)
         let count = try readScalar(
             "SELECT count(*) FROM (SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses)) AS counted",
-            compiled.arguments)
+            compiled.arguments, scope: ReadScope(query.options))
         guard case .integer(let value) = count else { return 0 }
         return Int(value)
     }
@@ -51,7 +54,23 @@ extension ObjectContext {
             in: entity, schema: schema, dialect: store.dialect, limit: 1, ordered: false)
         return try readScalar(
             "SELECT EXISTS (SELECT _pk FROM \(entity.quotedTable) AS t0\(compiled.clauses))",
-            compiled.arguments) == .integer(1)
+            compiled.arguments, scope: ReadScope(query.options)) == .integer(1)
+    }
+
+    /// Whether `query` is a transaction's read that leaves its pending
+    /// changes out (``Tweak/includesPendingChanges``).
+    func readsCommitted<Object>(_ query: From<Object>) -> Bool {
+        kind == .transaction && !query.options.includesPendingChanges
+    }
+
+    /// The objects a transaction's read of the committed store matches: the
+    /// IDs read there, in the query's order and page, then the transaction's
+    /// own objects for them, with their current values; those it deleted
+    /// are left out.
+    func committedMatches<Object: ManagedObject>(_ query: From<Object>) throws -> [Object] {
+        let rowIDs = try fetchObjectIDs(query).map(\.rowID)
+        // Every object of `Object`'s entity is of its class.
+        return uncheckedDowncast(try existingObjects(entity(Object.self), rowIDs: rowIDs), to: [Object].self)
     }
 
     /// The context's own object for `id`, or `nil` when it no longer exists.

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The query operations the stack and transactions share. In a transaction
-/// the read connection flushes pending changes first, so queries see them.
+/// the read connection flushes pending changes first, so queries see them,
+/// unless the query's tweak leaves them out (``ReadScope``).
 extension ObjectContext {
     /// The rows `query` returns, each a value a term, in term order.
     private func queryRows<Object: ManagedObject, Result>(
@@ -9,7 +10,7 @@ extension ObjectContext {
     ) throws -> (names: [String], rows: [[StoredValue]]) {
         let compiled = try query.compile(in: entity(Object.self), schema: schema, dialect: store.dialect, limit: limit)
         let count = Int32(compiled.names.count)
-        let rows = try readRows(compiled.sql, compiled.arguments) { statement in
+        let rows = try readRows(compiled.sql, compiled.arguments, scope: ReadScope(query.from.options)) { statement in
             (0..<count).map { statement.value(at: $0) }
         }
         return (compiled.names, rows)
@@ -39,6 +40,10 @@ extension ObjectContext {
     }
 
     func fetchUnique<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
+        if readsCommitted(query) {
+            let two = try committedMatches(query.tweak { $0.fetchLimit = min(2, $0.effectiveLimit ?? 2) })
+            return two.count == 1 ? two[0] : nil
+        }
         let entity = entity(Object.self)
         // Two rows are enough to tell one match from several.
         let select = try query.selectSQL(in: entity, schema: schema, dialect: store.dialect, limit: 2)

@@ -1,5 +1,25 @@
 import Synchronization
 
+/// What a transaction's read sees of its own changes; the main context has
+/// none, and reads its reader whatever the scope.
+enum ReadScope {
+    /// Everything: its pending changes are written into its open SQLite
+    /// transaction first (autoflush). Every query reads so by default.
+    case pending
+    /// Its open SQLite transaction as it stands: a read of rows by ID, since
+    /// unflushed changes live only on the objects it holds, which such a
+    /// read never replaces.
+    case unflushed
+    /// None: the store as last committed, read on a connection of the
+    /// transaction's own (``Tweak/includesPendingChanges`` `false`).
+    case committed
+
+    /// The scope of a query with `options`.
+    init(_ options: Tweak) {
+        self = options.includesPendingChanges ? .pending : .committed
+    }
+}
+
 /// Every read of a context goes through `read`, so that a main-context read
 /// knows the generation of the snapshot it read and merges the commit log up
 /// to it before it returns (Docs/Architecture.md, "Threads"; Docs/History.md).
@@ -24,21 +44,21 @@ extension ObjectContext {
     /// missing table or raw SQL that does not parse is a typed error here,
     /// whichever public read met it.
     func read<Result>(
-        _ sql: String, _ arguments: [StoredValue], flushing: Bool = true,
+        _ sql: String, _ arguments: [StoredValue], scope: ReadScope = .pending,
         _ body: (_ statement: Statement, _ hasRow: Bool, _ generation: UInt64) throws -> Result
     ) throws -> Result {
         do {
-            return try exclusively { try readSnapshot(sql, arguments, flushing: flushing, body) }
+            return try exclusively { try readSnapshot(sql, arguments, scope: scope, body) }
         } catch {
             throw translated(error)
         }
     }
 
     private func readSnapshot<Result>(
-        _ sql: String, _ arguments: [StoredValue], flushing: Bool,
+        _ sql: String, _ arguments: [StoredValue], scope: ReadScope,
         _ body: (_ statement: Statement, _ hasRow: Bool, _ generation: UInt64) throws -> Result
     ) throws -> Result {
-        let connection = try readConnection(flushing: flushing)
+        let connection = try readConnection(scope)
         guard kind == .main else {
             let statement = try connection.statement(sql)
             try statement.bind(arguments)
@@ -107,9 +127,10 @@ extension ObjectContext {
 
     /// The rows of a read, each mapped by `row`.
     func readRows<Row>(
-        _ sql: String, _ arguments: [StoredValue], _ row: (Statement) throws -> Row
+        _ sql: String, _ arguments: [StoredValue], scope: ReadScope = .pending,
+        _ row: (Statement) throws -> Row
     ) throws -> [Row] {
-        try read(sql, arguments) { statement, hasRow, _ in
+        try read(sql, arguments, scope: scope) { statement, hasRow, _ in
             var rows: [Row] = []
             guard hasRow else { return rows }
             repeat { rows.append(try row(statement)) } while try statement.step()
@@ -118,8 +139,10 @@ extension ObjectContext {
     }
 
     /// The first column of a read's first row, or `nil` when it has none.
-    func readScalar(_ sql: String, _ arguments: [StoredValue] = []) throws -> StoredValue? {
-        try read(sql, arguments) { statement, hasRow, _ in hasRow ? statement.value(at: 0) : nil }
+    func readScalar(
+        _ sql: String, _ arguments: [StoredValue] = [], scope: ReadScope = .pending
+    ) throws -> StoredValue? {
+        try read(sql, arguments, scope: scope) { statement, hasRow, _ in hasRow ? statement.value(at: 0) : nil }
     }
 
     /// On the main context, a look at the store before an answer taken from

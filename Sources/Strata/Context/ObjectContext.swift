@@ -18,6 +18,8 @@ final class ObjectContext {
     var isOpen = true
 
     private var reader: Connection?
+    /// A transaction's look at the store as last committed (see `committedConnection`).
+    private var committedReader: Connection?
     private let objects: IdentityMap
 
     // Transaction state.
@@ -182,6 +184,7 @@ final class ObjectContext {
         // connection to close checkpoints the WAL and removes it, which a
         // read-only connection cannot do.
         reader?.close()
+        committedReader?.close()
     }
 
     // MARK: Connections
@@ -202,18 +205,43 @@ final class ObjectContext {
         self.reader = reader
     }
 
-    /// The connection reads go through; in a transaction, pending changes are
-    /// flushed first unless `flushing` is false (a read of one row by its ID:
-    /// unflushed changes live only on registered objects, which it never reads).
-    func readConnection(flushing: Bool = true) throws -> Connection {
+    /// The connection reads go through: the main context's reader, or in a
+    /// transaction the one `scope` names (see ``ReadScope``).
+    func readConnection(_ scope: ReadScope = .pending) throws -> Connection {
         switch kind {
         case .main:
             guard let reader else { throw StrataError.storeNotAdded }
             return reader
         case .transaction:
-            if flushing { try flush() }
-            return try writeConnection()
+            switch scope {
+            case .pending:
+                try flush()
+                return try writeConnection()
+            case .unflushed:
+                return try writeConnection()
+            case .committed:
+                return try committedConnection()
+            }
         }
+    }
+
+    /// A transaction's read-only connection of its own, which sees the store
+    /// as last committed. The transaction begins writing first, holding the
+    /// store's write lock, so no other writer commits between what this
+    /// connection shows and what the transaction reads. Opened on first use,
+    /// closed when the transaction's SQLite transaction ends.
+    private func committedConnection() throws -> Connection {
+        _ = try writeConnection()
+        if let committedReader { return committedReader }
+        let connection = try store.settings.openConnection(.inspector, create: false)
+        committedReader = connection
+        return connection
+    }
+
+    /// Closes the connection ``committedConnection()`` opened, if any.
+    func closeCommittedReader() {
+        committedReader?.close()
+        committedReader = nil
     }
 
     /// The writer connection, beginning the SQLite write transaction on
@@ -355,9 +383,9 @@ final class ObjectContext {
     /// Runs a `SELECT` of whole rows of `entity` and materializes the objects.
     func fetchObjects<Object: ManagedObject>(
         _ entity: EntityDescription, sql: String, arguments: [StoredValue],
-        as type: Object.Type = ManagedObject.self, flushing: Bool = true, maxRows: Int = .max
+        as type: Object.Type = ManagedObject.self, scope: ReadScope = .pending, maxRows: Int = .max
     ) throws -> [Object] {
-        let fetched = try read(sql, arguments, flushing: flushing) { statement, hasRow, generation in
+        let fetched = try read(sql, arguments, scope: scope) { statement, hasRow, generation in
             lastReadGeneration = generation
             var fetched: [ManagedObject] = []
             guard hasRow else { return fetched }
@@ -400,7 +428,7 @@ final class ObjectContext {
             return !entity.sharesTable || entity.includes(object.entity!) ? object : nil
         }
         return try fetchObjects(
-            entity, sql: entity.selectRowSQL, arguments: [.integer(rowID)], flushing: false, maxRows: 1
+            entity, sql: entity.selectRowSQL, arguments: [.integer(rowID)], scope: .unflushed, maxRows: 1
         ).first
     }
 }

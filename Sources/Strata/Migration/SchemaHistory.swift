@@ -154,6 +154,21 @@ public struct MigrationStep: Sendable, Hashable, CustomStringConvertible {
     public let sourceVersion: String
     /// The version it holds after.
     public let destinationVersion: String
+    /// Whether code of yours runs in the step: a ``CustomSchemaMappingProvider``
+    /// or a ``MigrationStage``'s hooks. CoreStore calls such a step a
+    /// heavyweight migration; a step Strata infers is lightweight. Set on
+    /// the steps ``DataStack/requiredMigrations(for:)`` forecasts (`false` on
+    /// a step you make); steps are equal when their versions are, whatever it says.
+    ///
+    /// ```swift
+    /// let steps = try stack.requiredMigrations(for: SQLiteStore(fileName: "App.sqlite"))
+    /// if steps.count > 1 || steps.contains(where: { $0.isHeavyweightMigration }) {
+    ///     // show a waiting screen
+    /// }
+    /// ```
+    public internal(set) var isHeavyweightMigration = false
+    /// Whether Strata infers the whole step (`!isHeavyweightMigration`).
+    public var isLightweightMigration: Bool { !isHeavyweightMigration }
 
     /// Creates a step.
     public init(sourceVersion: String, destinationVersion: String) {
@@ -163,4 +178,14 @@ public struct MigrationStep: Sendable, Hashable, CustomStringConvertible {
 
     /// `V1 → V2`.
     public var description: String { "\(sourceVersion) → \(destinationVersion)" }
+
+    /// Steps are equal when they go between the same versions.
+    public static func == (left: MigrationStep, right: MigrationStep) -> Bool {
+        left.sourceVersion == right.sourceVersion && left.destinationVersion == right.destinationVersion
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(sourceVersion)
+        hasher.combine(destinationVersion)
+    }
 }

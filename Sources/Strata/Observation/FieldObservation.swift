@@ -37,6 +37,12 @@ public final class FieldObservation {
         center.remove(observer)
         self.observer = nil
     }
+
+    /// The observed field's value as last reported (or as it was when the
+    /// observation began); `nil` once cancelled.
+    fileprivate func currentValue<Value>(as type: Value.Type) -> Value? {
+        (observer as? FieldObserver<Value>).map { $0.decode($0.current) }
+    }
 }
 
 @MainActor
@@ -225,5 +231,103 @@ extension MainContext {
     /// The live main context that follows `store` (a snapshot's origin), if any.
     static func following(_ store: StoreRuntime) -> MainContext? {
         directory.values.lazy.compactMap(\.main).first { $0.context.store === store }
+    }
+}
+
+/// What ``ManagedObjectIdentifiable/observe(_:options:changeHandler:)``
+/// reports, as CoreStore's KVO-style observation does: which values a
+/// change carries and whether the closure also runs at once, or before each change.
+public struct FieldObservationOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Each change carries the new value (``FieldChange/newValue``).
+    public static let new = FieldObservationOptions(rawValue: 1 << 0)
+    /// Each change carries the old value (``FieldChange/oldValue``).
+    public static let old = FieldObservationOptions(rawValue: 1 << 1)
+    /// The closure also runs once before `observe` returns, with the current
+    /// value as the new one when `.new` is given.
+    public static let initial = FieldObservationOptions(rawValue: 1 << 2)
+    /// The closure also runs just before each change is reported, with
+    /// ``FieldChange/isPrior`` set and, when `.old` is given, the old value.
+    public static let prior = FieldObservationOptions(rawValue: 1 << 3)
+}
+
+/// One report of an observation started with
+/// ``ManagedObjectIdentifiable/observe(_:options:changeHandler:)``: CoreStore's
+/// `CoreStoreObjectValueDiff`. The values are there when the options asked for them.
+public struct FieldChange<Value> {
+    /// The field's value after the change, with ``FieldObservationOptions/new``.
+    public let newValue: Value?
+    /// The field's value before the change, with ``FieldObservationOptions/old``.
+    public let oldValue: Value?
+    /// Whether this report comes before the change (``FieldObservationOptions/prior``).
+    public let isPrior: Bool
+}
+
+extension ManagedObjectIdentifiable {
+    /// Calls `changeHandler` with the object and the change after each commit
+    /// that changes the field at `keyPath`, CoreStore's form of
+    /// `object.$field.observe { old, new in ... }`: `options` choose what the
+    /// change carries and whether the closure also runs at once (`.initial`)
+    /// or before each change (`.prior`). The observation holds the object
+    /// and runs until it is released or cancelled, or the object is deleted.
+    ///
+    /// Observe fields of main-context objects (from the stack's fetches and
+    /// monitors); on any other object this traps.
+    ///
+    /// ```swift
+    /// let person = try stack.fetchOne(From<Person>())!
+    /// let observer = person.observe(\.$age, options: [.new]) { person, change in
+    ///     print("Happy \(change.newValue!)th birthday, \(person.name)!")
+    /// }
+    /// ```
+    @MainActor
+    public func observe<Value>(
+        _ keyPath: KeyPath<Self, Field.Stored<Value>>, options: FieldObservationOptions = [],
+        changeHandler: @escaping @MainActor (Self, FieldChange<Value>) -> Void
+    ) -> FieldObservation {
+        let field = self[keyPath: keyPath]
+        return reporting(options, changeHandler) { field.observe($0) }
+    }
+
+    /// The same for a `@Field.Coded` field, whose changes are those of its
+    /// stored form (see `Field.Coded.observe(_:)`).
+    ///
+    /// ```swift
+    /// let observer = person.observe(\.$address, options: [.old, .new]) { person, change in
+    ///     print("moved from \(change.oldValue??.city ?? "nowhere")")
+    /// }
+    /// ```
+    @MainActor
+    public func observe<Value>(
+        _ keyPath: KeyPath<Self, Field.Coded<Value>>, options: FieldObservationOptions = [],
+        changeHandler: @escaping @MainActor (Self, FieldChange<Value>) -> Void
+    ) -> FieldObservation {
+        let field = self[keyPath: keyPath]
+        return reporting(options, changeHandler) { field.observe($0) }
+    }
+
+    /// Starts an observation with `start` and turns its old and new values
+    /// into the reports `options` ask for.
+    @MainActor
+    private func reporting<Value>(
+        _ options: FieldObservationOptions,
+        _ changeHandler: @escaping @MainActor (Self, FieldChange<Value>) -> Void,
+        start: (@escaping @MainActor (Value, Value) -> Void) -> FieldObservation
+    ) -> FieldObservation {
+        let observation = start { [self] old, new in
+            let oldValue = options.contains(.old) ? old : nil
+            if options.contains(.prior) {
+                changeHandler(self, FieldChange(newValue: nil, oldValue: oldValue, isPrior: true))
+            }
+            changeHandler(
+                self, FieldChange(newValue: options.contains(.new) ? new : nil, oldValue: oldValue, isPrior: false))
+        }
+        if options.contains(.initial) {
+            let current = options.contains(.new) ? observation.currentValue(as: Value.self) : nil
+            changeHandler(self, FieldChange(newValue: current, oldValue: nil, isPrior: false))
+        }
+        return observation
     }
 }

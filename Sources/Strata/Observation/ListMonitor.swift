@@ -135,6 +135,15 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
 
     // MARK: Refetching
 
+    /// Whether a refetch was asked for and has not run yet: always `false`,
+    /// since ``refetch(_:)`` fetches the new list before it returns (CoreStore
+    /// runs it later, and code written for it may wait for this to clear).
+    ///
+    /// ```swift
+    /// guard !monitor.isPendingRefetch else { return }   // never returns here in Strata
+    /// ```
+    public var isPendingRefetch: Bool { false }
+
     /// Replaces the query, sectioning included: observers get
     /// `listMonitorWillRefetch` now and `listMonitorDidRefetch` once the new
     /// list is in place, with no per-object events in between. A ``From``

@@ -28,7 +28,7 @@ public final class ObjectMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// ```swift
     /// let id = monitor.objectID   // Sendable: hand it to a transaction
     /// ```
-    public let objectID: ObjectID<Object>
+    nonisolated public let objectID: ObjectID<Object>
     /// The main context's instance of the object, or `nil` once it is deleted.
     ///
     /// ```swift

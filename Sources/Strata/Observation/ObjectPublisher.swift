@@ -54,7 +54,7 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
     /// ```swift
     /// try await stack.perform { tx in tx.edit(publisher.objectID)?.age += 1 }
     /// ```
-    public let objectID: ObjectID<Object>
+    nonisolated public let objectID: ObjectID<Object>
 
     @ObservationIgnored private let main: MainContext
     @ObservationIgnored private let entity: EntityDescription

@@ -129,6 +129,21 @@ public final class DataStack: Sendable {
         }
     }
 
+    /// CoreStore's name for ``requiredMigrations(for:)``: the same steps,
+    /// each saying whether it is a heavyweight migration
+    /// (``MigrationStep/isHeavyweightMigration``).
+    ///
+    /// ```swift
+    /// let steps = try stack.requiredMigrationsForStorage(SQLiteStore(fileName: "App.sqlite"))
+    /// ```
+    ///
+    /// - Throws: what ``requiredMigrations(for:)`` throws.
+    public func requiredMigrationsForStorage(
+        _ storage: some StorageInterface
+    ) throws(StrataError) -> [MigrationStep] {
+        try requiredMigrations(for: storage)
+    }
+
     /// The first store (the one store of a one-store stack; the default
     /// configuration's when added), or ``StrataError/storeNotAdded``.
     func store() throws(StrataError) -> StoreRuntime {

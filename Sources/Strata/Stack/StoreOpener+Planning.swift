@@ -68,11 +68,14 @@ extension StoreOpener {
             // Forecast what adding would do: refuse several steps, and a step
             // whose mapping cannot be made or inferred, as it would.
             try checkProgressiveMigration(steps)
-            for step in steps {
+            return try steps.map { step in
                 let (source, destination) = try schemas(of: step)
                 try migration(for: step, from: source, to: destination).checkInferable()
+                var forecast = step
+                forecast.isHeavyweightMigration = history.mappingProvider(for: step) != nil
+                    || history.stage(for: step) != nil
+                return forecast
             }
-            return steps
         } catch {
             throw StoreErrors.translate(error, path: path)
         }

@@ -144,6 +144,7 @@ extension ObjectContext {
         nextRowIDs = Array(repeating: 0, count: nextRowIDs.count)
         deferredError = nil
         recorder = nil
+        closeCommittedReader()
         if let writer {
             self.writer = nil
             store.endWriting(writer, rollback: false)

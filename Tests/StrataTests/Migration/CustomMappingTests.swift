@@ -125,6 +125,31 @@ private final class EventLog: Sendable {
 @Suite("Custom mapping and staged hooks")
 @MainActor
 struct CustomMappingTests {
+    /// The forecast says which steps run code of yours (CoreStore's
+    /// heavyweight migrations): a step with a custom mapping or with hooks
+    /// is heavyweight, one Strata infers is not. Equality ignores it.
+    @Test(arguments: migratingKinds)
+    func theForecastTellsHeavyweightStepsFromInferredOnes(kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        _ = try await makeMappedV1Store(kind, in: directory, count: 3)
+        let provider = CustomSchemaMappingProvider(from: "V1", to: "V2", entityMappings: [joinNames])
+        let stage = MigrationStage(from: "V1", to: "V2", didMigrate: { _ in })
+        let histories: [(SchemaHistory, heavyweight: Bool)] = [
+            (SchemaHistory([mappedV1, mappedV2], chain: ["V1", "V2"], mappingProviders: [provider]), true),
+            (SchemaHistory([mappedV1, mappedV2], chain: ["V1", "V2"], stages: [stage]), true),
+            (SchemaHistory([mappedV1, mappedV2], chain: ["V1", "V2"]), false),
+        ]
+        for (history, heavyweight) in histories {
+            let stack = DataStack(schemaHistory: history)
+            let storage = try makeStorage(kind, in: directory)
+            let steps = try stack.requiredMigrationsForStorage(storage)
+            #expect(steps == [MigrationStep(sourceVersion: "V1", destinationVersion: "V2")])
+            #expect(steps == (try stack.requiredMigrations(for: storage)))
+            #expect(steps.map(\.isHeavyweightMigration) == [heavyweight], "\(kind)")
+            #expect(steps.map(\.isLightweightMigration) == [!heavyweight], "\(kind)")
+        }
+    }
+
     @Test(arguments: migratingKinds)
     func transformComputesANewFieldFromTwoOldOnesOverThousandsOfRows(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
