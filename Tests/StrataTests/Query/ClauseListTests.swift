@@ -49,13 +49,19 @@ struct ClauseListTests {
                 Issue.record("seed \(seed), case #\(index), \(list): \(message)")
             }
         }
-        // In a transaction: its pending objects count, through the same forwarding.
-        let lists = (0..<20).map { _ in generator.clauseList() }
+        // In a transaction with pending changes, which a Tweak clause may leave out.
+        let lists = (0..<30).map { _ in generator.clauseList() }
         let disagreements = try stack.perform(synchronous: { tx in
             for _ in 0..<5 { tx.create(Into<ProbeItem>()).number = 3 }
+            for item in try tx.fetchAll(From<ProbeItem>().tweak { $0.fetchLimit = 10 }) {
+                item.number += 1
+            }
+            try tx.deleteAll(From<ProbeItem>().where(\.$number == 5))
             return try lists.filter { list in
                 try tx.fetchAll(From<ProbeItem>(), list.fetchClauses).map(\.rowID)
                     != tx.fetchAll(list.chained(From<ProbeItem>())).map(\.rowID)
+                    || tx.fetchCount(From<ProbeItem>(), list.fetchClauses)
+                    != tx.fetchCount(list.chained(From<ProbeItem>()))
             }
         })
         #expect(disagreements.isEmpty, "seed \(seed): \(disagreements)")
@@ -144,6 +150,28 @@ struct ClauseListTests {
             From<ProbeItem>(), byNumber, Tweak { $0.fetchOffset = 6 }, Tweak(fetchLimit: 2))) == [1, 2])
         #expect(try stack.fetchCount(
             From<ProbeItem>().tweak { $0.fetchOffset = 10 }, Tweak { $0.fetchLimit = 5 }) == 2)
+    }
+
+    /// In a transaction, `Tweak { $0.includesPendingChanges = false }` as a
+    /// clause reads the store as last committed, and a later tweak clause
+    /// that sets only the limit keeps it so.
+    @Test
+    func aTweakClauseCanLeavePendingChangesOut() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(probeSchema, .inMemory, in: directory)
+        try Self.numbered(stack, 1...4)
+        let counts = try stack.perform(synchronous: { tx in
+            tx.create(Into<ProbeItem>()).number = 5
+            let saved = Tweak { $0.includesPendingChanges = false }
+            return [
+                try tx.fetchCount(From<ProbeItem>()),
+                try tx.fetchCount(From<ProbeItem>(), saved),
+                try tx.fetchCount(From<ProbeItem>(), [saved, Tweak { $0.fetchLimit = 10 }]),
+                try tx.fetchAll(From<ProbeItem>(), saved, Tweak { $0.fetchOffset = 3 }).count,
+                try tx.fetchAll(From<ProbeItem>(), saved, Tweak(fetchLimit: 10)).count,
+            ]
+        })
+        #expect(counts == [5, 4, 4, 1, 5])
     }
 
     /// Each variadic form returns what its array form does, and both what

@@ -14,6 +14,8 @@ struct ProbeClauseList: CustomStringConvertible {
         case limit(Int?)
         /// `Tweak { $0.fetchOffset = ... }`: only the offset.
         case offset(Int)
+        /// `Tweak { $0.includesPendingChanges = ... }`: only that.
+        case pending(Bool)
         /// `Tweak(fetchLimit:fetchOffset:)`: every option it has.
         case whole(limit: Int?, offset: Int)
         /// `GroupBy(\.$number)`, for queries.
@@ -42,6 +44,7 @@ struct ProbeClauseList: CustomStringConvertible {
         case .order(let order): return order
         case .limit(let limit): return Tweak { $0.fetchLimit = limit }
         case .offset(let offset): return Tweak { $0.fetchOffset = offset }
+        case .pending(let included): return Tweak { $0.includesPendingChanges = included }
         case .whole(let limit, let offset): return Tweak(fetchLimit: limit, fetchOffset: offset)
         case .groupByNumber: return nil
         }
@@ -66,11 +69,14 @@ struct ProbeClauseList: CustomStringConvertible {
             case .order(let order): return query.orderBy(order)
             case .limit(let limit): return query.tweak { $0.fetchLimit = limit }
             case .offset(let offset): return query.tweak { $0.fetchOffset = offset }
+            case .pending(let included): return query.tweak { $0.includesPendingChanges = included }
             case .whole(let limit, let offset):
+                // A tweak made with its initializer sets every option.
                 return query.tweak {
                     $0.fetchLimit = limit
                     $0.fetchOffset = offset
                     $0.includesSubentities = true
+                    $0.includesPendingChanges = true
                 }
             case .groupByNumber: return groupByNumber(query)
             }
@@ -126,6 +132,10 @@ extension ProbeGenerator {
                 let offset = random.below(40)
                 list.steps.append(.offset(offset))
                 list.texts.append("Tweak { $0.fetchOffset = \(offset) }")
+            case 6 where random.chance(0.5):
+                let included = random.chance(0.5)
+                list.steps.append(.pending(included))
+                list.texts.append("Tweak { $0.includesPendingChanges = \(included) }")
             default:
                 let (limit, offset) = (randomLimit(), random.below(40))
                 list.steps.append(.whole(limit: limit, offset: offset))
