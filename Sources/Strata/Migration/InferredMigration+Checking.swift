@@ -59,3 +59,51 @@ extension InferredMigration {
         }
     }
 }
+
+/// The one refusal about relationships, which depends on the rows: a
+/// to-many made to-one would start empty (which member to keep is a choice
+/// inference cannot make, and Core Data's inferred mapping refuses the
+/// change outright), so while it holds links the step fails instead of
+/// dropping them; one that holds none migrates.
+extension InferredMigration {
+    /// Throws when a relationship of an inferred entity goes from to-many to
+    /// to-one, between the same entities' lines, while the store holds links of it.
+    ///
+    /// - Throws: ``StrataError/migrationFailed(sourceVersion:destinationVersion:entity:field:reason:)``
+    ///   naming the relationship and how many links it holds.
+    func refuseDroppingToManyLinks(on connection: Connection) throws {
+        for (entity, old) in zip(destination.entities, predecessors) {
+            guard let old, transformers[entity.name] == nil else { continue }
+            for relationship in entity.relationships.values.sorted(by: { $0.name < $1.name })
+            where relationship.entity == entity.name && relationship.isToOne {
+                guard let previous = RenameMatching.match(
+                          [relationship], in: Array(old.relationships.values)).first ?? nil,
+                      !previous.isToOne,
+                      carriesLinks(from: previous.target, to: relationship.target),
+                      let links = try linkCount(of: previous, on: connection), links > 0
+                else { continue }
+                throw failure(
+                    entity.name, relationship.name,
+                    "a to-many made to-one would drop its \(links) links, since which member to keep "
+                        + "is a choice inference cannot make; write a custom step that keeps the one you want")
+            }
+        }
+    }
+
+    /// How many links the source relationship `relationship` holds.
+    private func linkCount(of relationship: RelationshipDescription, on connection: Connection) throws -> Int64? {
+        let sql: String
+        switch relationship.storage {
+        case .foreignKey:
+            return nil
+        case let .inverseForeignKey(targetSlot, _):
+            guard let target = source.entity(named: relationship.target) else { return nil }
+            let column = SQL.quote(target.attributes[targetSlot].name)
+            sql = "SELECT count(*) FROM \(target.quotedTable) WHERE \(column) IS NOT NULL"
+        case let .linkTable(table, _, _, _):
+            sql = "SELECT count(*) FROM \(SQL.quote(table))"
+        }
+        guard case .integer(let count)? = try connection.scalar(sql, []) else { return nil }
+        return count
+    }
+}

@@ -46,6 +46,7 @@ struct InferredMigration {
     /// Runs the step; `progress` gets the number of units done: one per
     /// destination entity, and a last one for link tables and clean-up.
     func run(on connection: Connection, progress: (Int) -> Void = { _ in }) throws {
+        try refuseDroppingToManyLinks(on: connection)
         let pairs = zip(destination.entities, predecessors).map { ($0, $1) }
         // Every table first: a subentity fills its root's, which may be listed after it.
         for entity in destination.entities where entity.ownsTable {

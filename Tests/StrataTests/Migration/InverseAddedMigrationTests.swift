@@ -136,24 +136,44 @@ struct InverseAddedMigrationTests {
         }
     }
 
-    /// A to-many made a to-one starts empty, and so does the new inverse
-    /// of a one-to-one it becomes: the two sides never disagree.
+    /// A to-many made a to-one would start empty, which member to keep
+    /// being a choice inference cannot make: while it holds links, the step
+    /// fails naming it, and the store is left as it was. Once it holds none,
+    /// the step runs, and the relationship and the new inverse of the
+    /// one-to-one it becomes start empty: the two sides never disagree.
     @Test(arguments: migratingKinds)
-    func aToManyMadeOneToOneStartsEmptyOnBothSides(kind: StoreKind) throws {
+    func aToManyMadeOneToOneIsRefusedWhileItHoldsLinks(kind: StoreKind) throws {
         let directory = TemporaryDirectory()
         do {
             let stack = DataStack(hostsV1)
             try stack.addStorageAndWait(makeStorage(kind, in: directory))
             try stack.perform(synchronous: { tx in
-                let host = tx.create(Into<HostV1>())
-                let label = tx.create(Into<LabelV1>())
-                host.labels = [label]
+                for _ in 0..<2 { tx.create(Into<HostV1>()).labels = [tx.create(Into<LabelV1>())] }
+            })
+            try stack.removeStorage()
+        }
+        let before = try storeContents(kind, in: directory)
+        do {
+            let stack = DataStack(schemaHistory: SchemaHistory([hostsV1, hostsOneV2]))
+            try stack.addStorageAndWait(makeStorage(kind, in: directory))
+            Issue.record("\(kind): the migration should fail")
+        } catch StrataError.migrationFailed("V1", "V2", "Host", "labels", let reason) {
+            #expect(reason.contains("2 links"), "\(kind): \(reason)")
+        } catch {
+            throw error
+        }
+        #expect(try storeContents(kind, in: directory) == before, "\(kind): the store is as it was")
+        do {
+            let stack = DataStack(hostsV1)
+            try stack.addStorageAndWait(makeStorage(kind, in: directory))
+            try stack.perform(synchronous: { tx in
+                for host in try tx.fetchAll(From<HostV1>()) { host.labels = [] }
             })
             try stack.removeStorage()
         }
         let stack = DataStack(schemaHistory: SchemaHistory([hostsV1, hostsOneV2]))
         try stack.addStorageAndWait(makeStorage(kind, in: directory))
-        #expect(try stack.fetchAll(From<HostOneV2>()).map { $0.labels == nil } == [true])
-        #expect(try stack.fetchAll(From<LabelOneV2>()).map { $0.host == nil } == [true])
+        #expect(try stack.fetchAll(From<HostOneV2>()).map { $0.labels == nil } == [true, true])
+        #expect(try stack.fetchAll(From<LabelOneV2>()).map { $0.host == nil } == [true, true])
     }
 }
