@@ -60,7 +60,7 @@ extension ObjectContext {
     /// Whether `query` is a transaction's read that leaves its pending
     /// changes out (``Tweak/includesPendingChanges``).
     func readsCommitted<Object>(_ query: From<Object>) -> Bool {
-        kind == .transaction && !query.options.includesPendingChanges
+        kind == .transaction && ReadScope(query.options) == .committed
     }
 
     /// The objects a transaction's read of the committed store matches: the

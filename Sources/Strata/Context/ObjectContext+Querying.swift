@@ -39,15 +39,4 @@ extension ObjectContext {
         }
     }
 
-    func fetchUnique<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
-        if readsCommitted(query) {
-            let two = try committedMatches(query.tweak { $0.fetchLimit = min(2, $0.effectiveLimit ?? 2) })
-            return two.count == 1 ? two[0] : nil
-        }
-        let entity = entity(Object.self)
-        // Two rows are enough to tell one match from several.
-        let select = try query.selectSQL(in: entity, schema: schema, dialect: store.dialect, limit: 2)
-        let objects = try fetchObjects(entity, sql: select.sql, arguments: select.arguments, as: Object.self)
-        return objects.count == 1 ? objects[0] : nil
-    }
 }

@@ -60,10 +60,9 @@ extension StoreContexts {
     }
 
     func fetchUnique<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
-        let contexts = try holding(Object.self, in: query.configurations)
-        if contexts.count == 1 { return try contexts[0].fetchUnique(query) }
-        // Two rows tell one match from several, within the query's own limit
-        // (as one store's fetchUnique reads): a limit of 1 makes a match unique.
+        // Two rows tell one match from several, within the query's own limit:
+        // a limit of 1 makes a match unique. One fetch, in one store or merged
+        // over several, so a transaction's read of the committed store too.
         let two = try fetchAll(query.tweak { $0.fetchLimit = min(2, $0.effectiveLimit ?? 2) })
         return two.count == 1 ? two[0] : nil
     }
