@@ -33,7 +33,7 @@ public struct Tweak: Sendable {
     /// transaction created, changed or deleted so far, as Core Data's fetch
     /// request does: the objects it returns are still the transaction's own,
     /// with their current values, and an object the transaction deleted is
-    /// left out. Reads on a ``DataStack`` have no unsaved changes, so there it
+    /// left out before the limit and offset apply. Reads on a ``DataStack`` have no unsaved changes, so there it
     /// changes nothing; bulk writes (`deleteAll`, `updateAll`) always see them.
     ///
     /// ```swift

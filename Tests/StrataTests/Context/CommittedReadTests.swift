@@ -40,7 +40,8 @@ struct CommittedReadTests {
     /// with `includesPendingChanges = false` answers what the store held
     /// before the transaction, as the stack saw it: the same IDs, counts,
     /// existence and sums; `fetchAll` returns the transaction's own instances
-    /// for those IDs, leaving out only those it deleted. On the stack, which
+    /// for the committed matches, less those it deleted, then the query's
+    /// page (so `fetchOne` is the first match still alive). On the stack, which
     /// has nothing pending, the option changes nothing.
     @Test(arguments: StoreKind.allCases, [UInt64(0x1A0), 0x1A1, 0x1A2])
     func readsWithoutPendingChangesSeeTheStoreAsCommitted(_ kind: StoreKind, seed: UInt64) throws {
@@ -53,7 +54,11 @@ struct CommittedReadTests {
             let ids = try stack.fetchObjectIDs(query)
             #expect(try stack.fetchAll(query).map(\.objectID) == ids)
             #expect(try stack.fetchCount(query) == ids.count)
-            return (ids: ids, rankSum: try stack.queryValue(query.select(Int.self, .sum(\.$rank))))
+            let unpaged = try stack.fetchObjectIDs(query.tweak {
+                $0.fetchLimit = nil
+                $0.fetchOffset = 0
+            })
+            return (ids: ids, unpaged: unpaged, rankSum: try stack.queryValue(query.select(Int.self, .sum(\.$rank))))
         }
         let answers = try stack.perform(synchronous: { tx -> [CommittedAnswers] in
             var answers: [CommittedAnswers] = []
@@ -86,10 +91,13 @@ struct CommittedReadTests {
             #expect(answer.count == expected.ids.count, "\(context)")
             #expect(answer.exists == !expected.ids.isEmpty, "\(context)")
             #expect(answer.rankSum == expected.rankSum, "\(context)")
-            #expect(answer.objectIDs == expected.ids.filter { !answer.deletedSoFar.contains($0) }, "\(context)")
+            // Objects: the committed matches less the deleted, then the page.
+            let options = queries[number].options
+            let alive = expected.unpaged.filter { !answer.deletedSoFar.contains($0) }.dropFirst(options.fetchOffset)
+            let page = options.effectiveLimit.map { Array(alive.prefix($0)) } ?? Array(alive)
+            #expect(answer.objectIDs == page, "\(context)")
             #expect(answer.objectsAreTheTransactions, "\(context)")
-            let firstLive = expected.ids.first.flatMap { answer.deletedSoFar.contains($0) ? nil : $0 }
-            #expect(answer.fetchOneID == firstLive, "\(context)")
+            #expect(answer.fetchOneID == alive.first, "\(context)")
         }
         // The changes were made and committed: reads with them included see them.
         #expect(try stack.fetchCount(From<MonItem>()) == stack.fetchAll(From<MonItem>()).count)
