@@ -61,11 +61,13 @@ struct PostgreSQLEngine: ServerStoreEngine {
         }
     }
 
-    /// Whether the schema exists and holds Strata's functions (made together, in one transaction).
+    /// Whether the schema exists and holds Strata's functions (made together,
+    /// in one transaction): it looks for the newest, so that a schema made
+    /// before it was added gets every function made (or replaced) again.
     private func hasFunctions(_ session: PostgreSQLSession) throws -> Bool {
         let statement = try session.prepare(
             "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
-                + "WHERE n.nspname = ? AND p.proname = 'strata_text_match'")
+                + "WHERE n.nspname = ? AND p.proname = 'strata_decimal'")
         try statement.bind([.text(schema)])
         return try statement.step() && statement.int64(at: 0) > 0
     }

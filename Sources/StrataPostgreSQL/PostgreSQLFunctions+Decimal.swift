@@ -1,3 +1,4 @@
+/// `strata_decimal(x)`, by which `Decimal` fields compare and sort, and
 /// `strata_decimal_sum/avg/min/max(x)` over `Decimal` fields stored as
 /// decimal text, as on SQLite: exact, in `numeric`, over the non-NULL values;
 /// NULL when there is none; a text that is not a decimal makes the query fail
@@ -21,6 +22,13 @@ extension PostgreSQLFunctions {
             END IF;
             RETURN value::numeric;
         END
+        $strata$;
+
+        -- Decimal fields compare and sort by number: as numeric, where
+        -- SQLite compares sort keys that order the same numbers the same way.
+        CREATE OR REPLACE FUNCTION \(schema).strata_decimal(value text) RETURNS numeric
+        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $strata$
+        SELECT \(schema).strata_decimal_parse(value)
         $strata$;
 
         CREATE OR REPLACE FUNCTION \(schema).strata_decimal_sum_step(total numeric, value text)

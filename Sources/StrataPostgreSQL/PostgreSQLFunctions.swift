@@ -9,7 +9,8 @@ import Foundation
 ///
 /// - `strata_fold(x, options)`, `strata_text_match(operation, x, pattern, options)`:
 ///   see `PostgreSQLFunctions+Text.swift`.
-/// - `strata_decimal_sum/avg/min/max(x)`: see `PostgreSQLFunctions+Decimal.swift`.
+/// - `strata_decimal(x)`, `strata_decimal_sum/avg/min/max(x)`: see
+///   `PostgreSQLFunctions+Decimal.swift`.
 /// - `strata_add(x, amount, lowest, highest)`: below.
 ///
 /// `strata_values(list)` has no counterpart: PostgreSQL has arrays, and a

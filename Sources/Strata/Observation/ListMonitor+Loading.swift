@@ -63,7 +63,7 @@ extension ListMonitor {
             if let slot = spec.slot { value = object.value(at: slot) } else { value = evaluator.value(spec.path, of: object) }
             // When sectioned, the section key leads the keys.
             if index == 0, sectionBy != nil { section = sectionName(ofValue: value) }
-            writer.append(value, spec)
+            writer.append(spec.path.isDecimal ? DecimalOrdering.sortValue(value) : value, spec)
         }
         return ListMember(object: object, key: ListKey(writer, rowID: object.rowID), section: section)
     }

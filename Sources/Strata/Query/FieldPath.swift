@@ -1,3 +1,5 @@
+import Foundation
+
 /// Resolves key paths like `\.$age` to the field names they declare.
 enum FieldPath {
     /// The name of the field at `keyPath`, read once from the class's prototype.
@@ -15,6 +17,9 @@ enum FieldPath {
 struct ValuePath: Sendable, Hashable, CustomStringConvertible {
     var relationships: [String]
     var field: String?
+    /// Whether the value is a `Decimal`, stored as decimal text: order
+    /// comparisons and sorting then go by number (``DecimalOrdering``).
+    var isDecimal = false
 
     init(relationships: [String] = [], field: String?) {
         self.relationships = relationships
@@ -26,6 +31,16 @@ struct ValuePath: Sendable, Hashable, CustomStringConvertible {
     /// The path continued by `next`, which starts where this one's last
     /// relationship (its `field`) ends.
     func appending(_ next: ValuePath) -> ValuePath {
-        ValuePath(relationships: relationships + [field].compactMap { $0 } + next.relationships, field: next.field)
+        var path = ValuePath(relationships: relationships + [field].compactMap { $0 } + next.relationships, field: next.field)
+        path.isDecimal = next.isDecimal
+        return path
+    }
+
+    /// The path, marked as holding a `Decimal` when `Value` is one (or an
+    /// optional one), as typed comparisons and sort keys know it.
+    func holding<Value>(_: Value.Type) -> ValuePath {
+        var path = self
+        path.isDecimal = Value.self == Decimal.self || Value.self == Decimal?.self
+        return path
     }
 }

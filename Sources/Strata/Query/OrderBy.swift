@@ -39,7 +39,7 @@ public struct OrderBy<Object: ManagedObject>: Sendable, Hashable {
             _ keyPath: KeyPath<Object, Field.Stored<Value>>, _ options: TextOptions = [],
             nulls: NullPlacement = .automatic
         ) -> SortKey {
-            SortKey(path: ValuePath(field: FieldPath.name(keyPath)), isAscending: true, options: options, nulls: nulls)
+            SortKey(path: ValuePath(field: FieldPath.name(keyPath)).holding(Value.self), isAscending: true, options: options, nulls: nulls)
         }
 
         /// Sorts by the field at `keyPath`, largest first.
@@ -47,7 +47,7 @@ public struct OrderBy<Object: ManagedObject>: Sendable, Hashable {
             _ keyPath: KeyPath<Object, Field.Stored<Value>>, _ options: TextOptions = [],
             nulls: NullPlacement = .automatic
         ) -> SortKey {
-            SortKey(path: ValuePath(field: FieldPath.name(keyPath)), isAscending: false, options: options, nulls: nulls)
+            SortKey(path: ValuePath(field: FieldPath.name(keyPath)).holding(Value.self), isAscending: false, options: options, nulls: nulls)
         }
 
         /// Sorts by a value reached through to-one relationships, smallest first.
@@ -113,7 +113,9 @@ extension OrderBy.SortKey {
     /// The key's `ORDER BY` term, given the SQL of its path's value:
     /// `t0."name" ASC NULLS FIRST`, `strata_fold(t0."name", 1) DESC NULLS LAST`.
     func sql(value: String) -> String {
-        let expression = options.isEmpty ? value : "strata_fold(\(value), \(options.rawValue))"
+        let expression = path.isDecimal
+            ? "strata_decimal(\(value))"
+            : options.isEmpty ? value : "strata_fold(\(value), \(options.rawValue))"
         return "\(expression) \(isAscending ? "ASC" : "DESC") NULLS \(nullsFirst ? "FIRST" : "LAST")"
     }
 }

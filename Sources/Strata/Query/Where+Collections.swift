@@ -66,7 +66,8 @@ extension Where {
     /// The range test every `between:` builds, or an invalid predicate naming
     /// the field when a bound cannot be stored.
     static func range<Value: FieldStorable>(_ path: ValuePath, _ range: ClosedRange<Value>) -> Where<Object> {
-        stored(range.lowerBound, at: path) { lower in
+        let path = path.holding(Value.self)
+        return stored(range.lowerBound, at: path) { lower in
             (try? range.upperBound.storableValue()).map { .between(path, lower, $0) }
                 ?? .invalid(.invalidValue(
                     entity: String(describing: Object.self), field: path.description,

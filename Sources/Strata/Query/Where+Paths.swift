@@ -24,7 +24,7 @@ public func ~ <Object, Target, Value>(
     lhs: KeyPath<Object, Field.Relationship<Target?>>, rhs: KeyPath<Target, Field.Stored<Value>>
 ) -> Where<Object>.Expression<Value> {
     Where<Object>.Expression(
-        path: ValuePath(field: FieldPath.name(lhs)).appending(ValuePath(field: FieldPath.name(rhs))))
+        path: ValuePath(field: FieldPath.name(lhs)).appending(ValuePath(field: FieldPath.name(rhs)).holding(Value.self)))
 }
 
 /// The object a to-one relationship of a related object points to.
@@ -39,7 +39,7 @@ public func ~ <Object, Target, Next>(
 public func ~ <Object, Target, Value>(
     lhs: Where<Object>.Relation<Target>, rhs: KeyPath<Target, Field.Stored<Value>>
 ) -> Where<Object>.Expression<Value> {
-    Where<Object>.Expression(path: lhs.path.appending(ValuePath(field: FieldPath.name(rhs))))
+    Where<Object>.Expression(path: lhs.path.appending(ValuePath(field: FieldPath.name(rhs)).holding(Value.self)))
 }
 
 /// A to-one relationship further along a relation.

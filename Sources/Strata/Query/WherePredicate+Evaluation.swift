@@ -39,13 +39,18 @@ struct MemoryEvaluator<Graph: ObjectGraphReading> {
         case .constant(let value):
             return value
         case let .compare(path, op, operand):
+            if path.isDecimal, op != .equal, op != .notEqual {
+                return Self.compare(
+                    DecimalOrdering.sortValue(value(path, of: object)), op, DecimalOrdering.sortValue(operand))
+            }
             return Self.compare(value(path, of: object), op, operand)
         case let .isIn(path, values):
             return values.contains(value(path, of: object))
         case let .between(path, lower, upper):
             let lhs = value(path, of: object)
-            guard let low = StoredValue.sqliteCompare(lhs, lower),
-                  let high = StoredValue.sqliteCompare(lhs, upper)
+            let order = path.isDecimal ? DecimalOrdering.sortValue : { $0 }
+            guard let low = StoredValue.sqliteCompare(order(lhs), order(lower)),
+                  let high = StoredValue.sqliteCompare(order(lhs), order(upper))
             else { return false }
             return low != .orderedAscending && high != .orderedDescending
         case let .text(path, operation, pattern, options):
@@ -141,6 +146,7 @@ struct MemoryEvaluator<Graph: ObjectGraphReading> {
     func sortValues(_ keys: [SortKeySpec], of object: ManagedObject) -> [StoredValue] {
         keys.map { key in
             let value = value(key.path, of: object)
+            if key.path.isDecimal { return DecimalOrdering.sortValue(value) }
             if !key.options.isEmpty, case .text(let text) = value {
                 return .text(TextMatching.fold(text, key.options))
             }

@@ -131,6 +131,11 @@ struct SQLCompiler {
                 default: return SQLFragment("FALSE")  // an order comparison with NULL is never true
                 }
             }
+            if path.isDecimal, op != .equal, op != .notEqual {
+                // Decimal text compares by number (equal numbers have one text).
+                return SQLFragment(
+                    "strata_decimal(\(lhs)) \(op.rawValue) strata_decimal(?)", [operand], cost: cost + 4)
+            }
             let sql = op == .notEqual ? "\(lhs) IS DISTINCT FROM ?" : "\(lhs) \(op.rawValue) ?"
             return SQLFragment(sql, [operand], cost: cost + 2)
         case let .isIn(path, values):
@@ -142,6 +147,11 @@ struct SQLCompiler {
             let (lhs, cost) = try self.lhs(path, in: entity, alias: alias)
             try countTerm(entity)
             try checkText([lower, upper], comparedWith: path, in: entity)
+            if path.isDecimal {
+                return SQLFragment(
+                    "strata_decimal(\(lhs)) BETWEEN strata_decimal(?) AND strata_decimal(?)", [lower, upper],
+                    cost: cost + 6)
+            }
             return SQLFragment("\(lhs) BETWEEN ? AND ?", [lower, upper], cost: cost + 3)
         case let .text(path, operation, pattern, options):
             let (lhs, cost) = try self.lhs(path, in: entity, alias: alias)

@@ -8,6 +8,9 @@ import Foundation
 ///   `options` when it is text; any other value unchanged.
 /// - `strata_text_match(operation, x, pattern, options)`: 1 or 0, or NULL when
 ///   `x` is NULL.
+/// - `strata_decimal(x)`: the sort key of the decimal text `x` as a blob
+///   (``DecimalOrdering``), so that `Decimal` fields compare and sort by
+///   number; NULL for NULL; a text that is not a decimal fails the query.
 /// - `strata_values(list)`: a table-valued function whose rows (column
 ///   `value`) are the values of a ``StoredValueList`` blob, exactly as they
 ///   were encoded. `x IN (SELECT value FROM strata_values(?))` tests membership
@@ -20,6 +23,10 @@ extension Connection {
         if code == SQLITE_OK {
             code = sqlite3_create_function_v2(
                 handle, "strata_text_match", 4, flags, nil, strataTextMatch, nil, nil, nil)
+        }
+        if code == SQLITE_OK {
+            code = sqlite3_create_function_v2(
+                handle, "strata_decimal", 1, flags, nil, strataDecimal, nil, nil, nil)
         }
         if code == SQLITE_OK {
             // One module a connection; SQLite calls the destructor when the connection closes.
@@ -79,6 +86,29 @@ private let strataTextMatch: @convention(c) (OpaquePointer?, Int32, UnsafeMutabl
     let options = TextOptions(rawValue: Int(sqlite3_value_int64(arguments[3])))
     let matched = TextMatching.matches(text(arguments[1]), operation, text(arguments[2]), options)
     sqlite3_result_int(context, matched ? 1 : 0)
+}
+
+private let strataDecimal: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
+    context, _, arguments in
+    guard let arguments else { return }
+    let value = arguments[0]
+    guard sqlite3_value_type(value) != SQLITE_NULL else {
+        sqlite3_result_null(context)
+        return
+    }
+    // Numbers come as their text (`sqlite3_value_text` converts them).
+    let key = sqlite3_value_type(value) == SQLITE_BLOB
+        ? nil
+        : sqlite3_value_text(value).flatMap {
+            DecimalOrdering.key(utf8: UnsafeBufferPointer(start: $0, count: Int(sqlite3_value_bytes(value))))
+        }
+    guard let key else {
+        sqlite3_result_error(context, "'\(text(value))' is not a decimal", -1)
+        return
+    }
+    key.withUnsafeBytes { bytes in
+        sqlite3_result_blob64(context, bytes.baseAddress, sqlite3_uint64(bytes.count), strata_sqlite_transient())
+    }
 }
 
 // MARK: strata_values
