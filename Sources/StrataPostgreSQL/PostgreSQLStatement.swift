@@ -22,6 +22,9 @@ final class PostgreSQLStatement: ServerStatement {
     private var result: OpaquePointer?
     private var row: Int32 = -1
     private var rowCount: Int32 = 0
+    /// The type of each column of `result`, read once a run rather than
+    /// once a value.
+    private var columnTypes: [Oid] = []
 
     /// The session's connection it was prepared on: after a reconnect it no
     /// longer exists there, and is prepared again before it runs.
@@ -54,6 +57,7 @@ final class PostgreSQLStatement: ServerStatement {
         result = nil
         row = -1
         rowCount = 0
+        columnTypes.removeAll(keepingCapacity: true)
         parameters.removeAll()
     }
 
@@ -124,6 +128,7 @@ final class PostgreSQLStatement: ServerStatement {
         }
         result = run
         rowCount = PQntuples(run)
+        columnTypes = (0..<PQnfields(run)).map { PQftype(run, $0) }
     }
 
     /// Prepares `sql` on the session's connection under `name`.
@@ -152,7 +157,7 @@ final class PostgreSQLStatement: ServerStatement {
     /// (`SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`, `SQLITE_BLOB`, `SQLITE_NULL`).
     func columnType(at index: Int32) -> Int32 {
         guard let result, PQgetisnull(result, row, index) == 0 else { return SQLITE_NULL }
-        switch PQftype(result, index) {
+        switch type(at: index) {
         case PostgreSQLType.int8, PostgreSQLType.int4, PostgreSQLType.int2, PostgreSQLType.bool,
             PostgreSQLType.oid:
             return SQLITE_INTEGER
@@ -170,14 +175,21 @@ final class PostgreSQLStatement: ServerStatement {
         }
     }
 
+    // A NULL reads as no bytes (binary results), so the typed reads below
+    // need no separate NULL check: a value of the wrong length reads as 0.
+
     func int64(at index: Int32) -> Int64 {
-        guard let result, PQgetisnull(result, row, index) == 0 else { return 0 }
         let bytes = raw(at: index)
-        switch PQftype(result, index) {
-        case PostgreSQLType.int8: return Int64(bigEndian: bytes.loadUnaligned(as: Int64.self))
-        case PostgreSQLType.int4: return Int64(Int32(bigEndian: bytes.loadUnaligned(as: Int32.self)))
-        case PostgreSQLType.int2: return Int64(Int16(bigEndian: bytes.loadUnaligned(as: Int16.self)))
-        case PostgreSQLType.oid: return Int64(UInt32(bigEndian: bytes.loadUnaligned(as: UInt32.self)))
+        guard !bytes.isEmpty else { return 0 }
+        switch type(at: index) {
+        case PostgreSQLType.int8 where bytes.count == 8: return Int64(bigEndian: bytes.loadUnaligned(as: Int64.self))
+        case PostgreSQLType.int4 where bytes.count == 4:
+            return Int64(Int32(bigEndian: bytes.loadUnaligned(as: Int32.self)))
+        case PostgreSQLType.int2 where bytes.count == 2:
+            return Int64(Int16(bigEndian: bytes.loadUnaligned(as: Int16.self)))
+        case PostgreSQLType.oid where bytes.count == 4:
+            return Int64(UInt32(bigEndian: bytes.loadUnaligned(as: UInt32.self)))
+        case PostgreSQLType.int8, PostgreSQLType.int4, PostgreSQLType.int2, PostgreSQLType.oid: return 0
         case PostgreSQLType.bool: return bytes.first == 0 ? 0 : 1
         case PostgreSQLType.float8, PostgreSQLType.float4: return Int64(exactly: double(at: index).rounded(.towardZero)) ?? 0
         case PostgreSQLType.numeric:
@@ -191,13 +203,15 @@ final class PostgreSQLStatement: ServerStatement {
     }
 
     func double(at index: Int32) -> Double {
-        guard let result, PQgetisnull(result, row, index) == 0 else { return 0 }
         let bytes = raw(at: index)
-        switch PQftype(result, index) {
-        case PostgreSQLType.float8:
+        guard !bytes.isEmpty else { return 0 }
+        switch type(at: index) {
+        case PostgreSQLType.float8 where bytes.count == 8:
             return Double(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
-        case PostgreSQLType.float4:
+        case PostgreSQLType.float4 where bytes.count == 4:
             return Double(Float(bitPattern: UInt32(bigEndian: bytes.loadUnaligned(as: UInt32.self))))
+        case PostgreSQLType.float8, PostgreSQLType.float4:
+            return 0
         case PostgreSQLType.numeric:
             switch numeric(at: index) {
             case .integer(let value): return Double(value)
@@ -211,12 +225,7 @@ final class PostgreSQLStatement: ServerStatement {
 
     /// The bytes of column `index` (UTF-8 for text), valid until the statement
     /// steps past the row or resets; empty for NULL.
-    func textBytes(at index: Int32) -> UnsafeRawBufferPointer {
-        guard let result, PQgetisnull(result, row, index) == 0 else {
-            return UnsafeRawBufferPointer(start: nil, count: 0)
-        }
-        return raw(at: index)
-    }
+    func textBytes(at index: Int32) -> UnsafeRawBufferPointer { raw(at: index) }
 
     func blobBytes(at index: Int32) -> UnsafeRawBufferPointer { textBytes(at: index) }
 
@@ -229,6 +238,11 @@ final class PostgreSQLStatement: ServerStatement {
         case SQLITE_BLOB: return .blob(Data(raw(at: index)))
         default: return .null
         }
+    }
+
+    /// The type of column `index` of the current result (0 for none).
+    private func type(at index: Int32) -> Oid {
+        index >= 0 && Int(index) < columnTypes.count ? columnTypes[Int(index)] : 0
     }
 
     private func raw(at index: Int32) -> UnsafeRawBufferPointer {
