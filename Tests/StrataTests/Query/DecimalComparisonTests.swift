@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Strata
+import ThrowawayPostgreSQL
 
 /// `Decimal` fields compare and sort by number, in SQL on every store and in
 /// memory (monitors), as Core Data's decimal attributes do: `9 < 10`.
@@ -147,6 +148,25 @@ struct DecimalComparisonTests {
         #expect(sectioned.sectionNames() == ["-10", "-2", "1.5", "9", "10", "100"])
         try stack.perform(synchronous: { tx in tx.create(Into<DecLine>()).price = Decimal(string: "9.75")! })
         #expect(sectioned.sectionNames() == ["-10", "-2", "1.5", "9", "9.75", "10", "100"])
+    }
+
+    /// A PostgreSQL schema made before `strata_decimal` existed gets it on
+    /// the next open (the store looks for its newest function), and its
+    /// decimals then sort by number.
+    @Test(.enabled(if: PostgreSQLServer.isEnabled, "STRATA_POSTGRESQL=off"))
+    func aPostgreSQLSchemaWithoutTheFunctionGetsItWhenOpened() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let stack = try makeStack(decimalSchema, .postgreSQL, in: directory)
+            try stack.perform(synchronous: { tx in
+                for text in ["10", "9"] { tx.create(Into<DecLine>()).price = Decimal(string: text)! }
+            })
+        }
+        let connection = try postgreSQLStore(in: directory).settings.openConnection(.inspector)
+        try connection.execute("DROP FUNCTION strata_decimal(text)")
+        connection.close()
+        let stack = try makeStack(decimalSchema, .postgreSQL, in: directory)
+        #expect(try stack.fetchAll(From<DecLine>().orderBy(.ascending(\.$price))).map { "\($0.price)" } == ["9", "10"])
     }
 
     /// A decimal column holding text that is not a decimal (written with
