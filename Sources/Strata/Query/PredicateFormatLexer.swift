@@ -3,7 +3,7 @@
 // counted in Unicode scalars, so that an error can point at its place.
 
 /// Something wrong with a format string or its arguments, and where.
-struct PredicateFormatProblem: Error {
+struct PredicateFormatProblem: Error, Equatable {
     let message: String
     /// The 1-based column of the token at fault; `nil` for the whole format.
     let column: Int?
@@ -45,6 +45,9 @@ struct PredicateFormatToken: Equatable {
         /// `[cd]` after an operator: the letters inside.
         case modifiers(String)
         case end
+        /// What stopped the lexer: the parser reports it when it reaches it,
+        /// so that problems are reported in the order they are written.
+        case error(PredicateFormatProblem)
     }
 
     let kind: Kind
@@ -60,13 +63,19 @@ struct PredicateFormatLexer {
         scalars = Array(format.unicodeScalars)
     }
 
-    static func tokens(of format: String) throws(PredicateFormatProblem) -> [PredicateFormatToken] {
+    /// The tokens up to the end, or up to an ``PredicateFormatToken/Kind/error(_:)`` token.
+    static func tokens(of format: String) -> [PredicateFormatToken] {
         var lexer = PredicateFormatLexer(format)
         var tokens: [PredicateFormatToken] = []
         while true {
-            let token = try lexer.next()
-            tokens.append(token)
-            if token.kind == .end { return tokens }
+            do {
+                let token = try lexer.next()
+                tokens.append(token)
+                if token.kind == .end { return tokens }
+            } catch {
+                tokens.append(PredicateFormatToken(kind: .error(error), column: error.column ?? lexer.index + 1))
+                return tokens
+            }
         }
     }
 

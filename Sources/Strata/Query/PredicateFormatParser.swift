@@ -44,7 +44,7 @@ struct PredicateFormatParser {
         _ format: String, arguments: [Any?], root: ManagedObject.Type
     ) throws(PredicateFormatProblem) -> WherePredicate {
         var parser = PredicateFormatParser(
-            root: root, tokens: try PredicateFormatLexer.tokens(of: format), arguments: arguments)
+            root: root, tokens: PredicateFormatLexer.tokens(of: format), arguments: arguments)
         let predicate = try parser.disjunction()
         guard parser.current.kind == .end else {
             throw parser.problem("expected AND, OR or the end of the format, found \(parser.current.described)")
@@ -66,8 +66,11 @@ struct PredicateFormatParser {
         if index < tokens.count - 1 { index += 1 }
     }
 
+    /// A problem at `column`, or at the current token; there, a token the
+    /// lexer could not read is the problem.
     func problem(_ message: String, at column: Int? = nil) -> PredicateFormatProblem {
-        PredicateFormatProblem(message, at: column ?? current.column)
+        if column == nil, case .error(let problem) = current.kind { return problem }
+        return PredicateFormatProblem(message, at: column ?? current.column)
     }
 
     /// The current token's keyword, upper-cased, when it is one plain word.
@@ -303,9 +306,11 @@ struct PredicateFormatParser {
     {
         let signed = (negative ? "-" : "") + text
         if text.hasPrefix("0x") || text.hasPrefix("0X") {
-            guard let value = Int64(signed.replacingOccurrences(of: "0x", with: "")
-                .replacingOccurrences(of: "0X", with: ""), radix: 16)
-            else { throw problem("the number \(signed) does not fit in 64 bits", at: column) }
+            let digits = text.dropFirst(2)
+            guard !digits.isEmpty else { throw problem("\(text) needs hexadecimal digits", at: column) }
+            guard let value = Int64((negative ? "-" : "") + digits, radix: 16) else {
+                throw problem("the number \(signed) does not fit in 64 bits", at: column)
+            }
             return .integer(value)
         }
         if !text.contains("."), !text.lowercased().contains("e") {
@@ -339,40 +344,19 @@ struct PredicateFormatParser {
             return .value(argument.map { .argument($0) } ?? .null, column: column)
         case .keyPath:
             guard let path = argument.flatMap({ $0 as? String ?? ($0 as? Substring).map(String.init) }) else {
-                throw problem("%K needs a key path string, got \(Self.describe(argument))", at: column)
+                throw problem("%K needs a key path string, got \(PredicateFormatValue.describe(argument))", at: column)
             }
             return .keyPath(path.split(separator: ".", omittingEmptySubsequences: false).map(String.init), column: column)
         case .integer:
-            guard let value = Self.integer(argument) else {
-                throw problem("%d needs an integer that fits in 64 bits, got \(Self.describe(argument))", at: column)
+            guard let value = PredicateFormatValue.integerArgument(argument) else {
+                throw problem("%d needs an integer that fits in 64 bits, got \(PredicateFormatValue.describe(argument))", at: column)
             }
             return .value(.integer(value), column: column)
         case .real:
-            guard let value = Self.real(argument), !value.isNaN else {
-                throw problem("%f needs a number (not NaN), got \(Self.describe(argument))", at: column)
+            guard let value = PredicateFormatValue.realArgument(argument), !value.isNaN else {
+                throw problem("%f needs a number (not NaN), got \(PredicateFormatValue.describe(argument))", at: column)
             }
             return .value(.real(value), column: column)
-        }
-    }
-
-    private static func describe(_ argument: Any?) -> String {
-        argument.map { "\($0) (\(type(of: $0)))" } ?? "nil"
-    }
-
-    private static func integer(_ argument: Any?) -> Int64? {
-        switch argument {
-        case let value as Bool: return value ? 1 : 0
-        case let value as any BinaryInteger: return Int64(exactly: value)
-        case let value as any BinaryFloatingPoint: return Int64(exactly: Double(value))
-        default: return nil
-        }
-    }
-
-    private static func real(_ argument: Any?) -> Double? {
-        switch argument {
-        case let value as any BinaryFloatingPoint: return Double(value)
-        case let value as any BinaryInteger: return Double(exactly: value)
-        default: return nil
         }
     }
 
@@ -402,6 +386,7 @@ extension PredicateFormatToken {
         case .symbol(let symbol): return "'\(symbol)'"
         case .modifiers(let letters): return "[\(letters)]"
         case .end: return "the end of the format"
+        case .error(let problem): return problem.message
         }
     }
 }

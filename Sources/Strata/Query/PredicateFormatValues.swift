@@ -44,6 +44,32 @@ enum PredicateFormatValue {
         return all(sequence)
     }
 
+    // MARK: Specifiers
+
+    /// An argument and its type, for an error message.
+    static func describe(_ argument: Any?) -> String {
+        argument.map { "\($0) (\(type(of: $0)))" } ?? "nil"
+    }
+
+    /// A `%d` argument: an integer (or a Boolean, or a whole real) that fits in 64 bits.
+    static func integerArgument(_ argument: Any?) -> Int64? {
+        switch argument {
+        case let value as Bool: return value ? 1 : 0
+        case let value as any BinaryInteger: return Int64(exactly: value)
+        case let value as any BinaryFloatingPoint: return Int64(exactly: Double(value))
+        default: return nil
+        }
+    }
+
+    /// A `%f` argument: a floating-point number, or an integer a double holds exactly.
+    static func realArgument(_ argument: Any?) -> Double? {
+        switch argument {
+        case let value as any BinaryFloatingPoint: return Double(value)
+        case let value as any BinaryInteger: return Double(exactly: value)
+        default: return nil
+        }
+    }
+
     // MARK: Stored fields
 
     /// The value as `field`, which stores `type`, keeps it: an argument in
