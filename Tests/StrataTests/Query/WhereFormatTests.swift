@@ -732,11 +732,33 @@ struct WhereFormatErrorTests {
             group, group.objectID, Data([1]), true, NSNull(), [group], Optional<Int>.none as Any,
         ]
         var random = ProbeRandom(seed: seed)
+        var generator = FormatGenerator(
+            seed: seed ^ 0x6A4, groups: try stack.fetchAll(From<ProbeGroup>()),
+            tags: try stack.fetchAll(From<ProbeTag>()))
         var fetched = 0
         for _ in 0..<1_500 {
-            let format = (0..<(1 + random.below(8))).map { _ in random.pick(pieces) }
-                .joined(separator: random.chance(0.8) ? " " : "")
-            let arguments = (0..<random.below(4)).map { _ in random.pick(values) }
+            let format: String
+            var arguments: [Any]
+            if random.chance(0.5) {
+                format = (0..<(1 + random.below(8))).map { _ in random.pick(pieces) }
+                    .joined(separator: random.chance(0.8) ? " " : "")
+                arguments = (0..<random.below(4)).map { _ in random.pick(values) }
+            } else {
+                // A valid condition, then up to three random edits of its text and arguments.
+                let valid = generator.item(depth: 2)
+                var scalars = Array(valid.format.unicodeScalars)
+                arguments = valid.arguments.map { $0 as Any }
+                for _ in 0..<random.below(4) {
+                    let at = random.below(scalars.count + 1)
+                    switch random.below(4) {
+                    case 0 where at < scalars.count: scalars.remove(at: at)
+                    case 1: scalars.insert(contentsOf: random.pick(pieces).unicodeScalars, at: at)
+                    case 2 where !arguments.isEmpty: arguments[random.below(arguments.count)] = random.pick(values)
+                    default: arguments.append(random.pick(values))
+                    }
+                }
+                format = String(String.UnicodeScalarView(scalars))
+            }
             let clause = Where<ProbeItem>(format, argumentArray: arguments)
             do {
                 _ = try stack.fetchAll(From<ProbeItem>().where(clause))
@@ -749,7 +771,7 @@ struct WhereFormatErrorTests {
                 }
             }
         }
-        // Some garbage is a valid predicate after all; most is not.
-        #expect(fetched > 0 && fetched < 1_500, "seed \(seed): \(fetched)")
+        // Unedited conditions fetch; most garbage does not.
+        #expect(fetched > 100 && fetched < 1_200, "seed \(seed): \(fetched)")
     }
 }
