@@ -183,10 +183,12 @@ struct PredicateFormatLexer {
             index += 1
             digits()
         }
+        // An exponent only when digits follow: `2e` is the number 2, then a name.
         if let e = peek(), e == "e" || e == "E" {
             let sign = peek(1) == "-" || peek(1) == "+" ? 1 : 0
             if let first = peek(1 + sign), ("0"..."9").contains(first) {
-                for _ in 0...sign { text.unicodeScalars.append(peek()!); index += 1 }
+                text.unicodeScalars.append(contentsOf: scalars[index...(index + sign)])
+                index += 1 + sign
                 digits()
             }
         }
