@@ -122,6 +122,8 @@ enum PredicateFormatValue {
             }
             return stored
         }
+        // Text first: an `NSString` from an `NSArray` bridges to `String`, not to `FieldStorable`.
+        if let text = value as? String { return .text(text) }
         if let substring = value as? Substring { return .text(String(substring)) }
         do {
             if let storable = value as? any FieldStorable { return try storable.storableValue() }

@@ -515,6 +515,15 @@ struct WhereFormatExampleTests {
             (Where("%2$K > %1$d AND %2$K < %3$@", 3, "number", 9), \.$number > 3 && \.$number < 9, "positional"),
             (Where("number > %d AND number < %d", argumentArray: [3, 9]), \.$number > 3 && \.$number < 9, "array"),
             (Where(format: "number == %i", argumentArray: [Int32(7)]), \.$number == 7, "format:argumentArray:"),
+            (Where("number IN %@", NSArray(array: [NSNumber(value: 1), NSNumber(value: 2)])),
+             Where(\.$number, in: [1, 2]), "an NSArray of NSNumbers"),
+            (Where("text == %@", NSString(string: "a")), \.$text == "a", "an NSString"),
+            (Where("real > %@", NSNumber(value: 2.5)), \.$real > 2.5, "a real NSNumber"),
+            (Where("flag == %@", NSNumber(value: true)), \.$flag == true, "a Boolean NSNumber"),
+            (Where("note == %@", NSNull()), \.$note == nil, "NSNull"),
+            (Where("note == %@", String?.none), \.$note == nil, "an optional nil"),
+            (Where("text IN %@", ["a"] as Set<String>), Where(\.$text, in: ["a"]), "a set"),
+            (Where("number IN %@", 1...3), Where(\.$number, in: [1, 2, 3]), "a range"),
         ]
         for (formatted, expected, name) in pairs {
             #expect(formatted == expected, "\(name): \(formatted.predicate) is not \(expected.predicate)")
