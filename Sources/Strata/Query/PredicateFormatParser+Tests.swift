@@ -89,6 +89,10 @@ extension PredicateFormatParser {
             if case .keyPath = lhs {
                 throw problem("comparing two key paths is not supported; compare a key path with a value", at: rhs.column)
             }
+            if case .isIn = op.kind, quantifier == nil, case .keyPath(let components, let column) = rhs,
+               case .value(let value, let valueColumn) = lhs {
+                return try membership(of: value, at: valueColumn, in: components, column: column)
+            }
             // `30 < age` is `age > 30`; the other operators read their sides differently.
             guard case .compare(let comparison) = op.kind, op.options.isEmpty else {
                 throw problem("\(op.name) takes the key path on its left", at: lhs.column)
@@ -98,6 +102,10 @@ extension PredicateFormatParser {
         }
         guard case .keyPath(let components, let column) = lhs else {
             throw problem("the comparison names no key path", at: lhs.column)
+        }
+        if case .text(.contains) = op.kind, op.options.isEmpty, quantifier == nil, case .value(let value, let valueColumn) = rhs,
+           try isWholeToMany(components, column: column) {
+            return try membership(of: value, at: valueColumn, in: components, column: column)
         }
         let resolved = try resolve(components, column: column)
         let name = components.joined(separator: ".")
@@ -124,6 +132,36 @@ extension PredicateFormatParser {
         } catch {
             // Values know what is wrong with them, not where they were written.
             throw PredicateFormatProblem(error.message, at: error.column ?? rhs.column)
+        }
+    }
+
+    /// Whether the key path ends in a to-many relationship (`pets`, `owner.pets`).
+    private mutating func isWholeToMany(_ components: [String], column: Int) throws(PredicateFormatProblem) -> Bool {
+        let resolved = try resolve(components, column: column)
+        guard resolved.toMany != nil, case .object = resolved.end else { return false }
+        return resolved.path == ValuePath(field: nil)
+    }
+
+    /// `%@ IN pets` and `pets CONTAINS %@`: the object is one of the
+    /// relationship's members, as `ANY pets == %@` says.
+    private mutating func membership(
+        of value: PredicateFormatValue, at valueColumn: Int, in components: [String], column: Int
+    ) throws(PredicateFormatProblem) -> WherePredicate {
+        let resolved = try resolve(components, column: column)
+        guard let toMany = resolved.toMany, case .object(let target) = resolved.end,
+              resolved.path == ValuePath(field: nil)
+        else {
+            throw problem(
+                "IN takes the key path on its left, or a to-many relationship on its right (%@ IN pets)",
+                at: valueColumn)
+        }
+        let name = components.joined(separator: ".")
+        do throws(PredicateFormatProblem) {
+            let id = try value.rowID(of: target, field: name)
+            return .members(
+                owner: toMany.owner, relationship: toMany.name, .any, .compare(ValuePath(field: nil), .equal, id))
+        } catch {
+            throw PredicateFormatProblem(error.message, at: error.column ?? valueColumn)
         }
     }
 

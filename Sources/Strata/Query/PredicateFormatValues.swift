@@ -21,7 +21,9 @@ enum PredicateFormatValue {
         case .integer(let number): return String(number)
         case .real(let number): return String(number)
         case .text(let text): return String(reflecting: text)
-        case .argument(let value): return "\(PredicateFormatValue.unwrapped(value).map { "\($0)" } ?? "nil")"
+        case .argument(let value):
+            guard let value = Self.unwrapped(value) else { return "nil" }
+            return value is String || value is Substring ? String(reflecting: "\(value)") : "\(value)"
         }
     }
 

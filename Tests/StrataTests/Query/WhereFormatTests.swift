@@ -590,6 +590,9 @@ struct WhereFormatExampleTests {
             let holding = Set(items.filter { $0.tags.contains(tag) }.map(\.rowID))
             #expect(try ids(Where("ANY tags == %@", tag)) == holding)
             #expect(try ids(Where("NONE tags == %@", tag.objectID)) == Set(items.map(\.rowID)).subtracting(holding))
+            #expect(Where<ProbeItem>("%@ IN tags", tag) == Where<ProbeItem>("ANY tags == %@", tag))
+            #expect(Where<ProbeItem>("tags CONTAINS %@", tag.objectID) == Where<ProbeItem>("ANY tags == %@", tag))
+            #expect(try ids(Where("%@ IN tags", tag)) == holding)
         }
         let group = try #require(items.compactMap(\.group).first)
         #expect(try ids(Where("group == %@", group)) == Set(items.filter { $0.group === group }.map(\.rowID)))
@@ -679,7 +682,10 @@ struct WhereFormatErrorTests {
             ("number BEGINSWITH 'a'", [], ["needs a text field"]),
             ("text ==[c] 'a*'", [], ["cannot be expressed; use LIKE"]),
             ("text LIKE 'a\\\\*'", [], ["LIKE patterns cannot escape"]),
-            ("'a' IN text", [], ["IN takes the key path on its left"]),
+            ("'a' IN text", [], ["IN takes the key path on its left", "column 1"]),
+            ("%@ IN tags", ["a"], ["'tags' is compared with \"a\"", "column 1"]),
+            ("tags CONTAINS[c] %@", [tag], ["say ANY, ALL or NONE"]),
+            ("group.items CONTAINS %@", [tag], ["leads to ProbeItem, not to ProbeTag"]),
             ("group < %@", [tag], ["is a relationship: compare it with ==, != or IN"]),
             ("number + 1 > 3", [], ["arithmetic"]),
             ("SUBQUERY(tags, $t, $t.label == 'a').@count > 0", [], ["SUBQUERY is not supported"]),
