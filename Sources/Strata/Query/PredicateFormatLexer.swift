@@ -73,7 +73,9 @@ struct PredicateFormatLexer {
                 tokens.append(token)
                 if token.kind == .end { return tokens }
             } catch {
-                tokens.append(PredicateFormatToken(kind: .error(error), column: error.column ?? lexer.index + 1))
+                tokens.append(
+                    PredicateFormatToken(
+                        kind: .error(error), column: error.column ?? lexer.index + 1))
                 return tokens
             }
         }
@@ -96,7 +98,8 @@ struct PredicateFormatLexer {
         let column = index + 1
         guard let c = peek() else { return PredicateFormatToken(kind: .end, column: column) }
         if Self.isWordStart(c) { return PredicateFormatToken(kind: .word(word()), column: column) }
-        if ("0"..."9").contains(c) || (c == "." && peek(1).map { ("0"..."9").contains($0) } == true) {
+        if ("0"..."9").contains(c) || (c == "." && peek(1).map { ("0"..."9").contains($0) } == true)
+        {
             return PredicateFormatToken(kind: .number(number()), column: column)
         }
         switch c {
@@ -218,10 +221,12 @@ struct PredicateFormatLexer {
             case "0": text += "\0"
             case "u":
                 let hex = (0..<4).compactMap { peek($0) }.filter(\.properties.isASCIIHexDigit)
-                guard hex.count == 4, let value = UInt32(String(String.UnicodeScalarView(hex)), radix: 16),
-                      let scalar = Unicode.Scalar(value)
+                guard hex.count == 4,
+                    let value = UInt32(String(String.UnicodeScalarView(hex)), radix: 16),
+                    let scalar = Unicode.Scalar(value)
                 else {
-                    throw PredicateFormatProblem("'\\u' needs four hexadecimal digits", at: index - 1)
+                    throw PredicateFormatProblem(
+                        "'\\u' needs four hexadecimal digits", at: index - 1)
                 }
                 index += 4
                 text.unicodeScalars.append(scalar)
@@ -267,7 +272,8 @@ struct PredicateFormatLexer {
                 "'%%' is a literal %, which has no meaning outside a quoted string", at: column)
         default:
             throw PredicateFormatProblem(
-                "the specifier %\(size)\(conversion) is not supported (use %@, %K, %d or %f)", at: column)
+                "the specifier %\(size)\(conversion) is not supported (use %@, %K, %d or %f)",
+                at: column)
         }
         return PredicateFormatSpecifier(kind: kind, position: position)
     }

@@ -21,7 +21,9 @@ extension PredicateFormatParser {
     }
 
     /// The path `components` name, from the entity of ``root``.
-    mutating func resolve(_ components: [String], column: Int) throws(PredicateFormatProblem) -> ResolvedPath {
+    mutating func resolve(_ components: [String], column: Int) throws(PredicateFormatProblem)
+        -> ResolvedPath
+    {
         let text = components.joined(separator: ".")
         if components.count == 1, components[0].uppercased() == "SELF" {
             return ResolvedPath(path: ValuePath(field: nil), end: .object(root))
@@ -32,48 +34,66 @@ extension PredicateFormatParser {
         var afterToMany = false
         for (position, name) in components.enumerated() {
             let isLast = position == components.count - 1
-            guard !name.isEmpty else { throw problem("the key path '\(text)' has an empty part", at: column) }
+            guard !name.isEmpty else {
+                throw problem("the key path '\(text)' has an empty part", at: column)
+            }
             if name.hasPrefix("@") {
                 guard name.lowercased() == "@count" else {
-                    throw problem("the aggregate \(name) is not supported (only @count)", at: column)
+                    throw problem(
+                        "the aggregate \(name) is not supported (only @count)", at: column)
                 }
                 guard isLast, afterToMany else {
-                    throw problem("@count ends a key path, right after a to-many relationship", at: column)
+                    throw problem(
+                        "@count ends a key path, right after a to-many relationship", at: column)
                 }
                 return ResolvedPath(toMany: toMany, path: ValuePath(field: nil), end: .count)
             }
             afterToMany = false
             guard let kind = fields(of: type)[name] else {
-                throw problem("\(type) has no field '\(name)'" + (components.count > 1 ? " (in '\(text)')" : ""), at: column)
+                throw problem(
+                    "\(type) has no field '\(name)'"
+                        + (components.count > 1 ? " (in '\(text)')" : ""), at: column)
             }
             switch kind {
             case .stored(let storedType, _, _, _):
                 guard isLast else {
-                    throw problem("'\(name)' is a stored field of \(type): nothing can follow it in '\(text)'", at: column)
+                    throw problem(
+                        "'\(name)' is a stored field of \(type): nothing can follow it in '\(text)'",
+                        at: column)
                 }
                 return ResolvedPath(
-                    toMany: toMany, path: ValuePath(relationships: links, field: name), end: .stored(storedType))
+                    toMany: toMany, path: ValuePath(relationships: links, field: name),
+                    end: .stored(storedType))
             case .coded:
-                throw problem("'\(name)' is a coded field (stored as JSON), which queries cannot compare", at: column)
+                throw problem(
+                    "'\(name)' is a coded field (stored as JSON), which queries cannot compare",
+                    at: column)
             case .virtual:
-                throw problem("'\(name)' is a virtual field of \(type), which is not stored", at: column)
+                throw problem(
+                    "'\(name)' is a virtual field of \(type), which is not stored", at: column)
             case let .relationship(target, .toOne, _, _, _):
                 if isLast {
                     return ResolvedPath(
-                        toMany: toMany, path: ValuePath(relationships: links, field: name), end: .object(target))
+                        toMany: toMany, path: ValuePath(relationships: links, field: name),
+                        end: .object(target))
                 }
                 links.append(name)
                 type = target
             case let .relationship(target, _, _, _, _):
                 guard toMany == nil else {
-                    throw problem("'\(text)' passes through two to-many relationships; a test takes one", at: column)
+                    throw problem(
+                        "'\(text)' passes through two to-many relationships; a test takes one",
+                        at: column)
                 }
                 let owner = ValuePath(relationships: Array(links.dropLast()), field: links.last)
                 toMany = (owner, name)
                 links = []
                 type = target
                 afterToMany = true
-                if isLast { return ResolvedPath(toMany: toMany, path: ValuePath(field: nil), end: .object(target)) }
+                if isLast {
+                    return ResolvedPath(
+                        toMany: toMany, path: ValuePath(field: nil), end: .object(target))
+                }
             }
         }
         throw problem("the key path is empty", at: column)
@@ -81,16 +101,21 @@ extension PredicateFormatParser {
 
     /// The test `lhs op rhs` makes, under `quantifier` when there is one.
     mutating func test(
-        _ quantifier: (WherePredicate.Quantifier, column: Int)?, _ lhs: Operand, _ op: WrittenOperator,
+        _ quantifier: (WherePredicate.Quantifier, column: Int)?, _ lhs: Operand,
+        _ op: WrittenOperator,
         _ rhs: Operand
     ) throws(PredicateFormatProblem) -> WherePredicate {
         var (lhs, rhs, op) = (lhs, rhs, op)
         if case .keyPath = rhs {
             if case .keyPath = lhs {
-                throw problem("comparing two key paths is not supported; compare a key path with a value", at: rhs.column)
+                throw problem(
+                    "comparing two key paths is not supported; compare a key path with a value",
+                    at: rhs.column)
             }
-            if case .isIn = op.kind, quantifier == nil, case .keyPath(let components, let column) = rhs,
-               case .value(let value, let valueColumn) = lhs {
+            if case .isIn = op.kind, quantifier == nil,
+                case .keyPath(let components, let column) = rhs,
+                case .value(let value, let valueColumn) = lhs
+            {
                 return try membership(of: value, at: valueColumn, in: components, column: column)
             }
             // `30 < age` is `age > 30`; the other operators read their sides differently.
@@ -98,13 +123,16 @@ extension PredicateFormatParser {
                 throw problem("\(op.name) takes the key path on its left", at: lhs.column)
             }
             (lhs, rhs) = (rhs, lhs)
-            op = WrittenOperator(kind: .compare(comparison.mirrored), name: op.name, options: [], column: op.column)
+            op = WrittenOperator(
+                kind: .compare(comparison.mirrored), name: op.name, options: [], column: op.column)
         }
         guard case .keyPath(let components, let column) = lhs else {
             throw problem("the comparison names no key path", at: lhs.column)
         }
-        if case .text(.contains) = op.kind, op.options.isEmpty, quantifier == nil, case .value(let value, let valueColumn) = rhs,
-           try isWholeToMany(components, column: column) {
+        if case .text(.contains) = op.kind, op.options.isEmpty, quantifier == nil,
+            case .value(let value, let valueColumn) = rhs,
+            try isWholeToMany(components, column: column)
+        {
             return try membership(of: value, at: valueColumn, in: components, column: column)
         }
         let resolved = try resolve(components, column: column)
@@ -113,7 +141,8 @@ extension PredicateFormatParser {
             if let toMany = resolved.toMany {
                 if case .count = resolved.end {
                     if let quantifier {
-                        throw problem("ANY, ALL and NONE do not apply to @count", at: quantifier.column)
+                        throw problem(
+                            "ANY, ALL and NONE do not apply to @count", at: quantifier.column)
                     }
                     return try count(toMany, op, rhs)
                 }
@@ -126,7 +155,9 @@ extension PredicateFormatParser {
                 return .members(owner: toMany.owner, relationship: toMany.name, quantifier.0, inner)
             }
             if let quantifier {
-                throw problem("ANY, ALL and NONE need a to-many relationship in the key path", at: quantifier.column)
+                throw problem(
+                    "ANY, ALL and NONE need a to-many relationship in the key path",
+                    at: quantifier.column)
             }
             return try leaf(resolved.path, resolved.end, op, rhs, name: name)
         } catch {
@@ -136,7 +167,9 @@ extension PredicateFormatParser {
     }
 
     /// Whether the key path ends in a to-many relationship (`pets`, `owner.pets`).
-    private mutating func isWholeToMany(_ components: [String], column: Int) throws(PredicateFormatProblem) -> Bool {
+    private mutating func isWholeToMany(_ components: [String], column: Int)
+        throws(PredicateFormatProblem) -> Bool
+    {
         let resolved = try resolve(components, column: column)
         guard resolved.toMany != nil, case .object = resolved.end else { return false }
         return resolved.path == ValuePath(field: nil)
@@ -149,7 +182,7 @@ extension PredicateFormatParser {
     ) throws(PredicateFormatProblem) -> WherePredicate {
         let resolved = try resolve(components, column: column)
         guard let toMany = resolved.toMany, case .object(let target) = resolved.end,
-              resolved.path == ValuePath(field: nil)
+            resolved.path == ValuePath(field: nil)
         else {
             throw problem(
                 "IN takes the key path on its left, or a to-many relationship on its right (%@ IN pets)",
@@ -159,7 +192,8 @@ extension PredicateFormatParser {
         do throws(PredicateFormatProblem) {
             let id = try value.rowID(of: target, field: name)
             return .members(
-                owner: toMany.owner, relationship: toMany.name, .any, .compare(ValuePath(field: nil), .equal, id))
+                owner: toMany.owner, relationship: toMany.name, .any,
+                .compare(ValuePath(field: nil), .equal, id))
         } catch {
             throw PredicateFormatProblem(error.message, at: error.column ?? valueColumn)
         }
@@ -171,13 +205,15 @@ extension PredicateFormatParser {
         guard case .compare(let comparison) = op.kind, op.options.isEmpty else {
             throw problem("@count compares with ==, !=, <, <=, > or >= only", at: op.column)
         }
-        guard case .value(let value, _) = rhs, let number = value.exactInteger.flatMap({ Int(exactly: $0) })
+        guard case .value(let value, _) = rhs,
+            let number = value.exactInteger.flatMap({ Int(exactly: $0) })
         else { throw problem("@count compares with an integer", at: rhs.column) }
         return .count(owner: toMany.owner, relationship: toMany.name, comparison, number)
     }
 
     private func leaf(
-        _ path: ValuePath, _ end: ResolvedPath.End, _ op: WrittenOperator, _ rhs: Operand, name: String
+        _ path: ValuePath, _ end: ResolvedPath.End, _ op: WrittenOperator, _ rhs: Operand,
+        name: String
     ) throws(PredicateFormatProblem) -> WherePredicate {
         if case .matches = op.kind {
             throw problem("MATCHES (regular expressions) is not supported; use LIKE", at: op.column)
@@ -192,28 +228,36 @@ extension PredicateFormatParser {
             throw problem("[c] and [d] apply to ==, != and the text operators only", at: op.column)
         }
         guard case .stored(let type) = end else {
-            guard case .object(let target) = end else { throw problem("@count cannot be tested here", at: op.column) }
+            guard case .object(let target) = end else {
+                throw problem("@count cannot be tested here", at: op.column)
+            }
             switch op.kind {
-            case .compare(let comparison) where !isTextComparison && (comparison == .equal || comparison == .notEqual):
-                return .compare(path, comparison, try single(rhs, op).rowID(of: target, field: name))
+            case .compare(let comparison)
+            where !isTextComparison && (comparison == .equal || comparison == .notEqual):
+                return .compare(
+                    path, comparison, try single(rhs, op).rowID(of: target, field: name))
             case .isIn:
                 let ids = try collection(rhs, op).map { value throws(PredicateFormatProblem) in
                     try value.rowID(of: target, field: name)
                 }
                 return .isIn(path, StoredValueSet(ids))
             default:
-                throw problem("'\(name)' is a relationship: compare it with ==, != or IN", at: op.column)
+                throw problem(
+                    "'\(name)' is a relationship: compare it with ==, != or IN", at: op.column)
             }
         }
         if isTextComparison {
             guard type == .text else {
-                throw problem("\(op.name) needs a text field; '\(name)' holds \(type.rawValue)", at: op.column)
+                throw problem(
+                    "\(op.name) needs a text field; '\(name)' holds \(type.rawValue)", at: op.column
+                )
             }
             let pattern = try text(single(rhs, op), op)
             switch op.kind {
             case .text(let operation):
                 if operation == .like, pattern.contains("\\") {
-                    throw problem("LIKE patterns cannot escape '*' and '?' in Strata", at: rhs.column)
+                    throw problem(
+                        "LIKE patterns cannot escape '*' and '?' in Strata", at: rhs.column)
                 }
                 return .text(path, operation, pattern, op.options)
             default:
@@ -233,10 +277,12 @@ extension PredicateFormatParser {
         case .between:
             let bounds = try collection(rhs, op)
             guard bounds.count == 2 else {
-                throw problem("BETWEEN needs two values, { low, high }; got \(bounds.count)", at: rhs.column)
+                throw problem(
+                    "BETWEEN needs two values, { low, high }; got \(bounds.count)", at: rhs.column)
             }
             return .between(
-                path, try bounds[0].stored(for: type, field: name), try bounds[1].stored(for: type, field: name))
+                path, try bounds[0].stored(for: type, field: name),
+                try bounds[1].stored(for: type, field: name))
         case .isIn:
             let values = try collection(rhs, op).map { value throws(PredicateFormatProblem) in
                 try value.stored(for: type, field: name)
@@ -247,7 +293,9 @@ extension PredicateFormatParser {
         }
     }
 
-    private func single(_ rhs: Operand, _ op: WrittenOperator) throws(PredicateFormatProblem) -> PredicateFormatValue {
+    private func single(_ rhs: Operand, _ op: WrittenOperator) throws(PredicateFormatProblem)
+        -> PredicateFormatValue
+    {
         guard case .value(let value, _) = rhs else {
             throw problem("\(op.name) compares with one value, not a list { }", at: rhs.column)
         }
@@ -266,10 +314,13 @@ extension PredicateFormatParser {
         default:
             break
         }
-        throw problem("\(op.name) needs a collection: { … } or an array or set argument", at: rhs.column)
+        throw problem(
+            "\(op.name) needs a collection: { … } or an array or set argument", at: rhs.column)
     }
 
-    private func text(_ value: PredicateFormatValue, _ op: WrittenOperator) throws(PredicateFormatProblem) -> String {
+    private func text(_ value: PredicateFormatValue, _ op: WrittenOperator)
+        throws(PredicateFormatProblem) -> String
+    {
         switch value {
         case .text(let text):
             return text

@@ -47,7 +47,8 @@ struct PredicateFormatParser {
             root: root, tokens: PredicateFormatLexer.tokens(of: format), arguments: arguments)
         let predicate = try parser.disjunction()
         guard parser.current.kind == .end else {
-            throw parser.problem("expected AND, OR or the end of the format, found \(parser.current.described)")
+            throw parser.problem(
+                "expected AND, OR or the end of the format, found \(parser.current.described)")
         }
         if let unused = arguments.indices.first(where: { !parser.usedArguments.contains($0) }) {
             throw PredicateFormatProblem(
@@ -81,7 +82,8 @@ struct PredicateFormatParser {
 
     func isSymbol(_ symbol: String) -> Bool { current.kind == .symbol(symbol) }
 
-    private mutating func expect(_ symbol: String, _ context: String) throws(PredicateFormatProblem) {
+    private mutating func expect(_ symbol: String, _ context: String) throws(PredicateFormatProblem)
+    {
         guard isSymbol(symbol) else {
             throw problem("expected '\(symbol)' \(context), found \(current.described)")
         }
@@ -196,7 +198,8 @@ struct PredicateFormatParser {
             case "LIKE": kind = .text(.like)
             case "MATCHES": kind = .matches
             default:
-                throw problem("expected an operator (==, <, IN, BEGINSWITH…), found \(current.described)")
+                throw problem(
+                    "expected an operator (==, <, IN, BEGINSWITH…), found \(current.described)")
             }
             name = keyword ?? ""
         }
@@ -208,7 +211,8 @@ struct PredicateFormatParser {
                 case "c": options.insert(.caseInsensitive)
                 case "d": options.insert(.diacriticInsensitive)
                 default:
-                    throw problem("the modifier [\(letters)] is not supported (use [c], [d] or [cd])")
+                    throw problem(
+                        "the modifier [\(letters)] is not supported (use [c], [d] or [cd])")
                 }
             }
             advance()
@@ -307,7 +311,9 @@ struct PredicateFormatParser {
         let signed = (negative ? "-" : "") + text
         if text.hasPrefix("0x") || text.hasPrefix("0X") {
             let digits = text.dropFirst(2)
-            guard !digits.isEmpty else { throw problem("\(text) needs hexadecimal digits", at: column) }
+            guard !digits.isEmpty else {
+                throw problem("\(text) needs hexadecimal digits", at: column)
+            }
             guard let value = Int64((negative ? "-" : "") + digits, radix: 16) else {
                 throw problem("the number \(signed) does not fit in 64 bits", at: column)
             }
@@ -343,18 +349,29 @@ struct PredicateFormatParser {
         case .object:
             return .value(argument.map { .argument($0) } ?? .null, column: column)
         case .keyPath:
-            guard let path = argument.flatMap({ $0 as? String ?? ($0 as? Substring).map(String.init) }) else {
-                throw problem("%K needs a key path string, got \(PredicateFormatValue.describe(argument))", at: column)
+            guard
+                let path = argument.flatMap({ $0 as? String ?? ($0 as? Substring).map(String.init) }
+                )
+            else {
+                throw problem(
+                    "%K needs a key path string, got \(PredicateFormatValue.describe(argument))",
+                    at: column)
             }
-            return .keyPath(path.split(separator: ".", omittingEmptySubsequences: false).map(String.init), column: column)
+            return .keyPath(
+                path.split(separator: ".", omittingEmptySubsequences: false).map(String.init),
+                column: column)
         case .integer:
             guard let value = PredicateFormatValue.integerArgument(argument) else {
-                throw problem("%d needs an integer that fits in 64 bits, got \(PredicateFormatValue.describe(argument))", at: column)
+                throw problem(
+                    "%d needs an integer that fits in 64 bits, got \(PredicateFormatValue.describe(argument))",
+                    at: column)
             }
             return .value(.integer(value), column: column)
         case .real:
             guard let value = PredicateFormatValue.realArgument(argument), !value.isNaN else {
-                throw problem("%f needs a number (not NaN), got \(PredicateFormatValue.describe(argument))", at: column)
+                throw problem(
+                    "%f needs a number (not NaN), got \(PredicateFormatValue.describe(argument))",
+                    at: column)
             }
             return .value(.real(value), column: column)
         }
@@ -367,7 +384,8 @@ struct PredicateFormatParser {
         let id = ObjectIdentifier(type)
         if let known = fieldTables[id] { return known }
         var table: [String: FieldDeclaration.Kind] = [:]
-        for declaration in DeclaredFields.declarations(of: type) where table[declaration.name] == nil {
+        for declaration in DeclaredFields.declarations(of: type)
+        where table[declaration.name] == nil {
             table[declaration.name] = declaration.problem == nil ? declaration.kind : .virtual
         }
         fieldTables[id] = table

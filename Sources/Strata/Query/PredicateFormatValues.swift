@@ -23,7 +23,8 @@ enum PredicateFormatValue {
         case .text(let text): return String(reflecting: text)
         case .argument(let value):
             guard let value = Self.unwrapped(value) else { return "nil" }
-            return value is String || value is Substring ? String(reflecting: "\(value)") : "\(value)"
+            return value is String || value is Substring
+                ? String(reflecting: "\(value)") : "\(value)"
         }
     }
 
@@ -38,7 +39,7 @@ enum PredicateFormatValue {
     /// `nil` when the argument is no collection (text and data are not).
     static func elements(of value: Any) -> [PredicateFormatValue]? {
         guard let value = unwrapped(value), !(value is String), !(value is Substring),
-              !(value is Data), let sequence = value as? any Sequence
+            !(value is Data), let sequence = value as? any Sequence
         else { return nil }
         func all<S: Sequence>(_ sequence: S) -> [PredicateFormatValue] {
             sequence.map { .argument($0) }
@@ -99,7 +100,8 @@ enum PredicateFormatValue {
             break
         }
         throw PredicateFormatProblem(
-            "\(described) cannot be compared with '\(field)', which holds \(Self.name(of: type))", at: nil)
+            "\(described) cannot be compared with '\(field)', which holds \(Self.name(of: type))",
+            at: nil)
     }
 
     private static func name(of type: StoredType) -> String {
@@ -112,15 +114,19 @@ enum PredicateFormatValue {
     }
 
     /// An argument's stored form.
-    private static func stored(argument: Any, field: String) throws(PredicateFormatProblem) -> StoredValue {
+    private static func stored(argument: Any, field: String) throws(PredicateFormatProblem)
+        -> StoredValue
+    {
         guard let value = unwrapped(argument) else { return .null }
         if value is ManagedObject || value is any PredicateFormatObjectID {
             throw PredicateFormatProblem(
-                "an object or ID cannot be compared with '\(field)', which is not a relationship", at: nil)
+                "an object or ID cannot be compared with '\(field)', which is not a relationship",
+                at: nil)
         }
         if let number = value as? NSNumber, !(value is any FieldStorable) {
             guard let stored = number.formatStoredValue else {
-                throw PredicateFormatProblem("\(number) is past Int64.max and cannot be stored", at: nil)
+                throw PredicateFormatProblem(
+                    "\(number) is past Int64.max and cannot be stored", at: nil)
             }
             return stored
         }
@@ -133,15 +139,17 @@ enum PredicateFormatValue {
                 return try storable.storableValue()
             }
         } catch {
-            let reason = if case let .invalidValue(_, _, reason) = StrataError.wrapping(error) {
-                reason
-            } else {
-                "\(error)"
-            }
+            let reason =
+                if case let .invalidValue(_, _, reason) = StrataError.wrapping(error) {
+                    reason
+                } else {
+                    "\(error)"
+                }
             throw PredicateFormatProblem("\(value) cannot be stored: \(reason)", at: nil)
         }
         throw PredicateFormatProblem(
-            "an argument of type \(type(of: value)) cannot be stored (it is not FieldStorable)", at: nil)
+            "an argument of type \(type(of: value)) cannot be stored (it is not FieldStorable)",
+            at: nil)
     }
 
     private static func rawValue<Raw: RawRepresentable>(of value: Raw) -> (any FieldStorable)? {
@@ -152,7 +160,9 @@ enum PredicateFormatValue {
 
     /// The row ID the relationship (or `SELF`) is compared with: an object
     /// of `target`, its `ObjectID`, or `nil`.
-    func rowID(of target: ManagedObject.Type, field: String) throws(PredicateFormatProblem) -> StoredValue {
+    func rowID(of target: ManagedObject.Type, field: String) throws(PredicateFormatProblem)
+        -> StoredValue
+    {
         let expected = "a \(target) object, an ObjectID<\(target)> or nil"
         switch self {
         case .null:
@@ -173,15 +183,18 @@ enum PredicateFormatValue {
             }
             if let id = value as? any PredicateFormatObjectID {
                 let idType = type(of: id).formatObjectType
-                guard Self.isClass(idType, within: target) || Self.isClass(target, within: idType) else {
+                guard Self.isClass(idType, within: target) || Self.isClass(target, within: idType)
+                else {
                     throw PredicateFormatProblem(
                         "'\(field)' leads to \(target), not to \(idType)", at: nil)
                 }
                 return .integer(id.rowID)
             }
-            throw PredicateFormatProblem("'\(field)' is compared with \(described); expected \(expected)", at: nil)
+            throw PredicateFormatProblem(
+                "'\(field)' is compared with \(described); expected \(expected)", at: nil)
         default:
-            throw PredicateFormatProblem("'\(field)' is compared with \(described); expected \(expected)", at: nil)
+            throw PredicateFormatProblem(
+                "'\(field)' is compared with \(described); expected \(expected)", at: nil)
         }
     }
 

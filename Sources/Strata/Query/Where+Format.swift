@@ -72,7 +72,9 @@ extension Where {
 
     private init(parsing format: String, _ arguments: [Any?]) {
         do {
-            self.init(try PredicateFormatParser.predicate(format, arguments: arguments, root: Object.self))
+            self.init(
+                try PredicateFormatParser.predicate(format, arguments: arguments, root: Object.self)
+            )
         } catch {
             let place = error.column.map { "column \($0) of " } ?? ""
             self.init(

@@ -12,8 +12,12 @@ struct FormatCase {
     var arguments: [Any?]
     var clause: Where<ProbeItem>
 
-    var formatted: Where<ProbeItem> { Where<ProbeItem>(format, argumentArray: arguments.map { $0 as Any }) }
-    var text: String { "\(String(reflecting: format)) with \(arguments.map { String(describing: $0) })" }
+    var formatted: Where<ProbeItem> {
+        Where<ProbeItem>(format, argumentArray: arguments.map { $0 as Any })
+    }
+    var text: String {
+        "\(String(reflecting: format)) with \(arguments.map { String(describing: $0) })"
+    }
 }
 
 /// Random format conditions over the probe model, each beside its key-path twin.
@@ -50,7 +54,8 @@ struct FormatGenerator {
                 clause: and ? a.clause && b.clause : a.clause || b.clause)
         default:
             let word = random.chance(0.5) ? keyword("not") : "!"
-            return FormatCase(format: "\(word) (\(a.format))", arguments: a.arguments, clause: !a.clause)
+            return FormatCase(
+                format: "\(word) (\(a.format))", arguments: a.arguments, clause: !a.clause)
         }
     }
 
@@ -116,9 +121,12 @@ struct FormatGenerator {
         if random.chance(0.2) {
             let mirrored = ProbeComparison.allCases.first { $0.raw == op.raw.mirrored }!
             return FormatCase(
-                format: "\(value.0) \(symbol(mirrored)) \(key.0)", arguments: value.1 + key.1, clause: clause.clause)
+                format: "\(value.0) \(symbol(mirrored)) \(key.0)", arguments: value.1 + key.1,
+                clause: clause.clause)
         }
-        return FormatCase(format: "\(key.0) \(symbol(op)) \(value.0)", arguments: key.1 + value.1, clause: clause.clause)
+        return FormatCase(
+            format: "\(key.0) \(symbol(op)) \(value.0)", arguments: key.1 + value.1,
+            clause: clause.clause)
     }
 
     private mutating func modifiers(_ options: TextOptions) -> String {
@@ -140,7 +148,9 @@ struct FormatGenerator {
         case .like: name = "like"
         }
         let value = string(pattern.pattern)
-        return ("\(path) \(keyword(name))\(modifiers(pattern.options)) \(value.0)", value.1, pattern)
+        return (
+            "\(path) \(keyword(name))\(modifiers(pattern.options)) \(value.0)", value.1, pattern
+        )
     }
 
     // MARK: Leaves
@@ -150,32 +160,45 @@ struct FormatGenerator {
         switch random.below(17) {
         case 0:
             let value = random.integer()
-            return comparison(key("number"), op, integer(value), probeCompare(\ProbeItem.$number, "", op, value))
+            return comparison(
+                key("number"), op, integer(value), probeCompare(\ProbeItem.$number, "", op, value))
         case 1:
             let value: Int? = random.chance(0.3) ? nil : random.integer()
             return comparison(
-                key("maybe"), op, value.map { integer($0) } ?? null(), probeCompare(\ProbeItem.$maybe, "", op, value))
+                key("maybe"), op, value.map { integer($0) } ?? null(),
+                probeCompare(\ProbeItem.$maybe, "", op, value))
         case 2:
             let value = random.real()
-            return comparison(key("real"), op, real(value), probeCompare(\ProbeItem.$real, "", op, value))
+            return comparison(
+                key("real"), op, real(value), probeCompare(\ProbeItem.$real, "", op, value))
         case 3:
             let value = random.string()
-            return comparison(key("text"), op, string(value), probeCompare(\ProbeItem.$text, "", op, value))
+            return comparison(
+                key("text"), op, string(value), probeCompare(\ProbeItem.$text, "", op, value))
         case 4:
             let value: String? = random.chance(0.3) ? nil : random.string()
             return comparison(
-                key("note"), op, value.map { string($0) } ?? null(), probeCompare(\ProbeItem.$note, "", op, value))
+                key("note"), op, value.map { string($0) } ?? null(),
+                probeCompare(\ProbeItem.$note, "", op, value))
         case 5:
             let value: Bool? = random.chance(0.3) ? nil : random.chance(0.5)
-            let spelled = value.map { (keyword(random.chance(0.5) ? ($0 ? "yes" : "no") : ($0 ? "true" : "false")), [Any?]()) }
-            return comparison(key("flag"), op, spelled ?? null(), probeCompare(\ProbeItem.$flag, "", op, value))
+            let spelled = value.map {
+                (
+                    keyword(random.chance(0.5) ? ($0 ? "yes" : "no") : ($0 ? "true" : "false")),
+                    [Any?]()
+                )
+            }
+            return comparison(
+                key("flag"), op, spelled ?? null(), probeCompare(\ProbeItem.$flag, "", op, value))
         case 6:
             let value: Double? = random.chance(0.3) ? nil : random.real()
             return comparison(
-                key("ratio"), op, value.map { real($0) } ?? null(), probeCompare(\ProbeItem.$ratio, "", op, value))
+                key("ratio"), op, value.map { real($0) } ?? null(),
+                probeCompare(\ProbeItem.$ratio, "", op, value))
         case 7:
             let value = random.blob()
-            return comparison(key("data"), op, ("%@", [value]), probeCompare(\ProbeItem.$data, "", op, value))
+            return comparison(
+                key("data"), op, ("%@", [value]), probeCompare(\ProbeItem.$data, "", op, value))
         case 8: return membership()
         case 9: return range()
         case 10:
@@ -192,7 +215,8 @@ struct FormatGenerator {
             let like = Where<ProbeItem>(\.$text, .like(value, options))
             let spelled = string(value)
             return FormatCase(
-                format: "text \(equal ? "==" : "!=")\(modifiers(options)) \(spelled.0)", arguments: spelled.1,
+                format: "text \(equal ? "==" : "!=")\(modifiers(options)) \(spelled.0)",
+                arguments: spelled.1,
                 clause: equal ? like : !like)
         case 12: return groupPath(op)
         case 13: return groupRelationship()
@@ -203,11 +227,12 @@ struct FormatGenerator {
             let quantifier = random.pick(["ANY", "ALL", "NONE", "SOME"])
             let members = \ProbeItem.$group ~ \.$items
             let inner = probeCompare(\ProbeItem.$number, "", op, value).clause
-            let clause: Where<ProbeItem> = switch quantifier {
-            case "ALL": .all(members, inner)
-            case "NONE": .none(members, inner)
-            default: .any(members, inner)
-            }
+            let clause: Where<ProbeItem> =
+                switch quantifier {
+                case "ALL": .all(members, inner)
+                case "NONE": .none(members, inner)
+                default: .any(members, inner)
+                }
             let spelled = integer(value)
             return FormatCase(
                 format: "\(keyword(quantifier)) group.items.number \(symbol(op)) \(spelled.0)",
@@ -220,10 +245,13 @@ struct FormatGenerator {
         switch random.below(3) {
         case 0:
             let values = (0..<count).map { _ in random.integer() }
-            return FormatCase(format: "number IN %@", arguments: [values], clause: Where(\.$number, in: values))
+            return FormatCase(
+                format: "number IN %@", arguments: [values], clause: Where(\.$number, in: values))
         case 1:
             let values = (0..<count).map { _ in random.chance(0.25) ? nil : random.integer() }
-            return FormatCase(format: "maybe in %@", arguments: [Set(values)], clause: Where(\.$maybe, in: values))
+            return FormatCase(
+                format: "maybe in %@", arguments: [Set(values)], clause: Where(\.$maybe, in: values)
+            )
         default:
             let values = (0..<count).map { _ in random.string() }
             let spelled = values.map { string($0) }
@@ -243,12 +271,14 @@ struct FormatGenerator {
                     format: "number BETWEEN {\(l.0), \(h.0)}", arguments: l.1 + h.1,
                     clause: Where(\.$number, between: low...high))
                 : FormatCase(
-                    format: "number between %@", arguments: [[low, high]], clause: Where(\.$number, between: low...high))
+                    format: "number between %@", arguments: [[low, high]],
+                    clause: Where(\.$number, between: low...high))
         }
         let (a, b) = (random.real(), random.real())
         let (low, high) = (min(a, b), max(a, b))
         return FormatCase(
-            format: "ratio BETWEEN %@", arguments: [[low, high]], clause: Where(\.$ratio, between: low...high))
+            format: "ratio BETWEEN %@", arguments: [[low, high]],
+            clause: Where(\.$ratio, between: low...high))
     }
 
     private mutating func groupPath(_ op: ProbeComparison) -> FormatCase {
@@ -261,7 +291,8 @@ struct FormatGenerator {
         case 1:
             let value = random.integer()
             return comparison(
-                ("group.rank", []), op, integer(value), probeCompare(\ProbeItem.$group ~ \.$rank, "", op, value))
+                ("group.rank", []), op, integer(value),
+                probeCompare(\ProbeItem.$group ~ \.$rank, "", op, value))
         case 2:
             let value = random.integer()
             return comparison(
@@ -269,7 +300,9 @@ struct FormatGenerator {
                 probeCompare(\ProbeItem.$group ~ \.$parent ~ \.$rank, "", op, value))
         default:
             let (format, arguments, pattern) = textTest("group.name")
-            return FormatCase(format: format, arguments: arguments, clause: Where(\ProbeItem.$group ~ \.$name, pattern))
+            return FormatCase(
+                format: format, arguments: arguments,
+                clause: Where(\ProbeItem.$group ~ \.$name, pattern))
         }
     }
 
@@ -285,7 +318,8 @@ struct FormatGenerator {
         case 1 where group != nil:
             let id = group!.objectID
             return FormatCase(
-                format: "group \(symbol) %@", arguments: [id], clause: equal ? \.$group == id : \.$group != id)
+                format: "group \(symbol) %@", arguments: [id],
+                clause: equal ? \.$group == id : \.$group != id)
         case 2:
             let parent = \ProbeItem.$group ~ \.$parent
             return FormatCase(
@@ -293,7 +327,8 @@ struct FormatGenerator {
                 clause: equal ? parent == group : parent != group)
         default:
             let some = (0..<random.below(4)).map { _ in random.pick(groups) }
-            return FormatCase(format: "group IN %@", arguments: [some], clause: Where(\.$group, in: some))
+            return FormatCase(
+                format: "group IN %@", arguments: [some], clause: Where(\.$group, in: some))
         }
     }
 
@@ -313,27 +348,31 @@ struct FormatGenerator {
             arguments = spelled.1
             inner = probeCompare(\ProbeTag.$score, "", op, value as Int?).clause
         }
-        let clause: Where<ProbeItem> = switch quantifier {
-        case "ALL": .all(\.$tags, inner)
-        case "NONE": .none(\.$tags, inner)
-        default: .any(\.$tags, inner)
-        }
-        return FormatCase(format: "\(keyword(quantifier)) \(format)", arguments: arguments, clause: clause)
+        let clause: Where<ProbeItem> =
+            switch quantifier {
+            case "ALL": .all(\.$tags, inner)
+            case "NONE": .none(\.$tags, inner)
+            default: .any(\.$tags, inner)
+            }
+        return FormatCase(
+            format: "\(keyword(quantifier)) \(format)", arguments: arguments, clause: clause)
     }
 
     private mutating func count(_ op: ProbeComparison) -> FormatCase {
         let number = random.below(4)
-        let (path, size) = random.chance(0.5)
+        let (path, size) =
+            random.chance(0.5)
             ? ("tags.@count", Where<ProbeItem>.count(\.$tags))
             : ("group.items.@count", Where<ProbeItem>.count(\.$group ~ \.$items))
-        let clause: Where<ProbeItem> = switch op {
-        case .equal: size == number
-        case .notEqual: size != number
-        case .less: size < number
-        case .lessOrEqual: size <= number
-        case .greater: size > number
-        case .greaterOrEqual: size >= number
-        }
+        let clause: Where<ProbeItem> =
+            switch op {
+            case .equal: size == number
+            case .notEqual: size != number
+            case .less: size < number
+            case .lessOrEqual: size <= number
+            case .greater: size > number
+            case .greaterOrEqual: size >= number
+            }
         return comparison((path, []), op, integer(number), DescribedWhere(clause, ""))
     }
 }
@@ -354,7 +393,8 @@ extension ProbeGenerator {
 @Suite("Where format strings: the same answers as the key-path Where")
 struct WhereFormatPropertyTests {
     nonisolated static let seeds: [UInt64] = [0xF0_0001, 0xF0_0002, SplitMix64.random().seed]
-    nonisolated static let cases = seeds.map { (StoreKind.inMemory, $0) } + [(StoreKind.file, seeds[0])]
+    nonisolated static let cases =
+        seeds.map { (StoreKind.inMemory, $0) } + [(StoreKind.file, seeds[0])]
 
     /// Random conditions, each as a format and as key paths: the fetches of
     /// the two select the same objects, and evaluating either in memory
@@ -373,7 +413,8 @@ struct WhereFormatPropertyTests {
         for index in 0..<300 where failures < 5 {
             let condition = generator.item(depth: 3)
             let formatted = condition.formatted
-            let expected = try stack.fetchAll(From<ProbeItem>().where(condition.clause)).map(\.rowID)
+            let expected = try stack.fetchAll(From<ProbeItem>().where(condition.clause)).map(
+                \.rowID)
             let fetched: [Int64]
             do {
                 fetched = try stack.fetchAll(From<ProbeItem>().where(formatted)).map(\.rowID)
@@ -411,7 +452,8 @@ struct WhereFormatPropertyTests {
             seed: seed ^ 0x4D0, groups: try stack.fetchAll(From<ProbeGroup>()),
             tags: try stack.fetchAll(From<ProbeTag>()))
         let queries = (0..<12).map { _ in
-            From<ProbeItem>().where(generator.item(depth: 2).formatted).orderBy(.ascending(\.$number))
+            From<ProbeItem>().where(generator.item(depth: 2).formatted).orderBy(
+                .ascending(\.$number))
         }
         let monitors = try queries.map { try stack.monitorList($0) }
         var random = ProbeRandom(seed: seed ^ 0xC0)
@@ -436,7 +478,9 @@ struct WhereFormatPropertyTests {
             })
             for (query, monitor) in zip(queries, monitors) {
                 let fresh = try stack.fetchAll(query).map(\.rowID)
-                #expect(monitor.objectsInAllSections().map(\.rowID) == fresh, "seed \(seed), round \(round)")
+                #expect(
+                    monitor.objectsInAllSections().map(\.rowID) == fresh,
+                    "seed \(seed), round \(round)")
             }
         }
     }
@@ -450,7 +494,8 @@ enum FmtMood: String, FieldStorable { case calm, cross }
 /// beside a coded and a virtual field, which formats cannot compare.
 final class FmtThing: ManagedObject {
     @Field.Stored("when") var when: Date = Date(timeIntervalSince1970: 0)
-    @Field.Stored("uuid") var uuid: UUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    @Field.Stored("uuid") var uuid: UUID = UUID(
+        uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
     @Field.Stored("price") var price: Decimal = 0
     @Field.Stored("mood") var mood: FmtMood = .calm
     @Field.Stored("blob") var blob: Data = Data()
@@ -481,42 +526,80 @@ struct WhereFormatExampleTests {
             (Where("real == 2.5E-1"), \.$real == 0.25, "a negative exponent"),
             (Where("real > -1.5 AND real < .5"), \.$real > -1.5 && \.$real < 0.5, "fractions"),
             (Where("number == 1e3"), \.$number == 1_000, "a whole real for an integer field"),
-            (Where("number == %@", 7.0), \.$number == 7, "a whole Double argument for an integer field"),
-            (Where("real <= %d", Int64(-9)), \.$real <= -9.0, "an integer argument for a real field"),
-            (Where("text BEGINSWITH[cd] %@", "an"),
-             Where(\.$text, .hasPrefix("an", [.caseInsensitive, .diacriticInsensitive])), "[cd]"),
+            (
+                Where("number == %@", 7.0), \.$number == 7,
+                "a whole Double argument for an integer field"
+            ),
+            (
+                Where("real <= %d", Int64(-9)), \.$real <= -9.0,
+                "an integer argument for a real field"
+            ),
+            (
+                Where("text BEGINSWITH[cd] %@", "an"),
+                Where(\.$text, .hasPrefix("an", [.caseInsensitive, .diacriticInsensitive])), "[cd]"
+            ),
             (Where("text like[c] 'a*?'"), Where(\.$text, .like("a*?", .caseInsensitive)), "like"),
-            (Where("note ENDSWITH \"\\\"q\\u00e9\""), Where(\.$note, .hasSuffix("\"qé")), "escapes"),
+            (
+                Where("note ENDSWITH \"\\\"q\\u00e9\""), Where(\.$note, .hasSuffix("\"qé")),
+                "escapes"
+            ),
             (Where("text ==[d] 'e'"), Where(\.$text, .like("e", .diacriticInsensitive)), "==[d]"),
             (Where("number BETWEEN {1, 5}"), Where(\.$number, between: 1...5), "BETWEEN { }"),
             (Where("number BETWEEN %@", [1, 5]), Where(\.$number, between: 1...5), "BETWEEN %@"),
             (Where("number IN %@", [1, 2]), Where(\.$number, in: [1, 2]), "IN %@"),
-            (Where("text IN {'a', %@}", "b"), Where(\.$text, in: ["a", "b"]), "IN { } with an argument"),
+            (
+                Where("text IN {'a', %@}", "b"), Where(\.$text, in: ["a", "b"]),
+                "IN { } with an argument"
+            ),
             (Where("note == nil"), \.$note == nil, "nil"),
             (Where("note = NULL"), \.$note == nil, "NULL"),
             (Where("maybe != %@", nil), \.$maybe != nil, "a nil argument"),
             (Where("flag == YES"), \.$flag == true, "YES"),
             (Where("flag == false"), \.$flag == false, "false"),
             (Where("group.name == 'x'"), (\.$group ~ \.$name) == "x", "a to-one path"),
-            (Where("group.parent == nil"), (\.$group ~ \.$parent) == nil, "a to-one relationship and nil"),
+            (
+                Where("group.parent == nil"), (\.$group ~ \.$parent) == nil,
+                "a to-one relationship and nil"
+            ),
             (Where("ANY tags.label == %@", "x"), .any(\.$tags, \.$label == "x"), "ANY"),
             (Where("some tags.label == %@", "x"), .any(\.$tags, \.$label == "x"), "SOME"),
             (Where("ALL tags.score > 1"), .all(\.$tags, \.$score > 1), "ALL"),
-            (Where("NONE group.items.text CONTAINS 'a'"),
-             .none(\.$group ~ \.$items, Where(\.$text, .contains("a"))), "NONE through a to-one path"),
+            (
+                Where("NONE group.items.text CONTAINS 'a'"),
+                .none(\.$group ~ \.$items, Where(\.$text, .contains("a"))),
+                "NONE through a to-one path"
+            ),
             (Where("tags.@count > 2"), Where<ProbeItem>.count(\.$tags) > 2, "@count"),
-            (Where("2 >= group.items.@count"), Where<ProbeItem>.count(\.$group ~ \.$items) <= 2, "@count swapped"),
-            (Where("number > 1 AND text == 'a' OR NOT flag == YES"),
-             (\.$number > 1 && \.$text == "a") || !(\.$flag == true), "AND before OR"),
-            (Where("number > 1 && (text == 'a' || !(maybe < 3))"),
-             \.$number > 1 && (\.$text == "a" || !(\.$maybe < 3)), "symbols and parentheses"),
+            (
+                Where("2 >= group.items.@count"), Where<ProbeItem>.count(\.$group ~ \.$items) <= 2,
+                "@count swapped"
+            ),
+            (
+                Where("number > 1 AND text == 'a' OR NOT flag == YES"),
+                (\.$number > 1 && \.$text == "a") || !(\.$flag == true), "AND before OR"
+            ),
+            (
+                Where("number > 1 && (text == 'a' || !(maybe < 3))"),
+                \.$number > 1 && (\.$text == "a" || !(\.$maybe < 3)), "symbols and parentheses"
+            ),
             (Where("TRUEPREDICATE"), Where(true), "TRUEPREDICATE"),
             (Where("falsepredicate"), Where(false), "FALSEPREDICATE"),
-            (Where("%2$K > %1$d AND %2$K < %3$@", 3, "number", 9), \.$number > 3 && \.$number < 9, "positional"),
-            (Where("number > %d AND number < %d", argumentArray: [3, 9]), \.$number > 3 && \.$number < 9, "array"),
-            (Where(format: "number == %i", argumentArray: [Int32(7)]), \.$number == 7, "format:argumentArray:"),
-            (Where("number IN %@", NSArray(array: [NSNumber(value: 1), NSNumber(value: 2)])),
-             Where(\.$number, in: [1, 2]), "an NSArray of NSNumbers"),
+            (
+                Where("%2$K > %1$d AND %2$K < %3$@", 3, "number", 9),
+                \.$number > 3 && \.$number < 9, "positional"
+            ),
+            (
+                Where("number > %d AND number < %d", argumentArray: [3, 9]),
+                \.$number > 3 && \.$number < 9, "array"
+            ),
+            (
+                Where(format: "number == %i", argumentArray: [Int32(7)]), \.$number == 7,
+                "format:argumentArray:"
+            ),
+            (
+                Where("number IN %@", NSArray(array: [NSNumber(value: 1), NSNumber(value: 2)])),
+                Where(\.$number, in: [1, 2]), "an NSArray of NSNumbers"
+            ),
             (Where("text == %@", NSString(string: "a")), \.$text == "a", "an NSString"),
             (Where("real > %@", NSNumber(value: 2.5)), \.$real > 2.5, "a real NSNumber"),
             (Where("flag == %@", NSNumber(value: true)), \.$flag == true, "a Boolean NSNumber"),
@@ -526,7 +609,9 @@ struct WhereFormatExampleTests {
             (Where("number IN %@", 1...3), Where(\.$number, in: [1, 2, 3]), "a range"),
         ]
         for (formatted, expected, name) in pairs {
-            #expect(formatted == expected, "\(name): \(formatted.predicate) is not \(expected.predicate)")
+            #expect(
+                formatted == expected,
+                "\(name): \(formatted.predicate) is not \(expected.predicate)")
         }
     }
 
@@ -548,10 +633,14 @@ struct WhereFormatExampleTests {
             (Where("done == %@", true), \.$done == true, "Bool"),
             (Where("done == %d", true), \.$done == true, "Bool as %d"),
             (Where("link == %@", url), \.$link == url, "URL"),
-            (Where("small IN %@", [UInt8(1), 200]), Where(\.$small, in: [UInt8(1), 200]), "UInt8"),
+            (
+                Where("small IN %@", [UInt8(1), 200]), Where(\.$small, in: [UInt8(1), 200]), "UInt8"
+            ),
         ]
         for (formatted, expected, name) in pairs {
-            #expect(formatted == expected, "\(name): \(formatted.predicate) is not \(expected.predicate)")
+            #expect(
+                formatted == expected,
+                "\(name): \(formatted.predicate) is not \(expected.predicate)")
         }
         let directory = TemporaryDirectory()
         let stack = try makeStack(fmtSchema, .file, in: directory)
@@ -565,7 +654,8 @@ struct WhereFormatExampleTests {
             }
         })
         let fetch = { (format: String, arguments: [Any]) in
-            try stack.fetchAll(From<FmtThing>().where(Where(format, argumentArray: arguments))).count
+            try stack.fetchAll(From<FmtThing>().where(Where(format, argumentArray: arguments)))
+                .count
         }
         #expect(try fetch("when > %@", [date]) == 2)
         #expect(try fetch("uuid == %@", [uuid]) == 1)
@@ -581,22 +671,33 @@ struct WhereFormatExampleTests {
         try ProbeData.populate(stack, seed: 7, items: 60)
         let items = try stack.fetchAll(From<ProbeItem>())
         let tags = try stack.fetchAll(From<ProbeTag>())
-        let ids = { (clause: Where<ProbeItem>) in try Set(stack.fetchAll(From<ProbeItem>().where(clause)).map(\.rowID)) }
+        let ids = { (clause: Where<ProbeItem>) in
+            try Set(stack.fetchAll(From<ProbeItem>().where(clause)).map(\.rowID))
+        }
         #expect(try ids(Where("SELF == %@", items[3])) == [items[3].rowID])
-        #expect(try ids(Where("self IN %@", [items[1].objectID, items[2].objectID]))
-            == [items[1].rowID, items[2].rowID])
+        #expect(
+            try ids(Where("self IN %@", [items[1].objectID, items[2].objectID]))
+                == [items[1].rowID, items[2].rowID])
         #expect(try ids(Where("SELF != %@", items[0])).count == items.count - 1)
         for tag in tags.prefix(4) {
             let holding = Set(items.filter { $0.tags.contains(tag) }.map(\.rowID))
             #expect(try ids(Where("ANY tags == %@", tag)) == holding)
-            #expect(try ids(Where("NONE tags == %@", tag.objectID)) == Set(items.map(\.rowID)).subtracting(holding))
+            #expect(
+                try ids(Where("NONE tags == %@", tag.objectID))
+                    == Set(items.map(\.rowID)).subtracting(holding))
             #expect(Where<ProbeItem>("%@ IN tags", tag) == Where<ProbeItem>("ANY tags == %@", tag))
-            #expect(Where<ProbeItem>("tags CONTAINS %@", tag.objectID) == Where<ProbeItem>("ANY tags == %@", tag))
+            #expect(
+                Where<ProbeItem>("tags CONTAINS %@", tag.objectID)
+                    == Where<ProbeItem>("ANY tags == %@", tag))
             #expect(try ids(Where("%@ IN tags", tag)) == holding)
         }
         let group = try #require(items.compactMap(\.group).first)
-        #expect(try ids(Where("group == %@", group)) == Set(items.filter { $0.group === group }.map(\.rowID)))
-        #expect(try ids(Where("group IN %@", [group.objectID])) == Set(items.filter { $0.group === group }.map(\.rowID)))
+        #expect(
+            try ids(Where("group == %@", group))
+                == Set(items.filter { $0.group === group }.map(\.rowID)))
+        #expect(
+            try ids(Where("group IN %@", [group.objectID]))
+                == Set(items.filter { $0.group === group }.map(\.rowID)))
         withExtendedLifetime((items, tags)) {}
     }
 }
@@ -608,13 +709,16 @@ struct WhereFormatExampleTests {
 struct WhereFormatErrorTests {
     /// The reason an invalid format's fetch throws, or an issue when it does not throw one.
     private static func reason<Object>(
-        _ clause: Where<Object>, on stack: DataStack, sourceLocation: SourceLocation = #_sourceLocation
+        _ clause: Where<Object>, on stack: DataStack,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) -> String? {
         let error = #expect(throws: StrataError.self, sourceLocation: sourceLocation) {
             try stack.fetchAll(From<Object>().where(clause))
         }
         guard case let .invalidValue(entity, field, reason)? = error else {
-            Issue.record("expected invalidValue, got \(String(describing: error))", sourceLocation: sourceLocation)
+            Issue.record(
+                "expected invalidValue, got \(String(describing: error))",
+                sourceLocation: sourceLocation)
             return nil
         }
         #expect(entity == String(describing: Object.self), sourceLocation: sourceLocation)
@@ -629,11 +733,15 @@ struct WhereFormatErrorTests {
         let stack = try makeStack(probeSchema, .inMemory, in: directory)
         try ProbeData.populate(stack, seed: 3, items: 10)
         let tag = try #require(try stack.fetchOne(From<ProbeTag>()))
-        let nested = String(repeating: "(", count: 500) + "number > 1" + String(repeating: ")", count: 500)
+        let nested =
+            String(repeating: "(", count: 500) + "number > 1" + String(repeating: ")", count: 500)
         let cases: [(String, [Any], [String])] = [
             // Unknown fields and impossible paths.
             ("agee > 3", [], ["ProbeItem has no field 'agee'", "column 1 of"]),
-            ("number > 1 AND group.nmae == 'x'", [], ["ProbeGroup has no field 'nmae'", "column 16"]),
+            (
+                "number > 1 AND group.nmae == 'x'", [],
+                ["ProbeGroup has no field 'nmae'", "column 16"]
+            ),
             ("group.name.first == 'a'", [], ["'name' is a stored field of ProbeGroup"]),
             ("ANY tags.items.tags.label == 'a'", [], ["two to-many relationships"]),
             ("tags.label == 'x'", [], ["to-many relationship 'tags'", "ANY, ALL or NONE"]),
@@ -724,11 +832,15 @@ struct WhereFormatErrorTests {
         let invalid = Where<ProbeItem>("nmber > 3")
         let combined = Where<ProbeItem>(\.$number > 1) || invalid
         #expect(throws: StrataError.self) { try stack.fetchCount(From<ProbeItem>().where(invalid)) }
-        #expect(throws: StrataError.self) { try stack.monitorList(From<ProbeItem>().where(invalid)) }
+        #expect(throws: StrataError.self) {
+            try stack.monitorList(From<ProbeItem>().where(invalid))
+        }
         #expect(throws: StrataError.self) { try stack.fetchAll(From<ProbeItem>().where(combined)) }
         let item = try #require(try stack.fetchOne(From<ProbeItem>()))
         #expect(invalid.evaluate(item) == false)
-        let error = #expect(throws: StrataError.self) { try stack.fetchAll(From<ProbeItem>().where(invalid)) }
+        let error = #expect(throws: StrataError.self) {
+            try stack.fetchAll(From<ProbeItem>().where(invalid))
+        }
         #expect(error?.localizedDescription.contains("ProbeItem has no field 'nmber'") == true)
     }
 
@@ -741,15 +853,21 @@ struct WhereFormatErrorTests {
         try ProbeData.populate(stack, seed: seed, items: 10)
         let group = try #require(try stack.fetchOne(From<ProbeGroup>()))
         let pieces = [
-            "number", "maybe", "text", "note", "group", "group.name", "group.parent", "tags", "tags.label",
-            "tags.@count", "group.items.@count", "SELF", "nope", "@count", ".", "==", "!=", "<", ">=", "=<",
-            "<>", "IN", "BETWEEN", "BEGINSWITH[cd]", "LIKE", "CONTAINS[c]", "MATCHES", "ANY", "ALL", "NONE",
-            "AND", "OR", "NOT", "&&", "||", "!", "(", ")", "{", "}", ",", "%@", "%K", "%d", "%f", "%2$@",
-            "%%", "%s", "nil", "YES", "3", "-7", "2.5", "0x", "1e999", "'a'", "\"b\\\"", "'", "[", "]",
+            "number", "maybe", "text", "note", "group", "group.name", "group.parent", "tags",
+            "tags.label",
+            "tags.@count", "group.items.@count", "SELF", "nope", "@count", ".", "==", "!=", "<",
+            ">=", "=<",
+            "<>", "IN", "BETWEEN", "BEGINSWITH[cd]", "LIKE", "CONTAINS[c]", "MATCHES", "ANY", "ALL",
+            "NONE",
+            "AND", "OR", "NOT", "&&", "||", "!", "(", ")", "{", "}", ",", "%@", "%K", "%d", "%f",
+            "%2$@",
+            "%%", "%s", "nil", "YES", "3", "-7", "2.5", "0x", "1e999", "'a'", "\"b\\\"", "'", "[",
+            "]",
             "$x", "TRUEPREDICATE", "FALSEPREDICATE", "+", "-", "#", "\u{301}", "é",
         ]
         let values: [Any] = [
-            3, -1, Int.max, UInt64.max, 2.5, Double.nan, "number", "text", "group.name", [1, 2], Set(["a"]),
+            3, -1, Int.max, UInt64.max, 2.5, Double.nan, "number", "text", "group.name", [1, 2],
+            Set(["a"]),
             group, group.objectID, Data([1]), true, NSNull(), [group], Optional<Int>.none as Any,
         ]
         var random = ProbeRandom(seed: seed)
@@ -774,7 +892,8 @@ struct WhereFormatErrorTests {
                     switch random.below(4) {
                     case 0 where at < scalars.count: scalars.remove(at: at)
                     case 1: scalars.insert(contentsOf: random.pick(pieces).unicodeScalars, at: at)
-                    case 2 where !arguments.isEmpty: arguments[random.below(arguments.count)] = random.pick(values)
+                    case 2 where !arguments.isEmpty:
+                        arguments[random.below(arguments.count)] = random.pick(values)
                     default: arguments.append(random.pick(values))
                     }
                 }
