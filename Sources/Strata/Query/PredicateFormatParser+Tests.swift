@@ -25,8 +25,12 @@ extension PredicateFormatParser {
         -> ResolvedPath
     {
         let text = components.joined(separator: ".")
-        if components.count == 1, components[0].uppercased() == "SELF" {
-            return ResolvedPath(path: ValuePath(field: nil), end: .object(root))
+        var components = components
+        if components.first?.uppercased() == "SELF" {
+            guard components.count > 1 else {
+                return ResolvedPath(path: ValuePath(field: nil), end: .object(root))
+            }
+            components.removeFirst()  // `SELF.name` is `name`
         }
         var type = root
         var links: [String] = []

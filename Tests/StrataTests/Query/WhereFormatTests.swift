@@ -557,6 +557,7 @@ struct WhereFormatExampleTests {
             (Where("flag == YES"), \.$flag == true, "YES"),
             (Where("flag == false"), \.$flag == false, "false"),
             (Where("group.name == 'x'"), (\.$group ~ \.$name) == "x", "a to-one path"),
+            (Where("SELF.group.name == 'x'"), (\.$group ~ \.$name) == "x", "SELF.path"),
             (
                 Where("group.parent == nil"), (\.$group ~ \.$parent) == nil,
                 "a to-one relationship and nil"
