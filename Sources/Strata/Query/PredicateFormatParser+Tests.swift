@@ -53,7 +53,7 @@ extension PredicateFormatParser {
                 return ResolvedPath(toMany: toMany, path: ValuePath(field: nil), end: .count)
             }
             afterToMany = false
-            guard let kind = fields(of: type)[name] else {
+            guard let (kind, isDecimal) = fields(of: type)[name] else {
                 throw problem(
                     "\(type) has no field '\(name)'"
                         + (components.count > 1 ? " (in '\(text)')" : ""), at: column)
@@ -65,9 +65,9 @@ extension PredicateFormatParser {
                         "'\(name)' is a stored field of \(type): nothing can follow it in '\(text)'",
                         at: column)
                 }
-                return ResolvedPath(
-                    toMany: toMany, path: ValuePath(relationships: links, field: name),
-                    end: .stored(storedType))
+                var path = ValuePath(relationships: links, field: name)
+                path.isDecimal = isDecimal
+                return ResolvedPath(toMany: toMany, path: path, end: .stored(storedType))
             case .coded:
                 throw problem(
                     "'\(name)' is a coded field (stored as JSON), which queries cannot compare",
@@ -250,6 +250,10 @@ extension PredicateFormatParser {
                     "'\(name)' is a relationship: compare it with ==, != or IN", at: op.column)
             }
         }
+        // Only order comparisons read a `Decimal` path's mark; the key-path
+        // `Where` sets it on comparisons and ranges alone, and so does this.
+        var plain = path
+        plain.isDecimal = false
         if isTextComparison {
             guard type == .text else {
                 throw problem(
@@ -263,7 +267,7 @@ extension PredicateFormatParser {
                     throw problem(
                         "LIKE patterns cannot escape '*' and '?' in Strata", at: rhs.column)
                 }
-                return .text(path, operation, pattern, op.options)
+                return .text(plain, operation, pattern, op.options)
             default:
                 // `==[c] "ann"` is a wildcard-free LIKE; `!=[c]` its negation.
                 guard !pattern.contains("*"), !pattern.contains("?") else {
@@ -271,13 +275,13 @@ extension PredicateFormatParser {
                         "\(op.name) with [c] or [d] and a text holding '*' or '?' cannot be expressed; use LIKE",
                         at: rhs.column)
                 }
-                let like = WherePredicate.text(path, .like, pattern, op.options)
+                let like = WherePredicate.text(plain, .like, pattern, op.options)
                 return op.name == "!=" || op.name == "<>" ? like.negated : like
             }
         }
         switch op.kind {
         case .compare(let comparison):
-            return .compare(path, comparison, try single(rhs, op).stored(for: type, field: name))
+            return .compare(path, comparison, try single(rhs, op).stored(for: type, field: name, decimal: path.isDecimal))
         case .between:
             let bounds = try collection(rhs, op)
             guard bounds.count == 2 else {
@@ -285,13 +289,13 @@ extension PredicateFormatParser {
                     "BETWEEN needs two values, { low, high }; got \(bounds.count)", at: rhs.column)
             }
             return .between(
-                path, try bounds[0].stored(for: type, field: name),
-                try bounds[1].stored(for: type, field: name))
+                path, try bounds[0].stored(for: type, field: name, decimal: path.isDecimal),
+                try bounds[1].stored(for: type, field: name, decimal: path.isDecimal))
         case .isIn:
             let values = try collection(rhs, op).map { value throws(PredicateFormatProblem) in
-                try value.stored(for: type, field: name)
+                try value.stored(for: type, field: name, decimal: path.isDecimal)
             }
-            return .isIn(path, StoredValueSet(values))
+            return .isIn(plain, StoredValueSet(values))
         case .text, .matches:
             throw problem("\(op.name) is not supported here", at: op.column)
         }

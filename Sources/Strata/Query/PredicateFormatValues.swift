@@ -80,14 +80,35 @@ enum PredicateFormatValue {
     /// `Decimal` exactly, an enum as its raw value); a number of the other
     /// numeric class only when it converts exactly, so that the comparison
     /// is the one a key-path `Where` on the field makes.
-    func stored(for type: StoredType, field: String) throws(PredicateFormatProblem) -> StoredValue {
-        let value: StoredValue
+    ///
+    /// A `decimal` field takes numbers too, as the `Decimal` they spell (a
+    /// double by its shortest text: `0.1` is 0.1, not 0.1000000000000000055).
+    func stored(for type: StoredType, field: String, decimal: Bool = false)
+        throws(PredicateFormatProblem) -> StoredValue
+    {
+        var value: StoredValue
         switch self {
         case .null: return .null
         case .integer(let number): value = .integer(number)
         case .real(let number): value = .real(number)
         case .text(let text): value = .text(text)
         case .argument(let argument): value = try Self.stored(argument: argument, field: field)
+        }
+        if decimal {
+            switch value {
+            case .integer(let number):
+                value = .text(Decimal(number).description)
+            case .real(let number):
+                guard number.isFinite,
+                    let exact = Decimal(string: "\(number)", locale: Locale(identifier: "en_US_POSIX"))
+                else {
+                    throw PredicateFormatProblem(
+                        "\(number) is not a Decimal, which '\(field)' holds", at: nil)
+                }
+                value = .text(exact.description)
+            default:
+                break
+            }
         }
         switch (value, type) {
         case (.null, _), (.integer, .integer), (.real, .real), (.text, .text), (.blob, .blob):

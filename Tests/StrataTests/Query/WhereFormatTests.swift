@@ -628,6 +628,10 @@ struct WhereFormatExampleTests {
             (Where("when < %@", Optional(date)), \.$when < date, "Date?"),
             (Where("uuid == %@", uuid), \.$uuid == uuid, "UUID"),
             (Where("price == %@", price), \.$price == price, "Decimal"),
+            (Where("price < 10"), \.$price < Decimal(10), "an integer for a Decimal"),
+            (Where("price >= %@", 0.1), \.$price >= price, "a Double for a Decimal, by its text"),
+            (Where("price BETWEEN {%@, 1}", price), Where(\.$price, between: price...1), "Decimal range"),
+            (Where("price IN %@", [price]), Where(\.$price, in: [price]), "Decimal membership"),
             (Where("mood == %@", FmtMood.cross), \.$mood == .cross, "an enum"),
             (Where("mood == 'cross'"), \.$mood == .cross, "an enum's raw value"),
             (Where("blob == %@", Data([1, 2])), \.$blob == Data([1, 2]), "Data"),
@@ -650,7 +654,7 @@ struct WhereFormatExampleTests {
                 let thing = tx.create(Into<FmtThing>())
                 thing.when = date.addingTimeInterval(Double(index))
                 thing.uuid = index == 1 ? uuid : UUID()
-                thing.price = index == 2 ? price : Decimal(index)
+                thing.price = [Decimal(9), Decimal(10), price][index]
                 thing.mood = index == 0 ? .cross : .calm
             }
         })
@@ -661,6 +665,10 @@ struct WhereFormatExampleTests {
         #expect(try fetch("when > %@", [date]) == 2)
         #expect(try fetch("uuid == %@", [uuid]) == 1)
         #expect(try fetch("price == %@", [price]) == 1)
+        // By number, as the key-path `Where` compares decimals: "10" > "9".
+        #expect(try fetch("price > %d", [9]) == 1)
+        #expect(try fetch("price > 9.5 OR price < 0.5", []) == 2)
+        #expect(try fetch("price BETWEEN {1, 9.5}", []) == 1)
         #expect(try fetch("mood == %@ OR price == %@", [FmtMood.cross, price]) == 2)
     }
 
