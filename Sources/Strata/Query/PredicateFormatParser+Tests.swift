@@ -1,3 +1,5 @@
+import Foundation
+
 // Key paths resolved against the model, and the test each comparison makes:
 // exactly the tree the key-path `Where` for the same condition builds, so the
 // two have the same answers (NULLs, text, to-many quantifiers included).
@@ -101,6 +103,34 @@ extension PredicateFormatParser {
             }
         }
         throw problem("the key path is empty", at: column)
+    }
+
+    // MARK: Fields
+
+    /// The fields `type` declares (its superclasses' included), by name, and
+    /// which of them hold a `Decimal`: as with `\.$price < 10`, order
+    /// comparisons of one go by number, not by its stored text.
+    mutating func fields(of type: ManagedObject.Type) -> [String: (
+        FieldDeclaration.Kind, isDecimal: Bool
+    )] {
+        let id = ObjectIdentifier(type)
+        if let known = fieldTables[id] { return known }
+        var table: [String: (FieldDeclaration.Kind, isDecimal: Bool)] = [:]
+        var mirror: Mirror? = Mirror(reflecting: DeclaredFields.prototype(of: type))
+        while let current = mirror {
+            for child in current.children {
+                guard let declared = (child.value as? any FieldWrapper)?.declared else { continue }
+                let declaration = declared.declaration
+                guard table[declaration.name] == nil else { continue }
+                table[declaration.name] = (
+                    declaration.problem == nil ? declaration.kind : .virtual,
+                    declared is DeclaredField<Decimal> || declared is DeclaredField<Decimal?>
+                )
+            }
+            mirror = current.superclassMirror
+        }
+        fieldTables[id] = table
+        return table
     }
 
     /// The test `lhs op rhs` makes, under `quantifier` when there is one.
@@ -281,7 +311,9 @@ extension PredicateFormatParser {
         }
         switch op.kind {
         case .compare(let comparison):
-            return .compare(path, comparison, try single(rhs, op).stored(for: type, field: name, decimal: path.isDecimal))
+            return .compare(
+                path, comparison,
+                try single(rhs, op).stored(for: type, field: name, decimal: path.isDecimal))
         case .between:
             let bounds = try collection(rhs, op)
             guard bounds.count == 2 else {

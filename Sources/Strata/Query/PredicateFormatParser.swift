@@ -1,5 +1,3 @@
-import Foundation
-
 /// Parses NSPredicate's format language into a ``WherePredicate`` on the
 /// entity of `root`: the grammar here, the key paths and the tests they make
 /// in `PredicateFormatParser+Tests`, the values in `PredicateFormatValues`.
@@ -29,7 +27,8 @@ struct PredicateFormatParser {
     private var usedArguments = Set<Int>()
     /// How deeply parentheses and `NOT` nest here, against ``maximumNesting``.
     private var nesting = 0
-    private var fieldTables: [ObjectIdentifier: [String: (FieldDeclaration.Kind, isDecimal: Bool)]] = [:]
+    /// The fields of each entity met, read once a parse (see ``fields(of:)``).
+    var fieldTables: [ObjectIdentifier: [String: (FieldDeclaration.Kind, isDecimal: Bool)]] = [:]
 
     /// As deep as a predicate may nest at all (``WherePredicate/maximumDepth``),
     /// so that a hostile format cannot exhaust the stack of this recursive parser.
@@ -377,32 +376,6 @@ struct PredicateFormatParser {
             }
             return .value(.real(value), column: column)
         }
-    }
-
-    // MARK: Fields
-
-    /// The fields `type` declares (its superclasses' included), by name, and
-    /// which of them hold a `Decimal`: as with `\.$price < 10`, order
-    /// comparisons of one go by number, not by its stored text.
-    mutating func fields(of type: ManagedObject.Type) -> [String: (FieldDeclaration.Kind, isDecimal: Bool)] {
-        let id = ObjectIdentifier(type)
-        if let known = fieldTables[id] { return known }
-        var table: [String: (FieldDeclaration.Kind, isDecimal: Bool)] = [:]
-        var mirror: Mirror? = Mirror(reflecting: DeclaredFields.prototype(of: type))
-        while let current = mirror {
-            for child in current.children {
-                guard let declared = (child.value as? any FieldWrapper)?.declared else { continue }
-                let declaration = declared.declaration
-                guard table[declaration.name] == nil else { continue }
-                table[declaration.name] = (
-                    declaration.problem == nil ? declaration.kind : .virtual,
-                    declared is DeclaredField<Decimal> || declared is DeclaredField<Decimal?>
-                )
-            }
-            mirror = current.superclassMirror
-        }
-        fieldTables[id] = table
-        return table
     }
 }
 

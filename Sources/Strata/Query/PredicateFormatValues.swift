@@ -100,7 +100,8 @@ enum PredicateFormatValue {
                 value = .text(Decimal(number).description)
             case .real(let number):
                 guard number.isFinite,
-                    let exact = Decimal(string: "\(number)", locale: Locale(identifier: "en_US_POSIX"))
+                    let exact = Decimal(
+                        string: "\(number)", locale: Locale(identifier: "en_US_POSIX"))
                 else {
                     throw PredicateFormatProblem(
                         "\(number) is not a Decimal, which '\(field)' holds", at: nil)

@@ -630,7 +630,10 @@ struct WhereFormatExampleTests {
             (Where("price == %@", price), \.$price == price, "Decimal"),
             (Where("price < 10"), \.$price < Decimal(10), "an integer for a Decimal"),
             (Where("price >= %@", 0.1), \.$price >= price, "a Double for a Decimal, by its text"),
-            (Where("price BETWEEN {%@, 1}", price), Where(\.$price, between: price...1), "Decimal range"),
+            (
+                Where("price BETWEEN {%@, 1}", price), Where(\.$price, between: price...1),
+                "Decimal range"
+            ),
             (Where("price IN %@", [price]), Where(\.$price, in: [price]), "Decimal membership"),
             (Where("mood == %@", FmtMood.cross), \.$mood == .cross, "an enum"),
             (Where("mood == 'cross'"), \.$mood == .cross, "an enum's raw value"),
