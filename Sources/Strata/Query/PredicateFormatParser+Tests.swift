@@ -306,7 +306,8 @@ extension PredicateFormatParser {
                         at: rhs.column)
                 }
                 let like = WherePredicate.text(plain, .like, pattern, op.options)
-                return op.name == "!=" || op.name == "<>" ? like.negated : like
+                if case .compare(.notEqual) = op.kind { return like.negated }
+                return like
             }
         }
         switch op.kind {
