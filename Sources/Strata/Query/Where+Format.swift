@@ -1,0 +1,87 @@
+// CoreStore's format-string `Where`, in NSPredicate's format language.
+//
+// There is no NSPredicate here: the format is parsed into the same tree the
+// key-path operators build (see `PredicateFormatParser`), so a fetch compiles
+// it to SQL and a monitor evaluates it in memory, with the answers of the
+// key-path `Where` for the same condition. Arguments are converted to stored
+// values (or row IDs) while the `Where` is built, by the field each one is
+// compared with, and never kept: the `Where` stays `Sendable`.
+
+extension Where {
+    /// A predicate written in NSPredicate's format language, as CoreStore's
+    /// `Where<T>("age > %d", 30)`.
+    ///
+    /// ```swift
+    /// Where<Person>("age > %d", 30)
+    /// Where<Person>("%K BEGINSWITH[cd] %@", "name", "an")
+    /// Where<Person>("ANY pets.name == %@ AND NOT (email == nil)", "Rex")
+    /// Where<Pet>("owner == %@ OR owner.age BETWEEN {18, 65}", ann)
+    /// ```
+    ///
+    /// Supported: `==` `=` `!=` `<>` `<` `<=` `=<` `>` `>=` `=>`, `BETWEEN`,
+    /// `IN`, `BEGINSWITH` `ENDSWITH` `CONTAINS` `LIKE` with `[c]` `[d]` `[cd]`
+    /// (also on `==` and `!=` with text), `AND` `&&` `OR` `||` `NOT` `!`,
+    /// parentheses, `TRUEPREDICATE` `FALSEPREDICATE`, `nil` `NULL` `YES` `NO`
+    /// `TRUE` `FALSE`, numbers, quoted strings, `{ … }` lists; key paths as
+    /// names, `%K`, `SELF`, dotted to-one paths (`owner.name`); `ANY` `SOME`
+    /// `ALL` `NONE` over one to-many relationship (`ANY pets.name == "Rex"`)
+    /// and `pets.@count`; the specifiers `%@`, `%K`, `%d` `%i` `%u` (with `l`,
+    /// `ll`, `h`, `q` sizes), `%f` `%g` `%e`, and positional `%1$@`. Refused:
+    /// `MATCHES`, `SUBQUERY`, functions, arithmetic, `$VARIABLES`, aggregates
+    /// other than `@count`, comparing two key paths (see `Docs/Querying.md`).
+    ///
+    /// An argument is stored as the field it is compared with stores it: a
+    /// `Date`, `UUID`, `Decimal`, `Data`, `Bool` or enum in its own stored
+    /// form, a number of the field's numeric class when it converts exactly;
+    /// a relationship or `SELF` takes an object, an `ObjectID` or `nil`.
+    ///
+    /// Nothing here throws or traps: bad input (a syntax error, an unknown
+    /// field, a missing or extra argument, an argument of the wrong type, an
+    /// unsupported operator) makes an invalid predicate, and the fetch,
+    /// count or monitor that uses it throws
+    /// ``StrataError/invalidValue(entity:field:reason:)`` whose field is
+    /// `format` and whose reason names the problem and its column.
+    public init(_ format: String, _ arguments: Any?...) {
+        self.init(parsing: format, arguments)
+    }
+
+    /// A predicate in NSPredicate's format language with its arguments in an
+    /// array, as CoreStore's `Where<T>(_:argumentArray:)`; see ``init(_:_:)``.
+    ///
+    /// ```swift
+    /// Where<Person>("name IN %@ AND age >= %d", argumentArray: [["Ann", "Bob"], 18])
+    /// ```
+    ///
+    /// Bad input makes an invalid predicate, which the fetch, count or monitor
+    /// using it reports by throwing ``StrataError/invalidValue(entity:field:reason:)``.
+    public init(_ format: String, argumentArray: [Any]?) {
+        self.init(parsing: format, (argumentArray ?? []).map { $0 })
+    }
+
+    /// NSPredicate's spelling of ``init(_:argumentArray:)``: the same predicate.
+    ///
+    /// ```swift
+    /// Where<Person>(format: "age > %d", argumentArray: [30])
+    /// ```
+    ///
+    /// Bad input makes an invalid predicate, which the fetch, count or monitor
+    /// using it reports by throwing ``StrataError/invalidValue(entity:field:reason:)``.
+    public init(format: String, argumentArray: [Any]?) {
+        self.init(format, argumentArray: argumentArray)
+    }
+
+    private init(parsing format: String, _ arguments: [Any?]) {
+        do {
+            self.init(
+                try PredicateFormatParser.predicate(format, arguments: arguments, root: Object.self)
+            )
+        } catch {
+            let place = error.column.map { "column \($0) of " } ?? ""
+            self.init(
+                .invalid(
+                    .invalidValue(
+                        entity: String(describing: Object.self), field: "format",
+                        reason: "\(place)\(String(reflecting: format)): \(error.message)")))
+        }
+    }
+}
