@@ -22,9 +22,6 @@ final class PostgreSQLStatement: ServerStatement {
     private var result: OpaquePointer?
     private var row: Int32 = -1
     private var rowCount: Int32 = 0
-    /// The type of each column of `result`, read once a run rather than
-    /// once a value.
-    private var columnTypes: [Oid] = []
 
     /// The session's connection it was prepared on: after a reconnect it no
     /// longer exists there, and is prepared again before it runs.
@@ -57,7 +54,6 @@ final class PostgreSQLStatement: ServerStatement {
         result = nil
         row = -1
         rowCount = 0
-        columnTypes.removeAll(keepingCapacity: true)
         parameters.removeAll()
     }
 
@@ -128,7 +124,6 @@ final class PostgreSQLStatement: ServerStatement {
         }
         result = run
         rowCount = PQntuples(run)
-        columnTypes = (0..<PQnfields(run)).map { PQftype(run, $0) }
     }
 
     /// Prepares `sql` on the session's connection under `name`.
@@ -242,7 +237,8 @@ final class PostgreSQLStatement: ServerStatement {
 
     /// The type of column `index` of the current result (0 for none).
     private func type(at index: Int32) -> Oid {
-        index >= 0 && Int(index) < columnTypes.count ? columnTypes[Int(index)] : 0
+        guard let result else { return 0 }
+        return PQftype(result, index)
     }
 
     private func raw(at index: Int32) -> UnsafeRawBufferPointer {
