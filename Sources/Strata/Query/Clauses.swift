@@ -57,6 +57,22 @@ public protocol DeleteClause {
 }
 
 extension From {
+    /// This fetch with `clause` added, as the chained method of the same
+    /// name would add it: CoreStore's `appending(_:)`.
+    ///
+    /// ```swift
+    /// let clause: any FetchClause = Tweak { $0.fetchLimit = 10 }
+    /// try stack.fetchAll(From<Person>().appending(clause))
+    /// ```
+    public func appending(_ clause: any FetchClause) -> From {
+        clause.applied(to: self)
+    }
+
+    /// This fetch with `clauses` added, in order: CoreStore's `appending(contentsOf:)`.
+    public func appending(contentsOf clauses: some Sequence<any FetchClause>) -> From {
+        applying(Array(clauses))
+    }
+
     /// This fetch with `clauses` added, in order.
     func applying(_ clauses: [any FetchClause]) -> From {
         clauses.reduce(self) { $1.applied(to: $0) }
@@ -69,6 +85,17 @@ extension From {
 }
 
 extension QueryChain {
+    /// This query with `clause` added, as the chained method of the same
+    /// name would add it: CoreStore's `appending(_:)`.
+    public func appending(_ clause: any QueryClause) -> QueryChain {
+        clause.applied(to: self)
+    }
+
+    /// This query with `clauses` added, in order: CoreStore's `appending(contentsOf:)`.
+    public func appending(contentsOf clauses: some Sequence<any QueryClause>) -> QueryChain {
+        applying(Array(clauses))
+    }
+
     /// This query with `clauses` added, in order.
     func applying(_ clauses: [any QueryClause]) -> QueryChain {
         clauses.reduce(self) { $1.applied(to: $0) }

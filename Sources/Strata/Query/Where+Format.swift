@@ -70,7 +70,7 @@ extension Where {
         self.init(format, argumentArray: argumentArray)
     }
 
-    private init(parsing format: String, _ arguments: [Any?]) {
+    init(parsing format: String, _ arguments: [Any?]) {
         do {
             self.init(
                 try PredicateFormatParser.predicate(format, arguments: arguments, root: Object.self)
