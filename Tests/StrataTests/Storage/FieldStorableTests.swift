@@ -300,7 +300,12 @@ struct FieldStorableTests {
             let length = Int(random.next() % 40)
             var scalars = String.UnicodeScalarView()
             while scalars.count < length {
-                if let scalar = Unicode.Scalar(UInt32(random.next() % 0x11_0000)) {
+                // PostgreSQL's text cannot hold U+0000: a NUL fails the commit
+                // there, as textHoldingNULIsStoredOnSQLiteAndRefusedByNameOnPostgreSQL
+                // checks, so it is drawn on SQLite only.
+                if let scalar = Unicode.Scalar(UInt32(random.next() % 0x11_0000)),
+                    scalar != "\u{0}" || kind != .postgreSQL
+                {
                     scalars.append(scalar)
                 }
             }
