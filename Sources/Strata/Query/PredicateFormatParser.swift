@@ -1,6 +1,6 @@
 /// Parses NSPredicate's format language into a ``WherePredicate`` on the
 /// entity of `root`: the grammar here, the key paths and the tests they make
-/// in `PredicateFormatParser+Tests`, the values in `PredicateFormatValues`.
+/// in `PredicateFormatParser+Paths`, the values in `PredicateFormatValues`.
 ///
 /// ```
 /// predicate   := conjunction (("OR" | "||") conjunction)*
