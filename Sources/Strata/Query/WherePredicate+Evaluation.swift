@@ -47,10 +47,14 @@ struct MemoryEvaluator<Graph: ObjectGraphReading> {
         case let .isIn(path, values):
             return values.contains(value(path, of: object))
         case let .between(path, lower, upper):
-            let lhs = value(path, of: object)
-            let order = path.isDecimal ? DecimalOrdering.sortValue : { $0 }
-            guard let low = StoredValue.sqliteCompare(order(lhs), order(lower)),
-                  let high = StoredValue.sqliteCompare(order(lhs), order(upper))
+            var (lhs, lower, upper) = (value(path, of: object), lower, upper)
+            if path.isDecimal {
+                // Each value's key once; other values compare as they are.
+                (lhs, lower, upper) = (
+                    DecimalOrdering.sortValue(lhs), DecimalOrdering.sortValue(lower), DecimalOrdering.sortValue(upper))
+            }
+            guard let low = StoredValue.sqliteCompare(lhs, lower),
+                  let high = StoredValue.sqliteCompare(lhs, upper)
             else { return false }
             return low != .orderedAscending && high != .orderedDescending
         case let .text(path, operation, pattern, options):
