@@ -69,39 +69,36 @@ extension ObjectContext {
     /// own objects with their current values.
     ///
     /// The page is taken after the deleted objects are left out, so that
-    /// `fetchOne` answers the first committed match still alive. Without a
-    /// limit or offset that is one read of the IDs; with one, the objects
-    /// are made a chunk at a time until the page is full.
+    /// `fetchOne` answers the first committed match still alive. The objects
+    /// are made a chunk at a time until the page is full (all in one chunk
+    /// without a limit or offset).
     func committedMatches<Object: ManagedObject>(_ query: From<Object>) throws -> [Object] {
         let entity = entity(Object.self)
         // A negative offset is none, as in SQL.
         let offset = max(query.options.fetchOffset, 0)
         let limit = query.options.effectiveLimit
+        let rowIDs = try fetchObjectIDs(query.tweak {
+            $0.fetchLimit = nil
+            $0.fetchOffset = 0
+        }).map(\.rowID)
         var objects: [ManagedObject] = []
-        if limit == nil, offset == 0 {
-            objects = try existingObjects(entity, rowIDs: fetchObjectIDs(query).map(\.rowID))
-        } else {
-            let rowIDs = try fetchObjectIDs(query.tweak {
-                $0.fetchLimit = nil
-                $0.fetchOffset = 0
-            }).map(\.rowID)
-            var skipped = 0
-            var start = 0
-            let isFull = { (objects: [ManagedObject]) in limit.map { objects.count >= $0 } ?? false }
-            while start < rowIDs.count, !isFull(objects) {
-                // What the page still needs, bounded by the IDs so as not to overflow.
-                let needed = min(limit.map { $0 - objects.count } ?? rowIDs.count, rowIDs.count)
-                    + min(offset - skipped, rowIDs.count)
-                let end = start + min(rowIDs.count - start, max(needed, 64))
-                for object in try existingObjects(entity, rowIDs: Array(rowIDs[start..<end])) {
-                    if skipped < offset {
-                        skipped += 1
-                    } else if !isFull(objects) {
-                        objects.append(object)
-                    }
+        var skipped = 0
+        var start = 0
+        let isFull = { (objects: [ManagedObject]) in limit.map { objects.count >= $0 } ?? false }
+        while start < rowIDs.count, !isFull(objects) {
+            // What the page still needs (without a limit or offset, every ID
+            // in one chunk), bounded by the IDs so as not to overflow.
+            let needed = min(limit.map { $0 - objects.count } ?? rowIDs.count, rowIDs.count)
+                + min(offset - skipped, rowIDs.count)
+            let end = start + min(rowIDs.count - start, max(needed, 64))
+            for object in try existingObjects(entity, rowIDs: Array(rowIDs[start..<end])) {
+                if skipped < offset {
+                    skipped += 1
+                } else if !isFull(objects) {
+                    objects.append(object)
                 }
-                start = end
             }
+            start = end
         }
         // Every object of `Object`'s entity is of its class.
         return uncheckedDowncast(objects, to: [Object].self)
