@@ -29,7 +29,7 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
         _ keyPath: KeyPath<Object, Field.Stored<Value>>,
         _ sectionName: @escaping @Sendable (Value) -> String = defaultSectionName
     ) {
-        self.path = ValuePath(field: FieldPath.name(keyPath)).holding(Value.self)
+        self.path = ValuePath(keyPath)
         self.name = { stored in (try? Value(storedValue: stored)).map(sectionName) ?? "" }
     }
 

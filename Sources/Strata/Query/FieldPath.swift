@@ -28,19 +28,23 @@ struct ValuePath: Sendable, Hashable, CustomStringConvertible {
 
     var description: String { (relationships + [field ?? "_pk"]).joined(separator: ".") }
 
+    /// The path to the field at `keyPath`, marked as holding a `Decimal` when
+    /// the field's value is one (or an optional one).
+    init<Object: ManagedObject, Value>(_ keyPath: KeyPath<Object, Field.Stored<Value>>) {
+        self.init(field: FieldPath.name(keyPath))
+        isDecimal = Value.self == Decimal.self || Value.self == Decimal?.self
+    }
+
+    /// The path to the field or relationship at `keyPath`.
+    init<Object: ManagedObject, Wrapper>(_ keyPath: KeyPath<Object, Wrapper>) {
+        self.init(field: FieldPath.name(keyPath))
+    }
+
     /// The path continued by `next`, which starts where this one's last
     /// relationship (its `field`) ends.
     func appending(_ next: ValuePath) -> ValuePath {
         var path = ValuePath(relationships: relationships + [field].compactMap { $0 } + next.relationships, field: next.field)
         path.isDecimal = next.isDecimal
-        return path
-    }
-
-    /// The path, marked as holding a `Decimal` when `Value` is one (or an
-    /// optional one), as typed comparisons and sort keys know it.
-    func holding<Value>(_: Value.Type) -> ValuePath {
-        var path = self
-        path.isDecimal = Value.self == Decimal.self || Value.self == Decimal?.self
         return path
     }
 }

@@ -39,7 +39,7 @@ public struct OrderBy<Object: ManagedObject>: Sendable, Hashable {
             _ keyPath: KeyPath<Object, Field.Stored<Value>>, _ options: TextOptions = [],
             nulls: NullPlacement = .automatic
         ) -> SortKey {
-            SortKey(path: ValuePath(field: FieldPath.name(keyPath)).holding(Value.self), isAscending: true, options: options, nulls: nulls)
+            SortKey(path: ValuePath(keyPath), isAscending: true, options: options, nulls: nulls)
         }
 
         /// Sorts by the field at `keyPath`, largest first.
@@ -47,7 +47,7 @@ public struct OrderBy<Object: ManagedObject>: Sendable, Hashable {
             _ keyPath: KeyPath<Object, Field.Stored<Value>>, _ options: TextOptions = [],
             nulls: NullPlacement = .automatic
         ) -> SortKey {
-            SortKey(path: ValuePath(field: FieldPath.name(keyPath)).holding(Value.self), isAscending: false, options: options, nulls: nulls)
+            SortKey(path: ValuePath(keyPath), isAscending: false, options: options, nulls: nulls)
         }
 
         /// Sorts by a value reached through to-one relationships, smallest first.

@@ -280,10 +280,6 @@ extension PredicateFormatParser {
                     "'\(name)' is a relationship: compare it with ==, != or IN", at: op.column)
             }
         }
-        // Only order comparisons read a `Decimal` path's mark; the key-path
-        // `Where` sets it on comparisons and ranges alone, and so does this.
-        var plain = path
-        plain.isDecimal = false
         if isTextComparison {
             guard type == .text else {
                 throw problem(
@@ -297,7 +293,7 @@ extension PredicateFormatParser {
                     throw problem(
                         "LIKE patterns cannot escape '*' and '?' in Strata", at: rhs.column)
                 }
-                return .text(plain, operation, pattern, op.options)
+                return .text(path, operation, pattern, op.options)
             default:
                 // `==[c] "ann"` is a wildcard-free LIKE; `!=[c]` its negation.
                 guard !pattern.contains("*"), !pattern.contains("?") else {
@@ -305,7 +301,7 @@ extension PredicateFormatParser {
                         "\(op.name) with [c] or [d] and a text holding '*' or '?' cannot be expressed; use LIKE",
                         at: rhs.column)
                 }
-                let like = WherePredicate.text(plain, .like, pattern, op.options)
+                let like = WherePredicate.text(path, .like, pattern, op.options)
                 if case .compare(.notEqual) = op.kind { return like.negated }
                 return like
             }
@@ -328,7 +324,7 @@ extension PredicateFormatParser {
             let values = try collection(rhs, op).map { value throws(PredicateFormatProblem) in
                 try value.stored(for: type, field: name, decimal: path.isDecimal)
             }
-            return .isIn(plain, StoredValueSet(values))
+            return .isIn(path, StoredValueSet(values))
         case .text, .matches:
             throw problem("\(op.name) is not supported here", at: op.column)
         }

@@ -108,7 +108,7 @@ public struct GroupBy<Object: ManagedObject>: Sendable, Hashable {
     public init<each Value>(_ keyPaths: repeat KeyPath<Object, Field.Stored<each Value>>) {
         var paths: [ValuePath] = []
         for keyPath in repeat each keyPaths {
-            paths.append(ValuePath(field: FieldPath.name(keyPath)))
+            paths.append(ValuePath(keyPath))
         }
         self.paths = paths
     }

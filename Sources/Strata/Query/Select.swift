@@ -137,7 +137,7 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
     public static func attribute<Value>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
     ) -> SelectTerm {
-        term(.value, ValuePath(field: FieldPath.name(keyPath)), alias, "", of: Value.self)
+        term(.value, ValuePath(keyPath), alias, "", of: Value.self)
     }
 
     /// A value reached through to-one relationships (`\.$owner ~ \.$name`),
@@ -181,14 +181,14 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
             Related.cardinality != .toOne,
             "Strata: count(_:) in a Select takes a to-many relationship; a to-one one holds "
                 + "at most one object (select one of its fields with .attribute(\\.$owner ~ \\.$name)).")
-        return term(.relatedCount, ValuePath(field: FieldPath.name(keyPath)), alias, "count")
+        return term(.relatedCount, ValuePath(keyPath), alias, "count")
     }
 
     /// How many matching objects have a non-NULL value at `keyPath`.
     public static func count<Value>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
     ) -> SelectTerm {
-        term(.count, ValuePath(field: FieldPath.name(keyPath)), alias, "count")
+        term(.count, ValuePath(keyPath), alias, "count")
     }
 
     /// How many matching objects have a non-NULL value along `expression`.
@@ -206,7 +206,7 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
     public static func sum<Value>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
     ) -> SelectTerm {
-        term(.sum, ValuePath(field: FieldPath.name(keyPath)), alias, "sum", of: Value.self)
+        term(.sum, ValuePath(keyPath), alias, "sum", of: Value.self)
     }
 
     /// The sum of the values along `expression`.
@@ -222,7 +222,7 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
     public static func average<Value>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
     ) -> SelectTerm {
-        term(.average, ValuePath(field: FieldPath.name(keyPath)), alias, "average", of: Value.self)
+        term(.average, ValuePath(keyPath), alias, "average", of: Value.self)
     }
 
     /// The mean of the values along `expression`.
@@ -236,7 +236,7 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
     public static func minimum<Value>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
     ) -> SelectTerm {
-        term(.minimum, ValuePath(field: FieldPath.name(keyPath)), alias, "min", of: Value.self)
+        term(.minimum, ValuePath(keyPath), alias, "min", of: Value.self)
     }
 
     /// The smallest value along `expression`.
@@ -250,7 +250,7 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
     public static func maximum<Value>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>, as alias: String? = nil
     ) -> SelectTerm {
-        term(.maximum, ValuePath(field: FieldPath.name(keyPath)), alias, "max", of: Value.self)
+        term(.maximum, ValuePath(keyPath), alias, "max", of: Value.self)
     }
 
     /// The largest value along `expression`.

@@ -13,7 +13,7 @@ extension Where {
     public init<Value: FieldStorable, Values: Sequence>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>, in values: Values
     ) where Values.Element == Value {
-        self = Self.membership(ValuePath(field: FieldPath.name(keyPath)), values)
+        self = Self.membership(ValuePath(keyPath), values)
     }
 
     /// Objects whose value at the end of the path equals one of `values`.
@@ -31,7 +31,7 @@ extension Where {
     public init<Value: FieldStorable & Comparable>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>, between range: ClosedRange<Value>
     ) {
-        self = Self.range(ValuePath(field: FieldPath.name(keyPath)), range)
+        self = Self.range(ValuePath(keyPath), range)
     }
 
     /// Objects whose value at the end of the path lies in the closed range.
@@ -47,7 +47,7 @@ extension Where {
     /// most of its time (4% of an import) in metadata and witness look-ups.
     @usableFromInline
     init<Value>(_ keyPath: KeyPath<Object, Field.Stored<Value>>, inStored values: [StoredValue]) {
-        self.init(.isIn(ValuePath(field: FieldPath.name(keyPath)), StoredValueSet(values)))
+        self.init(.isIn(ValuePath(keyPath), StoredValueSet(values)))
     }
 
     /// The membership test every `in:` builds, or an invalid predicate naming
@@ -66,8 +66,7 @@ extension Where {
     /// The range test every `between:` builds, or an invalid predicate naming
     /// the field when a bound cannot be stored.
     static func range<Value: FieldStorable>(_ path: ValuePath, _ range: ClosedRange<Value>) -> Where<Object> {
-        let path = path.holding(Value.self)
-        return stored(range.lowerBound, at: path) { lower in
+        stored(range.lowerBound, at: path) { lower in
             (try? range.upperBound.storableValue()).map { .between(path, lower, $0) }
                 ?? .invalid(.invalidValue(
                     entity: String(describing: Object.self), field: path.description,

@@ -8,32 +8,32 @@
 /// Objects whose field equals `value` (`nil` matches a NULL field).
 public func == <Object: ManagedObject, Value: FieldStorable>(
     lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
-) -> Where<Object> { .comparing(ValuePath(field: FieldPath.name(lhs)), .equal, rhs) }
+) -> Where<Object> { .comparing(ValuePath(lhs), .equal, rhs) }
 
 /// Objects whose field differs from `value`; a NULL field differs from every non-nil value.
 public func != <Object: ManagedObject, Value: FieldStorable>(
     lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
-) -> Where<Object> { .comparing(ValuePath(field: FieldPath.name(lhs)), .notEqual, rhs) }
+) -> Where<Object> { .comparing(ValuePath(lhs), .notEqual, rhs) }
 
 /// Objects whose field is less than `value`.
 public func < <Object: ManagedObject, Value: FieldStorable>(
     lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
-) -> Where<Object> { .comparing(ValuePath(field: FieldPath.name(lhs)), .less, rhs) }
+) -> Where<Object> { .comparing(ValuePath(lhs), .less, rhs) }
 
 /// Objects whose field is at most `value`.
 public func <= <Object: ManagedObject, Value: FieldStorable>(
     lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
-) -> Where<Object> { .comparing(ValuePath(field: FieldPath.name(lhs)), .lessOrEqual, rhs) }
+) -> Where<Object> { .comparing(ValuePath(lhs), .lessOrEqual, rhs) }
 
 /// Objects whose field is greater than `value`.
 public func > <Object: ManagedObject, Value: FieldStorable>(
     lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
-) -> Where<Object> { .comparing(ValuePath(field: FieldPath.name(lhs)), .greater, rhs) }
+) -> Where<Object> { .comparing(ValuePath(lhs), .greater, rhs) }
 
 /// Objects whose field is at least `value`.
 public func >= <Object: ManagedObject, Value: FieldStorable>(
     lhs: KeyPath<Object, Field.Stored<Value>>, rhs: Value
-) -> Where<Object> { .comparing(ValuePath(field: FieldPath.name(lhs)), .greaterOrEqual, rhs) }
+) -> Where<Object> { .comparing(ValuePath(lhs), .greaterOrEqual, rhs) }
 
 // MARK: Paths
 
@@ -78,28 +78,28 @@ public func >= <Object, Value>(lhs: Where<Object>.Expression<Value>, rhs: Value)
 public func == <Object: ManagedObject, Target: ManagedObject>(
     lhs: KeyPath<Object, Field.Relationship<Target?>>, rhs: Target?
 ) -> Where<Object> {
-    Where(.compare(ValuePath(field: FieldPath.name(lhs)), .equal, rowIDValue(of: rhs)))
+    Where(.compare(ValuePath(lhs), .equal, rowIDValue(of: rhs)))
 }
 
 /// Objects whose to-one relationship does not point to `object`.
 public func != <Object: ManagedObject, Target: ManagedObject>(
     lhs: KeyPath<Object, Field.Relationship<Target?>>, rhs: Target?
 ) -> Where<Object> {
-    Where(.compare(ValuePath(field: FieldPath.name(lhs)), .notEqual, rowIDValue(of: rhs)))
+    Where(.compare(ValuePath(lhs), .notEqual, rowIDValue(of: rhs)))
 }
 
 /// Objects whose to-one relationship points to the object with `id`.
 public func == <Object: ManagedObject, Target: ManagedObject>(
     lhs: KeyPath<Object, Field.Relationship<Target?>>, rhs: ObjectID<Target>
 ) -> Where<Object> {
-    Where(.compare(ValuePath(field: FieldPath.name(lhs)), .equal, .integer(rhs.rowID)))
+    Where(.compare(ValuePath(lhs), .equal, .integer(rhs.rowID)))
 }
 
 /// Objects whose to-one relationship does not point to the object with `id`.
 public func != <Object: ManagedObject, Target: ManagedObject>(
     lhs: KeyPath<Object, Field.Relationship<Target?>>, rhs: ObjectID<Target>
 ) -> Where<Object> {
-    Where(.compare(ValuePath(field: FieldPath.name(lhs)), .notEqual, .integer(rhs.rowID)))
+    Where(.compare(ValuePath(lhs), .notEqual, .integer(rhs.rowID)))
 }
 
 /// Objects whose relation ends at `object` (`nil`: ends nowhere).
@@ -132,7 +132,7 @@ extension Where {
     public init<Target: ManagedObject, Targets: Sequence>(
         _ keyPath: KeyPath<Object, Field.Relationship<Target?>>, in objects: Targets
     ) where Targets.Element == Target {
-        self.init(.isIn(ValuePath(field: FieldPath.name(keyPath)), StoredValueSet(objects.map(rowIDValue))))
+        self.init(.isIn(ValuePath(keyPath), StoredValueSet(objects.map(rowIDValue))))
     }
 
     /// Objects whose to-one relationship points to one of the objects `ids` name.
@@ -140,7 +140,7 @@ extension Where {
         _ keyPath: KeyPath<Object, Field.Relationship<Target?>>, in ids: IDs
     ) where IDs.Element == ObjectID<Target> {
         let rowIDs = ids.map { StoredValue.integer($0.rowID) }
-        self.init(.isIn(ValuePath(field: FieldPath.name(keyPath)), StoredValueSet(rowIDs)))
+        self.init(.isIn(ValuePath(keyPath), StoredValueSet(rowIDs)))
     }
 }
 

@@ -21,7 +21,7 @@ extension Where {
     public init<Value: FieldStorable & Comparable>(
         _ keyPath: KeyPath<Object, Field.Stored<Value?>>, between range: ClosedRange<Value>
     ) {
-        self = Self.range(ValuePath(field: FieldPath.name(keyPath)), range)
+        self = Self.range(ValuePath(keyPath), range)
     }
 
     /// Objects whose optional value at the end of the path lies in the closed
@@ -47,7 +47,7 @@ extension Where {
     public init<Value: FieldStorable, Values: Sequence>(
         _ keyPath: KeyPath<Object, Field.Stored<Value?>>, in values: Values
     ) where Values.Element == Value {
-        self = Self.membership(ValuePath(field: FieldPath.name(keyPath)), values)
+        self = Self.membership(ValuePath(keyPath), values)
     }
 
     /// Objects whose optional value at the end of the path equals one of

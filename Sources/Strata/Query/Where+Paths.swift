@@ -24,7 +24,7 @@ public func ~ <Object, Target, Value>(
     lhs: KeyPath<Object, Field.Relationship<Target?>>, rhs: KeyPath<Target, Field.Stored<Value>>
 ) -> Where<Object>.Expression<Value> {
     Where<Object>.Expression(
-        path: ValuePath(field: FieldPath.name(lhs)).appending(ValuePath(field: FieldPath.name(rhs)).holding(Value.self)))
+        path: ValuePath(lhs).appending(ValuePath(rhs)))
 }
 
 /// The object a to-one relationship of a related object points to.
@@ -32,21 +32,21 @@ public func ~ <Object, Target, Next>(
     lhs: KeyPath<Object, Field.Relationship<Target?>>, rhs: KeyPath<Target, Field.Relationship<Next?>>
 ) -> Where<Object>.Relation<Next> {
     Where<Object>.Relation(
-        path: ValuePath(field: FieldPath.name(lhs)).appending(ValuePath(field: FieldPath.name(rhs))))
+        path: ValuePath(lhs).appending(ValuePath(rhs)))
 }
 
 /// A stored value further along a relation.
 public func ~ <Object, Target, Value>(
     lhs: Where<Object>.Relation<Target>, rhs: KeyPath<Target, Field.Stored<Value>>
 ) -> Where<Object>.Expression<Value> {
-    Where<Object>.Expression(path: lhs.path.appending(ValuePath(field: FieldPath.name(rhs)).holding(Value.self)))
+    Where<Object>.Expression(path: lhs.path.appending(ValuePath(rhs)))
 }
 
 /// A to-one relationship further along a relation.
 public func ~ <Object, Target, Next>(
     lhs: Where<Object>.Relation<Target>, rhs: KeyPath<Target, Field.Relationship<Next?>>
 ) -> Where<Object>.Relation<Next> {
-    Where<Object>.Relation(path: lhs.path.appending(ValuePath(field: FieldPath.name(rhs))))
+    Where<Object>.Relation(path: lhs.path.appending(ValuePath(rhs)))
 }
 
 /// The to-many relationship of the object a to-one relationship points to,
@@ -54,14 +54,14 @@ public func ~ <Object, Target, Next>(
 public func ~ <Object, Owner, Target>(
     lhs: KeyPath<Object, Field.Relationship<Owner?>>, rhs: KeyPath<Owner, Field.Relationship<Set<Target>>>
 ) -> Where<Object>.Members<Target> {
-    Where<Object>.Members(owner: ValuePath(field: FieldPath.name(lhs)), relationship: FieldPath.name(rhs))
+    Where<Object>.Members(owner: ValuePath(lhs), relationship: FieldPath.name(rhs))
 }
 
 /// The ordered to-many relationship of the object a to-one relationship points to.
 public func ~ <Object, Owner, Target>(
     lhs: KeyPath<Object, Field.Relationship<Owner?>>, rhs: KeyPath<Owner, Field.Relationship<[Target]>>
 ) -> Where<Object>.Members<Target> {
-    Where<Object>.Members(owner: ValuePath(field: FieldPath.name(lhs)), relationship: FieldPath.name(rhs))
+    Where<Object>.Members(owner: ValuePath(lhs), relationship: FieldPath.name(rhs))
 }
 
 /// A to-many relationship further along a relation.

@@ -40,7 +40,7 @@ public struct TextPattern: Sendable {
 extension Where {
     /// Objects whose text field matches `pattern`; a NULL field never matches.
     public init<Value: TextFieldValue>(_ keyPath: KeyPath<Object, Field.Stored<Value>>, _ pattern: TextPattern) {
-        self.init(.text(ValuePath(field: FieldPath.name(keyPath)), pattern.operation, pattern.pattern, pattern.options))
+        self.init(.text(ValuePath(keyPath), pattern.operation, pattern.pattern, pattern.options))
     }
 
     /// Objects whose text at the end of the path matches `pattern`.

@@ -72,8 +72,7 @@ public struct Where<Object: ManagedObject>: Sendable {
     static func comparing<Value: FieldStorable>(
         _ path: ValuePath, _ op: WherePredicate.Comparison, _ value: Value
     ) -> Where<Object> {
-        let path = path.holding(Value.self)
-        return stored(value, at: path) { .compare(path, op, $0) }
+        stored(value, at: path) { .compare(path, op, $0) }
     }
 
     /// Builds a predicate from `value`'s stored form, or an invalid predicate.
