@@ -70,6 +70,41 @@ extension Where {
         self.init(format, argumentArray: argumentArray)
     }
 
+    /// Objects whose value at `keyPath`, a field's name or a dotted path
+    /// through to-one relationships, equals `value`, as CoreStore's
+    /// `Where<T>("name", isEqualTo: "Ann")`: the format `%K == %@`. `nil`
+    /// matches NULL (and a nil link); a relationship takes an object or an
+    /// `ObjectID`.
+    ///
+    /// ```swift
+    /// Where<Person>("name", isEqualTo: "Ann")
+    /// Where<Person>("email", isEqualTo: nil)
+    /// Where<Pet>("owner.name", isEqualTo: "Ann")
+    /// ```
+    ///
+    /// An unknown field or a value the field cannot hold makes an invalid
+    /// predicate, which the fetch, count or monitor using it reports by
+    /// throwing ``StrataError/invalidValue(entity:field:reason:)``.
+    public init(_ keyPath: String, isEqualTo value: Any?) {
+        self.init(parsing: "%K == %@", [keyPath, value])
+    }
+
+    /// Objects whose value at `keyPath` equals one of `list`, as CoreStore's
+    /// `Where<T>("name", isMemberOf: ["Ann", "Bob"])`: the format `%K IN %@`.
+    /// An empty list matches nothing.
+    ///
+    /// ```swift
+    /// Where<Person>("age", isMemberOf: [30, 40])
+    /// Where<Pet>("owner", isMemberOf: [ann, bob])
+    /// ```
+    ///
+    /// An unknown field or a value the field cannot hold makes an invalid
+    /// predicate, which the fetch, count or monitor using it reports by
+    /// throwing ``StrataError/invalidValue(entity:field:reason:)``.
+    public init<List: Sequence>(_ keyPath: String, isMemberOf list: List) {
+        self.init(parsing: "%K IN %@", [keyPath, list.map { $0 as Any }])
+    }
+
     init(parsing format: String, _ arguments: [Any?]) {
         do {
             self.init(
