@@ -82,7 +82,7 @@ enum LinkStep: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
 /// A random V1 store's contents, as indices: how many objects of each
 /// entity, which keep, and every link, from the owners' side.
-private struct LinkPlan: Sendable {
+struct LinkPlan: Sendable {
     var counts: [String: Int] = [:]
     var keep: [String: [Bool]] = [:]
     var itemOwner: [Int?] = []
@@ -125,7 +125,7 @@ private struct LinkPlan: Sendable {
 /// Every link of a store, by object name (names are unique across
 /// entities), read from both sides through fetched objects, with the names
 /// of each entity's objects by V1 entity name.
-private struct LinkContents: Equatable {
+struct LinkContents: Equatable {
     var objects: [String: Set<String>] = [:]
     var items: [String: Set<String>] = [:]
     var queue: [String: [String]] = [:]
@@ -212,7 +212,7 @@ private struct LinkContents: Equatable {
 struct CustomStepLinkTests {
     /// Writes the V1 store `plan` describes; returns what a fresh read of it
     /// holds, and the names of the objects whose `keep` is false.
-    private func writeV1Store(
+    func writeV1Store(
         _ kind: StoreKind, in directory: TemporaryDirectory, plan: LinkPlan
     ) throws -> (LinkContents, unkept: [String: Set<String>]) {
         let stack = DataStack(linkV1)
@@ -328,18 +328,20 @@ struct CustomStepLinkTests {
         return (contents, stamps)
     }
 
-    /// The links each of Owner's relationships holds in the store of `kind`,
-    /// counted in its tables (`schema`'s), not through objects: a link left
-    /// to a row that is gone would be hidden from a fetched object, but
-    /// counts and predicates over the relationship would still see it.
-    private func storedLinkCounts(
-        _ kind: StoreKind, in directory: TemporaryDirectory, schema: Schema
+    /// The links each relationship of the owner entity (of class `owner`)
+    /// holds in the store of `kind`, counted in its tables (`schema`'s), not
+    /// through objects: a link left to a row that is gone would be hidden
+    /// from a fetched object, but counts and predicates over the relationship
+    /// would still see it.
+    func storedLinkCounts(
+        _ kind: StoreKind, in directory: TemporaryDirectory, schema: Schema,
+        owner type: ManagedObject.Type = LinkOwnerV2.self
     ) throws -> [String: Int64] {
         let connection = kind == .postgreSQL
             ? try postgreSQLStore(in: directory).settings.openConnection(.inspector)
             : try Connection(path: storeURL(in: directory).path, readOnly: true)
         defer { connection.close() }
-        guard let owner = schema.entities.first(where: { $0.type == LinkOwnerV2.self }) else {
+        guard let owner = schema.entities.first(where: { $0.type == type }) else {
             return [:]
         }
         var counts: [String: Int64] = [:]
