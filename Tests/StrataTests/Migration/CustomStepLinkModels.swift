@@ -5,7 +5,7 @@
 // Owner.items ↔ Item.owner and Owner.queue ↔ Job.queue are one-to-manys kept
 // by the members' foreign-key column (the second ordered); Owner.tags ↔
 // Tag.owners and Owner.playlist ↔ Song.lists are many-to-manys kept in a
-// link table (the second ordered on the owner's side); Owner.notes and
+// link table (the second ordered on both sides); Owner.notes and
 // Owner.pinned have no inverse (the second ordered); Owner.children ↔
 // Owner.parent links owners among themselves. V2 replaces each entity's
 // `keep` with `stamp`, which a transformer sets, so that every step is one.
@@ -44,7 +44,7 @@ final class LinkTagV1: ManagedObject {
 final class LinkSongV1: ManagedObject {
     @Field.Stored("name") var name: String = ""
     @Field.Stored("keep") var keep: Bool = true
-    @Field.Relationship("lists") var lists: Set<LinkOwnerV1>
+    @Field.Relationship("lists") var lists: [LinkOwnerV1]
 }
 
 final class LinkNoteV1: ManagedObject {
@@ -86,7 +86,7 @@ final class LinkTagV2: ManagedObject {
 final class LinkSongV2: ManagedObject {
     @Field.Stored("name") var name: String = ""
     @Field.Stored("stamp") var stamp: String = ""
-    @Field.Relationship("lists") var lists: Set<LinkOwnerV2>
+    @Field.Relationship("lists") var lists: [LinkOwnerV2]
 }
 
 final class LinkNoteV2: ManagedObject {

@@ -46,7 +46,7 @@ final class LinkTagR: ManagedObject {
 final class LinkSongR: ManagedObject {
     @Field.Stored("name") var name: String = ""
     @Field.Stored("stamp") var stamp: String = ""
-    @Field.Relationship("mixes", renamingIdentifier: "lists") var mixes: Set<LinkOwnerR>
+    @Field.Relationship("mixes", renamingIdentifier: "lists") var mixes: [LinkOwnerR]
 }
 
 final class LinkNoteR: ManagedObject {
@@ -126,7 +126,7 @@ extension CustomStepLinkTests {
         for tag in tags { after.ownersOfTag[tag.name] = Set(tag.holders.map(\.name)) }
         let songs = try stack.fetchAll(From<LinkSongR>())
         after.objects["Song"] = Set(songs.map(\.name))
-        for song in songs { after.listsOfSong[song.name] = Set(song.mixes.map(\.name)) }
+        for song in songs { after.listsOfSong[song.name] = song.mixes.map(\.name) }
         after.objects["Note"] = Set(try stack.fetchAll(From<LinkNoteR>()).map(\.name))
 
         let context = "\(mapped), \(kind), seed \(seed)"

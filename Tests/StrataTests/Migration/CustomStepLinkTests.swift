@@ -89,6 +89,8 @@ struct LinkPlan: Sendable {
     var queues: [[Int]] = []
     var tags: [Set<Int>] = []
     var playlists: [[Int]] = []
+    /// A sort key per song and owner: each song's lists, in their order.
+    var listOrder: [[UInt64]] = []
     var notes: [Set<Int>] = []
     var pinned: [[Int]] = []
     var parent: [Int?] = []
@@ -116,6 +118,7 @@ struct LinkPlan: Sendable {
         }
         tags = (0..<owners).map { _ in Set(subset("Tag", &random)) }
         playlists = (0..<owners).map { _ in subset("Song", &random) }
+        listOrder = (0..<counts["Song"]!).map { _ in (0..<owners).map { _ in random.next() } }
         notes = (0..<owners).map { _ in Set(subset("Note", &random)) }
         pinned = (0..<owners).map { _ in subset("Note", &random) }
         parent = (0..<owners).map { _ in owner(&random) }
@@ -138,7 +141,7 @@ struct LinkContents: Equatable {
     var ownerOfItem: [String: String] = [:]
     var queueOfJob: [String: String] = [:]
     var ownersOfTag: [String: Set<String>] = [:]
-    var listsOfSong: [String: Set<String>] = [:]
+    var listsOfSong: [String: [String]] = [:]
 
     /// What is left when only the objects named in `kept` remain: their
     /// links to each other, in the same order.
@@ -165,7 +168,7 @@ struct LinkContents: Equatable {
         result.ownerOfItem = ones(ownerOfItem)
         result.queueOfJob = ones(queueOfJob)
         result.ownersOfTag = sets(ownersOfTag)
-        result.listsOfSong = sets(listsOfSong)
+        result.listsOfSong = lists(listsOfSong)
         return result
     }
 
@@ -245,6 +248,16 @@ struct CustomStepLinkTests {
                 owner.pinned = plan.pinned[index].map { notes[$0] }
                 owner.parent = plan.parent[index].map { owners[$0] }
             }
+            // Each song's owners in an order of their own, not the order they were added in.
+            let ownerIndex = Dictionary(
+                uniqueKeysWithValues: owners.enumerated().map { (ObjectIdentifier($1), $0) })
+            for (index, song) in songs.enumerated() {
+                let keys = plan.listOrder[index]
+                func key(_ owner: LinkOwnerV1) -> UInt64 {
+                    keys[ownerIndex[ObjectIdentifier(owner)]!]
+                }
+                song.lists = song.lists.sorted { key($0) < key($1) }
+            }
         })
         var unkept: [String: Set<String>] = [:]
         let prefixes = ["Owner": "O", "Item": "I", "Job": "J", "Tag": "T", "Song": "S", "Note": "N"]
@@ -282,7 +295,7 @@ struct CustomStepLinkTests {
         for tag in tags { contents.ownersOfTag[tag.name] = Set(tag.owners.map(\.name)) }
         let songs = try stack.fetchAll(From<LinkSongV1>())
         contents.objects["Song"] = Set(songs.map(\.name))
-        for song in songs { contents.listsOfSong[song.name] = Set(song.lists.map(\.name)) }
+        for song in songs { contents.listsOfSong[song.name] = song.lists.map(\.name) }
         contents.objects["Note"] = Set(try stack.fetchAll(From<LinkNoteV1>()).map(\.name))
         return contents
     }
@@ -321,7 +334,7 @@ struct CustomStepLinkTests {
         let songs = try stack.fetchAll(From<LinkSongV2>())
         contents.objects["Song"] = Set(songs.map(\.name))
         stamps["Song"] = Set(songs.map(\.stamp))
-        for song in songs { contents.listsOfSong[song.name] = Set(song.lists.map(\.name)) }
+        for song in songs { contents.listsOfSong[song.name] = song.lists.map(\.name) }
         let notes = try stack.fetchAll(From<LinkNoteV2>())
         contents.objects["Note"] = Set(notes.map(\.name))
         stamps["Note"] = Set(notes.map(\.stamp))
