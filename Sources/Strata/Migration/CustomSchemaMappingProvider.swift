@@ -63,7 +63,9 @@ public enum CustomEntityMapping: Sendable {
     case copyEntity(source: String, destination: String)
     /// Every row of `source` is passed to `transformer`, which writes the
     /// `destination` row, keeping the row ID, or drops it. Rows are read in
-    /// chunks of 1,000, so memory stays bounded on large stores.
+    /// chunks of 1,000, so memory stays bounded on large stores. Links are
+    /// carried as inference carries them, those of a dropped object excepted;
+    /// a to-many made to-one holding links between kept objects is refused.
     case transformEntity(source: String, destination: String, transformer: Transformer)
 }
 

@@ -64,44 +64,72 @@ extension InferredMigration {
 /// to-many made to-one would start empty (which member to keep is a choice
 /// inference cannot make, and Core Data's inferred mapping refuses the
 /// change outright), so while it holds links the step fails instead of
-/// dropping them; one that holds none migrates.
+/// dropping them; one that holds none migrates. A custom step that transforms
+/// the entity is refused the same way: a transformer reads and writes fields,
+/// not links, so it cannot choose the member either. Only links between two
+/// objects the step keeps count: one to or from an object a transformer
+/// dropped goes with that object, as in any custom step.
 extension InferredMigration {
-    /// Throws when a relationship of an inferred entity goes from to-many to
-    /// to-one, between the same entities' lines, while the store holds links of it.
+    /// Throws when a relationship goes from to-many to to-one, between the
+    /// same entities' lines, while the store holds links of it between two
+    /// objects the step carried. Runs once the entities' new tables are filled.
     ///
     /// - Throws: ``StrataError/migrationFailed(sourceVersion:destinationVersion:entity:field:reason:)``
-    ///   naming the relationship and how many links it holds.
+    ///   naming the relationship and how many such links it holds.
     func refuseDroppingToManyLinks(on connection: Connection) throws {
         for (entity, old) in zip(destination.entities, predecessors) {
-            guard let old, transformers[entity.name] == nil else { continue }
+            guard let old else { continue }
             for relationship in entity.relationships.values.sorted(by: { $0.name < $1.name })
             where relationship.entity == entity.name && relationship.isToOne {
                 guard let previous = RenameMatching.match(
                           [relationship], in: Array(old.relationships.values)).first ?? nil,
                       !previous.isToOne,
                       carriesLinks(from: previous.target, to: relationship.target),
-                      let links = try linkCount(of: previous, on: connection), links > 0
+                      let links = try keptLinkCount(of: previous, into: entity, on: connection),
+                      links > 0
                 else { continue }
                 throw failure(
                     entity.name, relationship.name,
-                    "a to-many made to-one would drop its \(links) links, since which member to keep "
-                        + "is a choice inference cannot make; write a custom step that keeps the one you want")
+                    "a to-many made to-one would drop its \(links) links, since which member "
+                        + "to keep is a choice the step cannot make (a custom transformer neither "
+                        + "reads nor sets links); delete them before the step, in the old version "
+                        + "or in a willMigrate hook, to let it start empty")
             }
         }
     }
 
-    /// How many links the source relationship `relationship` holds.
-    private func linkCount(of relationship: RelationshipDescription, on connection: Connection) throws -> Int64? {
+    /// How many links the source relationship `relationship` holds between
+    /// objects the step carried: rows of the new tables of `owner` (the
+    /// entity continuing its owner) and of the entity continuing its target.
+    ///
+    /// ```sql
+    /// SELECT count(*) FROM "_strata_link_Shelf_marks"
+    ///     WHERE "source" IN (SELECT "_pk" FROM "_strata_migrating_Shelf")
+    ///     AND "target" IN (SELECT "_pk" FROM "_strata_migrating_Mark")
+    /// ```
+    private func keptLinkCount(
+        of relationship: RelationshipDescription, into owner: EntityDescription,
+        on connection: Connection
+    ) throws -> Int64? {
+        guard let target = successorName(of: relationship.target)
+            .flatMap(destination.entity(named:))
+        else { return nil }
+        func kept(_ entity: EntityDescription) -> String {
+            "(SELECT \"_pk\" FROM \(SQL.quote(Self.temporaryPrefix + entity.tableName)))"
+        }
         let sql: String
         switch relationship.storage {
         case .foreignKey:
             return nil
         case let .inverseForeignKey(targetSlot, _):
-            guard let target = source.entity(named: relationship.target) else { return nil }
-            let column = SQL.quote(target.attributes[targetSlot].name)
-            sql = "SELECT count(*) FROM \(target.quotedTable) WHERE \(column) IS NOT NULL"
-        case let .linkTable(table, _, _, _):
-            sql = "SELECT count(*) FROM \(SQL.quote(table))"
+            guard let member = source.entity(named: relationship.target) else { return nil }
+            let column = SQL.quote(member.attributes[targetSlot].name)
+            sql = "SELECT count(*) FROM \(member.quotedTable) "
+                + "WHERE \(column) IN \(kept(owner)) AND \"_pk\" IN \(kept(target))"
+        case let .linkTable(table, ownerColumn, targetColumn, _):
+            sql = "SELECT count(*) FROM \(SQL.quote(table)) "
+                + "WHERE \(SQL.quote(ownerColumn)) IN \(kept(owner)) "
+                + "AND \(SQL.quote(targetColumn)) IN \(kept(target))"
         }
         guard case .integer(let count)? = try connection.scalar(sql, []) else { return nil }
         return count

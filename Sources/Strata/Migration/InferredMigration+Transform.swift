@@ -137,18 +137,23 @@ extension InferredMigration {
     }
 
     /// Clears the to-ones and deletes the links that point at objects a
-    /// transformer dropped, in the tables being built.
+    /// transformer dropped, in the tables being built. An end is checked when
+    /// its table lost rows to a transformer: in an inheritance tree, the
+    /// dropped objects of a subentity are also objects of its base entities,
+    /// whose relationships reach them too.
     func removeReferencesToDroppedObjects(on connection: Connection) throws {
         guard !transformers.isEmpty else { return }
         func building(_ name: String) -> String { SQL.quote(Self.temporaryPrefix + name) }
         func tableOf(_ name: String) -> String { destination.entity(named: name)?.tableName ?? name }
+        let transformedTables = Set(transformers.keys.map(tableOf))
+        func mayHaveDropped(_ name: String) -> Bool { transformedTables.contains(tableOf(name)) }
         // Each relationship once, on the entity declaring it; the tables are the trees'.
         for entity in destination.entities {
             for attribute in entity.fieldAttributes {
                 guard case .foreignKey(let name) = attribute.kind,
                       entity.relationships[name]?.entity == entity.name,
                       let target = entity.relationships[name]?.target,
-                      transformers[target] != nil
+                      mayHaveDropped(target)
                 else { continue }
                 let column = SQL.quote(attribute.name)
                 var assignments = ["\(column) = NULL"]
@@ -164,7 +169,7 @@ extension InferredMigration {
                     continue
                 }
                 for (column, end) in [(owner, entity.name), (target, relationship.target)]
-                where transformers[end] != nil {
+                where mayHaveDropped(end) {
                     try connection.execute(
                         "DELETE FROM \(building(table)) WHERE \(SQL.quote(column)) "
                             + "NOT IN (SELECT \"_pk\" FROM \(building(tableOf(end))))")

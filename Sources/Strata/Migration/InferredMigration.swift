@@ -46,7 +46,6 @@ struct InferredMigration {
     /// Runs the step; `progress` gets the number of units done: one per
     /// destination entity, and a last one for link tables and clean-up.
     func run(on connection: Connection, progress: (Int) -> Void = { _ in }) throws {
-        try refuseDroppingToManyLinks(on: connection)
         let pairs = zip(destination.entities, predecessors).map { ($0, $1) }
         // Every table first: a subentity fills its root's, which may be listed after it.
         for entity in destination.entities where entity.ownsTable {
@@ -63,6 +62,8 @@ struct InferredMigration {
             }
             progress(index + 1)
         }
+        // Once the tables are filled: a link to an object a transformer dropped goes with it.
+        try refuseDroppingToManyLinks(on: connection)
         let sourceByName = Dictionary(
             uniqueKeysWithValues: pairs.compactMap { entity, old in old.map { (entity.name, $0) } })
         for table in destination.linkTables {
