@@ -88,10 +88,11 @@ extension DataStack {
         try Self.snapshot(source, to: copy)
         let settings = current.settings
         let main = try detach(current)
+        defer { finishSwap(of: current, main) }
         do {
             try Self.moveStoreFiles(from: url, to: old)
             try FileManager.default.moveItem(at: copy, to: url)
-            try addStorageNow(ReopenedStore(settings: settings), following: main)
+            try reopen(settings, following: main)
             try? SQLiteStore(fileURL: old).deleteFiles()
         } catch {
             // Put the old file back and reopen it.
@@ -133,6 +134,7 @@ extension DataStack {
         let current = try store()
         let settings = current.settings
         let main = try detach(current)
+        defer { finishSwap(of: current, main) }
         switch settings.location {
         case .file(let url):
             do throws(StrataError) {
@@ -175,17 +177,13 @@ extension DataStack {
 
     /// Opens the store of `settings` again, its file replaced or reset,
     /// under `main`, the main context ``detach(_:)`` kept; when it cannot
-    /// be opened, `main` closes as ``removeStorage()`` would close it.
+    /// be opened, ``finishSwap(of:_:)`` closes `main` as ``removeStorage()``
+    /// would close it.
     @MainActor
     private func reopen(
         _ settings: StoreSettings, following main: MainContext, recreating: Bool = false
     ) throws(StrataError) {
-        do {
-            try addStorageNow(ReopenedStore(settings: settings), following: main, recreating: recreating)
-        } catch {
-            closeMainContexts(of: [main.context.store])
-            throw error
-        }
+        try addStorageNow(ReopenedStore(settings: settings), following: main, recreating: recreating)
     }
 
     /// Moves the store file at `source` to `destination` with its `-wal` and

@@ -1,0 +1,378 @@
+import Dispatch
+import Foundation
+@testable import Strata
+import Testing
+
+/// What a store swap does to the transactions waiting for the writer: a
+/// transaction works on the store the stack has when it first reads or
+/// writes, so one queued before a `replaceStore` or `resetStore` (or begun
+/// but not yet at the store) runs on the new file, as one queued a moment
+/// later would; one that had touched the store finishes on the old file
+/// first. Only `removeStorage()` makes them fail, with `.storeNotAdded`.
+@MainActor
+@Suite("Stack: transactions queued across a replaced, reset or removed store")
+struct StoreSwapQueueTests {
+    enum Swap: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case replace
+        case resetFile
+        case resetInMemory
+        case remove
+
+        var testDescription: String { rawValue }
+
+        var storeKind: StoreKind { self == .resetInMemory ? .inMemory : .file }
+
+        /// The owner a transaction finds on the new file: the source's, or none after a reset.
+        var newOwner: String { self == .replace ? "new" : "none" }
+    }
+
+    /// How a queued transaction is asked for.
+    enum Caller: CaseIterable {
+        case completion
+        case awaiting
+        case blockingOffTheMainActor
+    }
+
+    /// A stack's item as a value, to compare contents whatever their row IDs.
+    struct Row: Hashable, Comparable {
+        var group: Int
+        var rank: Int
+        var label: String
+        var flag: Bool
+
+        init(group: Int, rank: Int, label: String, flag: Bool) {
+            (self.group, self.rank, self.label, self.flag) = (group, rank, label, flag)
+        }
+
+        init(_ item: MonItem) {
+            self.init(group: item.group, rank: item.rank, label: item.label ?? "", flag: item.flag)
+        }
+
+        static func < (lhs: Row, rhs: Row) -> Bool {
+            (lhs.group, lhs.rank, lhs.label, lhs.flag ? 1 : 0) < (rhs.group, rhs.rank, rhs.label, rhs.flag ? 1 : 0)
+        }
+    }
+
+    /// One transaction's random work, run in a transaction or applied to a list of rows.
+    struct Work: Sendable {
+        enum Step: Sendable {
+            case create(Row)
+            case flag(group: Int)
+            case deleteBelow(rank: Int)
+        }
+
+        let index: Int
+        let steps: [Step]
+
+        static func random(index: Int, _ random: inout SplitMix64) -> Work {
+            let steps = (0..<Int.random(in: 1...4, using: &random)).map { step -> Step in
+                switch Int.random(in: 0..<20, using: &random) {
+                case 0..<12:
+                    return .create(Row(
+                        group: Int.random(in: 0..<3, using: &random), rank: Int.random(in: 0..<1_000, using: &random),
+                        label: "t\(index)-\(step)", flag: false))
+                case 12..<17: return .flag(group: Int.random(in: 0..<3, using: &random))
+                default: return .deleteBelow(rank: Int.random(in: 0..<60, using: &random))
+                }
+            }
+            return Work(index: index, steps: steps)
+        }
+
+        /// Notes in `touches` which file the transaction found (by its
+        /// owner's name) as it first reads, then does its steps; returns the owner's name.
+        func run(in tx: BaseDataTransaction, noting touches: Locked<[String]>) throws -> String {
+            let owner = try tx.fetchOne(From<MonOwner>())?.name ?? "none"
+            touches.withLock { $0.append("\(index) \(owner)") }
+            for step in steps {
+                switch step {
+                case .create(let row):
+                    let item = tx.create(Into<MonItem>())
+                    (item.group, item.rank, item.label) = (row.group, row.rank, row.label)
+                case .flag(let group):
+                    for item in try tx.fetchAll(From<MonItem>().where(\.$group == group)) { item.flag = true }
+                case .deleteBelow(let rank):
+                    tx.delete(try tx.fetchAll(From<MonItem>().where(\.$rank < rank)))
+                }
+            }
+            return owner
+        }
+
+        func apply(to rows: inout [Row]) {
+            for step in steps {
+                switch step {
+                case .create(let row): rows.append(row)
+                case .flag(let group): for index in rows.indices where rows[index].group == group { rows[index].flag = true }
+                case .deleteBelow(let rank): rows.removeAll { $0.rank < rank }
+                }
+            }
+        }
+    }
+
+    typealias Outcome = (index: Int, result: Result<String, StrataError>)
+
+    /// An owner named `owner` and a few random items, in one transaction.
+    private func fill(_ stack: DataStack, owner: String, random: inout SplitMix64) throws {
+        let rows = (0..<Int.random(in: 2..<8, using: &random)).map { index in
+            Row(
+                group: Int.random(in: 0..<3, using: &random), rank: Int.random(in: 0..<1_000, using: &random),
+                label: "\(owner)-\(index)", flag: false)
+        }
+        try stack.perform(synchronous: { tx in
+            tx.create(Into<MonOwner>()).name = owner
+            for row in rows {
+                let item = tx.create(Into<MonItem>())
+                (item.group, item.rank, item.label) = (row.group, row.rank, row.label)
+            }
+        })
+    }
+
+    private func rows(of stack: DataStack) throws -> [Row] {
+        try stack.fetchAll(From<MonItem>()).map { Row($0) }.sorted()
+    }
+
+    /// Asks for `work` in a transaction the way `caller` does, telling `outcomes` its result.
+    private func queue(
+        _ work: Work, on stack: DataStack, by caller: Caller, noting touches: Locked<[String]>,
+        into outcomes: AsyncStream<Outcome>.Continuation
+    ) {
+        switch caller {
+        case .completion:
+            stack.perform(asynchronous: { tx in try work.run(in: tx, noting: touches) }, completion: { result in
+                outcomes.yield((work.index, result))
+            })
+        case .awaiting:
+            Task { @MainActor in
+                do throws(StrataError) {
+                    outcomes.yield((work.index, .success(try await stack.perform { tx in
+                        try work.run(in: tx, noting: touches)
+                    })))
+                } catch {
+                    outcomes.yield((work.index, .failure(error)))
+                }
+            }
+        case .blockingOffTheMainActor:
+            DispatchQueue.global().async {
+                do throws(StrataError) {
+                    outcomes.yield((work.index, .success(try stack.perform(synchronous: { tx in
+                        try work.run(in: tx, noting: touches)
+                    }))))
+                } catch {
+                    outcomes.yield((work.index, .failure(error)))
+                }
+            }
+        }
+    }
+
+    /// Transactions committed before the swap, one begun and held until the
+    /// swap comes (before it reads or writes, or holding the writer), and more
+    /// queued behind it in every way there is to ask: the committed ones, and
+    /// the held one that had touched the store, stay on the old file; every
+    /// other one runs on the new file and commits there, and the stack ends
+    /// holding the new file's contents with exactly their changes. After a
+    /// removal, those fail with `.storeNotAdded` instead.
+    @Test(arguments: Swap.allCases, [false, true])
+    func transactionsWaitingForTheWriterRunOnTheNewFile(swap: Swap, heldOneHasTouchedTheStore: Bool) async throws {
+        var random = SplitMix64.random()
+        let seed = random.seed
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, swap.storeKind, in: directory)
+        try fill(stack, owner: "old", random: &random)
+        // What the new file holds: the source's rows, or none after a reset.
+        var expected: [Row] = []
+        let source = directory.file("source.sqlite")
+        if swap == .replace {
+            let sourceStack = DataStack(monitorSchema)
+            try sourceStack.addStorageAndWait(SQLiteStore(fileURL: source))
+            try fill(sourceStack, owner: "new", random: &random)
+            expected = try rows(of: sourceStack)
+            try sourceStack.removeStorage()
+        }
+        let monitor = try stack.monitorList(From<MonItem>().orderBy(.ascending(\.$rank), .ascending(\.$label)))
+        let checker = ReplayChecker(monitor)
+
+        let early = Int.random(in: 0...3, using: &random)
+        let late = Int.random(in: 1...8, using: &random)
+        let works = (0..<(early + 1 + late)).map { Work.random(index: $0, &random) }
+        let callers = works.map { _ in Caller.allCases.randomElement(using: &random)! }
+        let touches = Locked<[String]>([])
+        let (outcomes, collector) = AsyncStream<Outcome>.makeStream()
+        let reached = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        for work in works[..<early] {
+            queue(work, on: stack, by: .completion, noting: touches, into: collector)
+        }
+        let held = works[early]
+        let gate = try stack.store().gate
+        let touchesFirst = heldOneHasTouchedTheStore
+        stack.perform(asynchronous: { tx in
+            guard touchesFirst else {
+                // Holds the queue, before it reads or writes, until the swap is done.
+                reached.signal()
+                go.wait()
+                return try held.run(in: tx, noting: touches)
+            }
+            // Holds the writer until the swap comes to close it.
+            let owner = try held.run(in: tx, noting: touches)
+            reached.signal()
+            gate.waitUntilClosing()
+            return owner
+        }, completion: { result in collector.yield((held.index, result)) })
+        for work in works[(early + 1)...] {
+            queue(work, on: stack, by: callers[work.index], noting: touches, into: collector)
+        }
+        // The early ones have committed (and the held one has begun); the main
+        // actor stays busy, so none is merged yet.
+        reached.wait()
+        switch swap {
+        case .replace: try stack.replaceStore(withContentsOf: source)
+        case .resetFile, .resetInMemory: try stack.resetStore()
+        case .remove: try stack.removeStorage()
+        }
+        go.signal()
+
+        var results: [Int: Result<String, StrataError>] = [:]
+        for await outcome in outcomes {
+            #expect(results.updateValue(outcome.result, forKey: outcome.index) == nil, "seed \(seed): called twice")
+            if results.count == works.count { break }
+        }
+        // Which file each transaction found as it first read, in the order they
+        // ran: the old one's, then only the new one's.
+        let noted = touches.withLock { $0 }.map { $0.split(separator: " ").map(String.init) }
+        let onOld = noted.prefix { $0[1] == "old" }
+        let onNew = noted.dropFirst(onOld.count)
+        let ranBefore = touchesFirst ? early + 1 : early
+        #expect(onOld.map { $0[0] } == (0..<ranBefore).map(String.init), "seed \(seed): what ran before the swap")
+        for index in 0..<ranBefore {
+            #expect(results[index] == .success("old"), "seed \(seed): transaction \(index) ran on the old file")
+        }
+        guard swap != .remove else {
+            for index in ranBefore..<works.count {
+                #expect(results[index] == .failure(.storeNotAdded), "seed \(seed): transaction \(index) after the removal")
+            }
+            #expect(onNew.isEmpty, "seed \(seed): nothing ran after the removal")
+            return
+        }
+        for index in ranBefore..<works.count {
+            #expect(results[index] == .success(swap.newOwner),
+                "seed \(seed): transaction \(index) (\(index == early ? "held" : "\(callers[index])")) ran on the new file")
+        }
+        #expect(onNew.allSatisfy { $0[1] == swap.newOwner }, "seed \(seed): \(noted)")
+        #expect(onNew.compactMap { Int($0[0]) }.sorted() == Array(ranBefore..<works.count), "seed \(seed)")
+        // The new file's contents with the changes of what ran after the swap, in the order it ran.
+        for entry in onNew { if let index = Int(entry[0]) { works[index].apply(to: &expected) } }
+        let fresh = try stack.fetchAll(From<MonItem>().orderBy(monitor.orderForFetch))
+        #expect(fresh.map { Row($0) }.sorted() == expected.sorted(), "seed \(seed)")
+        #expect(monitor.objectsInAllSections().map(\.rowID) == fresh.map(\.rowID), "seed \(seed)")
+        #expect(checker.failures.isEmpty, "seed \(seed): \(checker.failures)")
+        #expect(checker.refetches >= 1, "seed \(seed): the swap is a refresh")
+    }
+
+    /// Commits a transaction when told of a refetch, noting the owner it found.
+    final class WriterOnRefetch: ListObserver {
+        typealias ListEntityType = MonItem
+        let stack: DataStack
+        var found: [Result<String, StrataError>] = []
+
+        init(_ stack: DataStack) {
+            self.stack = stack
+        }
+
+        func listMonitorDidRefetch(_ monitor: ListMonitor<MonItem>) {
+            do throws(StrataError) {
+                found.append(.success(try stack.perform(synchronous: { tx in
+                    tx.create(Into<MonItem>()).label = "written on refetch"
+                    return try tx.fetchOne(From<MonOwner>())?.name ?? "none"
+                })))
+            } catch {
+                found.append(.failure(error))
+            }
+        }
+    }
+
+    /// The refresh reaches observers once the swap is over: one that writes
+    /// when told commits on the new file, even with a transaction queued
+    /// before the swap ahead of it.
+    @Test
+    func anObserverToldOfTheRefreshCommitsOnTheNewFile() async throws {
+        var random = SplitMix64.random()
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        try fill(stack, owner: "old", random: &random)
+        let source = directory.file("source.sqlite")
+        let sourceStack = DataStack(monitorSchema)
+        try sourceStack.addStorageAndWait(SQLiteStore(fileURL: source))
+        try fill(sourceStack, owner: "new", random: &random)
+        try sourceStack.removeStorage()
+        let monitor = try stack.monitorList(From<MonItem>().orderBy(.ascending(\.$rank), .ascending(\.$label)))
+        let writer = WriterOnRefetch(stack)
+        monitor.addObserver(writer)
+        let reached = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        let (outcomes, collector) = AsyncStream<Result<String, StrataError>>.makeStream()
+        stack.perform(asynchronous: { tx in
+            reached.signal()
+            go.wait()
+            return try tx.fetchOne(From<MonOwner>())?.name ?? "none"
+        }, completion: { collector.yield($0) })
+        reached.wait()
+        // The queued transaction goes on, to its first read, once the swap has begun.
+        let gate = try stack.store().gate
+        DispatchQueue.global().async {
+            gate.waitUntilClosing()
+            go.signal()
+        }
+
+        try stack.replaceStore(withContentsOf: source)
+
+        #expect(writer.found == [.success("new")], "seed \(random.seed)")
+        var iterator = outcomes.makeAsyncIterator()
+        #expect(await iterator.next() == .success("new"), "seed \(random.seed)")
+        let fresh = try stack.fetchAll(From<MonItem>().orderBy(monitor.orderForFetch))
+        #expect(fresh.filter { $0.label == "written on refetch" }.count == 1)
+        #expect(monitor.objectsInAllSections().map(\.rowID) == fresh.map(\.rowID))
+    }
+
+    /// A completion the swap itself runs (of a commit it merges first, before
+    /// the new file is open) cannot wait for the writer, which waits for the
+    /// swap: its synchronous transaction throws `.storeNotAdded` rather than
+    /// deadlock. Its asynchronous one runs on the new file.
+    @Test
+    func aCompletionRunByTheSwapDoesNotWaitForItself() async throws {
+        var random = SplitMix64.random()
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        try fill(stack, owner: "old", random: &random)
+        let source = directory.file("source.sqlite")
+        let sourceStack = DataStack(monitorSchema)
+        try sourceStack.addStorageAndWait(SQLiteStore(fileURL: source))
+        try fill(sourceStack, owner: "new", random: &random)
+        try sourceStack.removeStorage()
+        let (outcomes, collector) = AsyncStream<Result<String, StrataError>>.makeStream()
+        stack.perform(asynchronous: { tx in
+            try tx.fetchOne(From<MonOwner>())?.name ?? "none"
+        }, completion: { result in
+            collector.yield(result)
+            do throws(StrataError) {
+                collector.yield(.success(try stack.perform(synchronous: { tx in
+                    try tx.fetchOne(From<MonOwner>())?.name ?? "none"
+                })))
+            } catch {
+                collector.yield(.failure(error))
+            }
+            stack.perform(asynchronous: { tx in
+                try tx.fetchOne(From<MonOwner>())?.name ?? "none"
+            }, completion: { collector.yield($0) })
+        })
+        // Committed, not merged: the main actor does not yield before the swap.
+        stack.transactionQueue.sync {}
+
+        try stack.replaceStore(withContentsOf: source)
+
+        var seen: [Result<String, StrataError>] = []
+        for await outcome in outcomes {
+            seen.append(outcome)
+            if seen.count == 3 { break }
+        }
+        #expect(seen == [.success("old"), .failure(.storeNotAdded), .success("new")], "seed \(random.seed)")
+    }
+}
