@@ -25,8 +25,8 @@ extension DataStack {
     /// the values they hold, and reads and transactions throw
     /// ``StrataError/storeNotAdded`` until a store is added again. What this
     /// stack committed is merged first; every transaction completion is still
-    /// called, those of transactions that had not begun with
-    /// ``StrataError/storeNotAdded``. (To swap
+    /// called, those of transactions that had not yet read or written the
+    /// store with ``StrataError/storeNotAdded``. (To swap
     /// the file under monitors and publishers that go on following it, use
     /// ``replaceStore(withContentsOf:)`` or ``resetStore(backingUpTo:)``.)
     ///
@@ -62,6 +62,18 @@ extension DataStack {
     /// become deleted. All of them then follow every later commit. The new
     /// file's history starts after the stack's last generation, which goes
     /// on growing.
+    ///
+    /// Transactions waiting for the writer go on, on the new file: a
+    /// transaction works on the store the stack has when it first reads or
+    /// writes. The replacement waits for one that has read or written already
+    /// (it commits or fails on the old file, which then goes); every other
+    /// one, queued or begun but not yet at the store, waits for the
+    /// replacement and then runs on the new file, as one asked for after it
+    /// would. The exception: a ``perform(synchronous:author:isolation:)``
+    /// asked for on the main actor while the replacement runs (from a
+    /// completion it calls first) throws ``StrataError/storeNotAdded``
+    /// rather than wait for itself. Observers hear of the new contents once
+    /// the replacement is over, and may commit from there.
     ///
     /// ```swift
     /// try stack.replaceStore(withContentsOf: downloadedBackup)
@@ -121,6 +133,11 @@ extension DataStack {
     /// publish anew, held objects become deleted; all of them then follow
     /// every later commit. A new row is another object even where its ID is
     /// an old one's. The generation goes on growing.
+    ///
+    /// Transactions waiting for the writer go on, on the new, empty store, as
+    /// after ``replaceStore(withContentsOf:)``: one that has read or written
+    /// already finishes first, on the old store; every other one runs on the
+    /// new store.
     ///
     /// ```swift
     /// try stack.resetStore(backingUpTo: backupsFolder.appendingPathComponent("before-reset.sqlite"))

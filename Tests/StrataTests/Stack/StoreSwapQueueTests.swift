@@ -16,11 +16,23 @@ struct StoreSwapQueueTests {
         case replace
         case resetFile
         case resetInMemory
+        case resetServer
         case remove
 
         var testDescription: String { rawValue }
 
-        var storeKind: StoreKind { self == .resetInMemory ? .inMemory : .file }
+        /// Every case, the server's left out when the PostgreSQL suites are turned off.
+        static var allCases: [Swap] {
+            [.replace, .resetFile, .resetInMemory, .remove] + StoreKind.enabled([.postgreSQL]).map { _ in .resetServer }
+        }
+
+        var storeKind: StoreKind {
+            switch self {
+            case .resetInMemory: .inMemory
+            case .resetServer: .postgreSQL
+            default: .file
+            }
+        }
 
         /// The owner a transaction finds on the new file: the source's, or none after a reset.
         var newOwner: String { self == .replace ? "new" : "none" }
@@ -225,7 +237,7 @@ struct StoreSwapQueueTests {
         reached.wait()
         switch swap {
         case .replace: try stack.replaceStore(withContentsOf: source)
-        case .resetFile, .resetInMemory: try stack.resetStore()
+        case .resetFile, .resetInMemory, .resetServer: try stack.resetStore()
         case .remove: try stack.removeStorage()
         }
         go.signal()
