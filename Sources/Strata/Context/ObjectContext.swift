@@ -276,7 +276,9 @@ final class ObjectContext {
         do {
             writer = try store.beginWriting()
         } catch StrataError.storeNotAdded where kind == .transaction && !hasTouchedStore {
-            guard let successor = store.succession.successor() else { throw StrataError.storeNotAdded }
+            guard let successor = store.succession.successor() else {
+                throw StrataError.storeNotAdded
+            }
             store = successor
             try takeWriter()
         }

@@ -152,7 +152,8 @@ extension DataStack: CommitMerging {
             await withCheckedContinuation(isolation: isolation) { continuation in
                 transactionQueue.async {
                     let (outcome, ranOn) = cancelled.withLock { $0 }
-                        ? (.failure(.userCancelled), stores) : self.runQueued(body, stores: stores, author: author)
+                        ? (.failure(.userCancelled), stores)
+                        : self.runQueued(body, stores: stores, author: author)
                     self.deliver(
                         { continuation.resume(returning: outcome) }, after: ranOn, holdingMerges: holdsMerges)
                 }

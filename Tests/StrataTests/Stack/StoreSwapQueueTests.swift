@@ -23,7 +23,8 @@ struct StoreSwapQueueTests {
 
         /// Every case, the server's left out when the PostgreSQL suites are turned off.
         static var allCases: [Swap] {
-            [.replace, .resetFile, .resetInMemory, .remove] + StoreKind.enabled([.postgreSQL]).map { _ in .resetServer }
+            [.replace, .resetFile, .resetInMemory, .remove]
+                + StoreKind.enabled([.postgreSQL]).map { _ in .resetServer }
         }
 
         var storeKind: StoreKind {
@@ -61,7 +62,8 @@ struct StoreSwapQueueTests {
         }
 
         static func < (lhs: Row, rhs: Row) -> Bool {
-            (lhs.group, lhs.rank, lhs.label, lhs.flag ? 1 : 0) < (rhs.group, rhs.rank, rhs.label, rhs.flag ? 1 : 0)
+            let (left, right) = (lhs.flag ? 1 : 0, rhs.flag ? 1 : 0)
+            return (lhs.group, lhs.rank, lhs.label, left) < (rhs.group, rhs.rank, rhs.label, right)
         }
     }
 
@@ -81,7 +83,8 @@ struct StoreSwapQueueTests {
                 switch Int.random(in: 0..<20, using: &random) {
                 case 0..<12:
                     return .create(Row(
-                        group: Int.random(in: 0..<3, using: &random), rank: Int.random(in: 0..<1_000, using: &random),
+                        group: Int.random(in: 0..<3, using: &random),
+                        rank: Int.random(in: 0..<1_000, using: &random),
                         label: "t\(index)-\(step)", flag: false))
                 case 12..<17: return .flag(group: Int.random(in: 0..<3, using: &random))
                 default: return .deleteBelow(rank: Int.random(in: 0..<60, using: &random))
@@ -101,7 +104,9 @@ struct StoreSwapQueueTests {
                     let item = tx.create(Into<MonItem>())
                     (item.group, item.rank, item.label) = (row.group, row.rank, row.label)
                 case .flag(let group):
-                    for item in try tx.fetchAll(From<MonItem>().where(\.$group == group)) { item.flag = true }
+                    for item in try tx.fetchAll(From<MonItem>().where(\.$group == group)) {
+                        item.flag = true
+                    }
                 case .deleteBelow(let rank):
                     tx.delete(try tx.fetchAll(From<MonItem>().where(\.$rank < rank)))
                 }
@@ -113,7 +118,10 @@ struct StoreSwapQueueTests {
             for step in steps {
                 switch step {
                 case .create(let row): rows.append(row)
-                case .flag(let group): for index in rows.indices where rows[index].group == group { rows[index].flag = true }
+                case .flag(let group):
+                    for index in rows.indices where rows[index].group == group {
+                        rows[index].flag = true
+                    }
                 case .deleteBelow(let rank): rows.removeAll { $0.rank < rank }
                 }
             }
@@ -126,7 +134,8 @@ struct StoreSwapQueueTests {
     private func fill(_ stack: DataStack, owner: String, random: inout SplitMix64) throws {
         let rows = (0..<Int.random(in: 2..<8, using: &random)).map { index in
             Row(
-                group: Int.random(in: 0..<3, using: &random), rank: Int.random(in: 0..<1_000, using: &random),
+                group: Int.random(in: 0..<3, using: &random),
+                rank: Int.random(in: 0..<1_000, using: &random),
                 label: "\(owner)-\(index)", flag: false)
         }
         try stack.perform(synchronous: { tx in
@@ -149,9 +158,9 @@ struct StoreSwapQueueTests {
     ) {
         switch caller {
         case .completion:
-            stack.perform(asynchronous: { tx in try work.run(in: tx, noting: touches) }, completion: { result in
-                outcomes.yield((work.index, result))
-            })
+            stack.perform(
+                asynchronous: { tx in try work.run(in: tx, noting: touches) },
+                completion: { result in outcomes.yield((work.index, result)) })
         case .awaiting:
             Task { @MainActor in
                 do throws(StrataError) {
@@ -183,7 +192,9 @@ struct StoreSwapQueueTests {
     /// holding the new file's contents with exactly their changes. After a
     /// removal, those fail with `.storeNotAdded` instead.
     @Test(arguments: Swap.allCases, [false, true])
-    func transactionsWaitingForTheWriterRunOnTheNewFile(swap: Swap, heldOneHasTouchedTheStore: Bool) async throws {
+    func transactionsWaitingForTheWriterRunOnTheNewFile(
+        swap: Swap, heldOneHasTouchedTheStore: Bool
+    ) async throws {
         var random = SplitMix64.random()
         let seed = random.seed
         let directory = TemporaryDirectory()
@@ -199,7 +210,8 @@ struct StoreSwapQueueTests {
             expected = try rows(of: sourceStack)
             try sourceStack.removeStorage()
         }
-        let monitor = try stack.monitorList(From<MonItem>().orderBy(.ascending(\.$rank), .ascending(\.$label)))
+        let monitor = try stack.monitorList(
+            From<MonItem>().orderBy(.ascending(\.$rank), .ascending(\.$label)))
         let checker = ReplayChecker(monitor)
 
         let early = Int.random(in: 0...3, using: &random)
@@ -244,7 +256,8 @@ struct StoreSwapQueueTests {
 
         var results: [Int: Result<String, StrataError>] = [:]
         for await outcome in outcomes {
-            #expect(results.updateValue(outcome.result, forKey: outcome.index) == nil, "seed \(seed): called twice")
+            let earlier = results.updateValue(outcome.result, forKey: outcome.index)
+            #expect(earlier == nil, "seed \(seed): transaction \(outcome.index) called back twice")
             if results.count == works.count { break }
         }
         // Which file each transaction found as it first read, in the order they
@@ -253,23 +266,29 @@ struct StoreSwapQueueTests {
         let onOld = noted.prefix { $0[1] == "old" }
         let onNew = noted.dropFirst(onOld.count)
         let ranBefore = touchesFirst ? early + 1 : early
-        #expect(onOld.map { $0[0] } == (0..<ranBefore).map(String.init), "seed \(seed): what ran before the swap")
+        #expect(
+            onOld.map { $0[0] } == (0..<ranBefore).map(String.init),
+            "seed \(seed): what ran before the swap")
         for index in 0..<ranBefore {
-            #expect(results[index] == .success("old"), "seed \(seed): transaction \(index) ran on the old file")
+            #expect(results[index] == .success("old"), "seed \(seed): transaction \(index), old file")
         }
         guard swap != .remove else {
             for index in ranBefore..<works.count {
-                #expect(results[index] == .failure(.storeNotAdded), "seed \(seed): transaction \(index) after the removal")
+                #expect(
+                    results[index] == .failure(.storeNotAdded),
+                    "seed \(seed): transaction \(index) after the removal")
             }
             #expect(onNew.isEmpty, "seed \(seed): nothing ran after the removal")
             return
         }
         for index in ranBefore..<works.count {
             #expect(results[index] == .success(swap.newOwner),
-                "seed \(seed): transaction \(index) (\(index == early ? "held" : "\(callers[index])")) ran on the new file")
+                "seed \(seed): transaction \(index), \(index == early ? "held" : "\(callers[index])")")
         }
         #expect(onNew.allSatisfy { $0[1] == swap.newOwner }, "seed \(seed): \(noted)")
-        #expect(onNew.compactMap { Int($0[0]) }.sorted() == Array(ranBefore..<works.count), "seed \(seed)")
+        #expect(
+            onNew.compactMap { Int($0[0]) }.sorted() == Array(ranBefore..<works.count),
+            "seed \(seed)")
         // The new file's contents with the changes of what ran after the swap, in the order it ran.
         for entry in onNew { if let index = Int(entry[0]) { works[index].apply(to: &expected) } }
         let fresh = try stack.fetchAll(From<MonItem>().orderBy(monitor.orderForFetch))
@@ -315,7 +334,8 @@ struct StoreSwapQueueTests {
         try sourceStack.addStorageAndWait(SQLiteStore(fileURL: source))
         try fill(sourceStack, owner: "new", random: &random)
         try sourceStack.removeStorage()
-        let monitor = try stack.monitorList(From<MonItem>().orderBy(.ascending(\.$rank), .ascending(\.$label)))
+        let monitor = try stack.monitorList(
+            From<MonItem>().orderBy(.ascending(\.$rank), .ascending(\.$label)))
         let writer = WriterOnRefetch(stack)
         monitor.addObserver(writer)
         let reached = DispatchSemaphore(value: 0)
@@ -385,6 +405,8 @@ struct StoreSwapQueueTests {
             seen.append(outcome)
             if seen.count == 3 { break }
         }
-        #expect(seen == [.success("old"), .failure(.storeNotAdded), .success("new")], "seed \(random.seed)")
+        #expect(
+            seen == [.success("old"), .failure(.storeNotAdded), .success("new")],
+            "seed \(random.seed)")
     }
 }
