@@ -409,4 +409,61 @@ struct StoreSwapQueueTests {
             seen == [.success("old"), .failure(.storeNotAdded), .success("new")],
             "seed \(random.seed)")
     }
+
+    /// A replacement that fails on the way (here its migration) puts the old
+    /// file back: a transaction that waited for it runs there, as if nothing
+    /// had been tried.
+    @Test
+    func aFailedReplacementLetsTheWaitingTransactionsRunOnTheOldFile() async throws {
+        let directory = TemporaryDirectory()
+        let source = directory.file("v1.sqlite")
+        do {
+            let old = DataStack(queueCodesV1)
+            try old.addStorageAndWait(SQLiteStore(fileURL: source))
+            try old.perform(synchronous: { tx in
+                for _ in 0..<2 { tx.create(Into<QueueCodeV1>()).code = "same" }
+            })
+            try old.removeStorage()
+        }
+        let history = SchemaHistory([queueCodesV1, queueCodesV2], chain: ["V1", "V2"])
+        let stack = DataStack(schemaHistory: history)
+        try stack.addStorageAndWait(SQLiteStore(fileURL: storeURL(in: directory)))
+        try stack.perform(synchronous: { tx in tx.create(Into<QueueCodeV2>()).code = "mine" })
+        let reached = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        let (outcomes, collector) = AsyncStream<Result<[String], StrataError>>.makeStream()
+        stack.perform(asynchronous: { tx in
+            reached.signal()
+            go.wait()
+            tx.create(Into<QueueCodeV2>()).code = "queued"
+            return try tx.fetchAll(From<QueueCodeV2>()).map(\.code).sorted()
+        }, completion: { collector.yield($0) })
+        reached.wait()
+        let gate = try stack.store().gate
+        DispatchQueue.global().async {
+            gate.waitUntilClosing()
+            go.signal()
+        }
+
+        #expect(performing: { try stack.replaceStore(withContentsOf: source) }, throws: { error in
+            guard case .migrationFailed = error as? StrataError else { return false }
+            return true
+        })
+
+        var iterator = outcomes.makeAsyncIterator()
+        #expect(await iterator.next() == .success(["mine", "queued"]))
+        #expect(try stack.fetchAll(From<QueueCodeV2>()).map(\.code).sorted() == ["mine", "queued"])
+    }
 }
+
+/// A code that V2 makes unique: a V1 store holding one twice cannot migrate.
+private final class QueueCodeV1: ManagedObject {
+    @Field.Stored("code") var code: String = ""
+}
+
+private final class QueueCodeV2: ManagedObject {
+    @Field.Stored("code", .unique) var code: String = ""
+}
+
+private let queueCodesV1 = Schema("V1", entities: [Entity<QueueCodeV1>("Code")])
+private let queueCodesV2 = Schema("V2", entities: [Entity<QueueCodeV2>("Code")])
