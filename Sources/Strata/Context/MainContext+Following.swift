@@ -306,7 +306,9 @@ extension MainContext {
     /// past ``followedGeneration``: nothing in its log says what changed, so
     /// it is a refresh, as for a write that bypassed the log. Registered
     /// objects take their row's values in the new file, or are deleted when
-    /// it has no such row, and every observer refreshes.
+    /// it has no such row, and every observer refreshes, at the next
+    /// ``catchUp(yielding:)``: the stack calls it once the swap is over, so
+    /// that an observer may start a transaction on the new store.
     func follow(_ store: StoreRuntime, reader: Connection) throws {
         context.follow(store, reader: reader)
         waiting = [:]
@@ -315,7 +317,6 @@ extension MainContext {
             context.knownSnapshot = (connection.dataVersion(knowing: generation), generation)
             waitingRefresh = try readRefresh(at: max(generation, self.generation), on: connection)
         }
-        catchUp()
     }
 
     // MARK: Refreshing

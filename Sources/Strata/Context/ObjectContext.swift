@@ -16,6 +16,9 @@ final class ObjectContext {
     private(set) var store: StoreRuntime
     /// False once the transaction that owns the context has ended.
     var isOpen = true
+    /// Whether the transaction has taken its store's writer once: from then
+    /// on it is bound to that store (see ``takeWriter()``).
+    private var hasTouchedStore = false
 
     private var reader: Connection?
     /// A transaction's look at the store as last committed (see `committedConnection`).
@@ -264,8 +267,22 @@ final class ObjectContext {
     }
 
     /// Takes the store's writer and begins its SQLite write transaction.
+    ///
+    /// A transaction's first look at its store: when the stack has replaced
+    /// or reset the store's file since the transaction began, it works on the
+    /// store opened in its place (waiting for the swap to end), as one begun
+    /// after the swap would; it has seen nothing of the old file.
     func takeWriter() throws {
-        writer = try store.beginWriting()
+        do {
+            writer = try store.beginWriting()
+        } catch StrataError.storeNotAdded where kind == .transaction && !hasTouchedStore {
+            guard let successor = store.succession.successor() else {
+                throw StrataError.storeNotAdded
+            }
+            store = successor
+            try takeWriter()
+        }
+        hasTouchedStore = true
     }
 
     /// Rolls back the SQLite transaction and gives the writer back, leaving

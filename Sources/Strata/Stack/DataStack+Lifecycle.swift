@@ -25,8 +25,8 @@ extension DataStack {
     /// the values they hold, and reads and transactions throw
     /// ``StrataError/storeNotAdded`` until a store is added again. What this
     /// stack committed is merged first; every transaction completion is still
-    /// called, those of transactions that had not begun with
-    /// ``StrataError/storeNotAdded``. (To swap
+    /// called, those of transactions that had not yet read or written the
+    /// store with ``StrataError/storeNotAdded``. (To swap
     /// the file under monitors and publishers that go on following it, use
     /// ``replaceStore(withContentsOf:)`` or ``resetStore(backingUpTo:)``.)
     ///
@@ -63,6 +63,18 @@ extension DataStack {
     /// file's history starts after the stack's last generation, which goes
     /// on growing.
     ///
+    /// Transactions waiting for the writer go on, on the new file: a
+    /// transaction works on the store the stack has when it first reads or
+    /// writes. The replacement waits for one that has read or written already
+    /// (it commits or fails on the old file, which then goes); every other
+    /// one, queued or begun but not yet at the store, waits for the
+    /// replacement and then runs on the new file, as one asked for after it
+    /// would. The exception: a ``perform(synchronous:author:isolation:)``
+    /// asked for on the main actor while the replacement runs (from a
+    /// completion it calls first) throws ``StrataError/storeNotAdded``
+    /// rather than wait for itself. Observers hear of the new contents once
+    /// the replacement is over, and may commit from there.
+    ///
     /// ```swift
     /// try stack.replaceStore(withContentsOf: downloadedBackup)
     /// ```
@@ -88,10 +100,11 @@ extension DataStack {
         try Self.snapshot(source, to: copy)
         let settings = current.settings
         let main = try detach(current)
+        defer { finishSwap(of: current, main) }
         do {
             try Self.moveStoreFiles(from: url, to: old)
             try FileManager.default.moveItem(at: copy, to: url)
-            try addStorageNow(ReopenedStore(settings: settings), following: main)
+            try reopen(settings, following: main)
             try? SQLiteStore(fileURL: old).deleteFiles()
         } catch {
             // Put the old file back and reopen it.
@@ -121,6 +134,11 @@ extension DataStack {
     /// every later commit. A new row is another object even where its ID is
     /// an old one's. The generation goes on growing.
     ///
+    /// Transactions waiting for the writer go on, on the new, empty store, as
+    /// after ``replaceStore(withContentsOf:)``: one that has read or written
+    /// already finishes first, on the old store; every other one runs on the
+    /// new store.
+    ///
     /// ```swift
     /// try stack.resetStore(backingUpTo: backupsFolder.appendingPathComponent("before-reset.sqlite"))
     /// ```
@@ -133,6 +151,7 @@ extension DataStack {
         let current = try store()
         let settings = current.settings
         let main = try detach(current)
+        defer { finishSwap(of: current, main) }
         switch settings.location {
         case .file(let url):
             do throws(StrataError) {
@@ -175,17 +194,13 @@ extension DataStack {
 
     /// Opens the store of `settings` again, its file replaced or reset,
     /// under `main`, the main context ``detach(_:)`` kept; when it cannot
-    /// be opened, `main` closes as ``removeStorage()`` would close it.
+    /// be opened, ``finishSwap(of:_:)`` closes `main` as ``removeStorage()``
+    /// would close it.
     @MainActor
     private func reopen(
         _ settings: StoreSettings, following main: MainContext, recreating: Bool = false
     ) throws(StrataError) {
-        do {
-            try addStorageNow(ReopenedStore(settings: settings), following: main, recreating: recreating)
-        } catch {
-            closeMainContexts(of: [main.context.store])
-            throw error
-        }
+        try addStorageNow(ReopenedStore(settings: settings), following: main, recreating: recreating)
     }
 
     /// Moves the store file at `source` to `destination` with its `-wal` and

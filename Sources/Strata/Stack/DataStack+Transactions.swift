@@ -29,10 +29,13 @@ extension DataStack: CommitMerging {
             || DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) {
             throw .nestedTransaction
         }
+        // Called back while this thread swaps the store's file: the transactions
+        // queued ahead of this one wait for the swap, which would wait for this.
+        if stores.contains(where: \.succession.isSwappingOnCurrentThread) { throw .storeNotAdded }
         let result = try StrataError.catching {
             try withoutActuallyEscaping(body) { body in
                 try transactionQueue.sync {
-                    try runTransaction(stores: stores, author: author) { contexts in
+                    try runTransaction(transactionContexts(stores), author: author) { contexts in
                         try body(SynchronousDataTransaction(contexts: contexts, author: author))
                     }
                 }
@@ -68,8 +71,8 @@ extension DataStack: CommitMerging {
         }
         let author = self.author(author)
         transactionQueue.async {
-            let outcome = self.runQueued(body, stores: stores, author: author)
-            self.deliver({ completion(outcome) }, after: stores)
+            let (outcome, ranOn) = self.runQueued(body, stores: stores, author: author)
+            self.deliver({ completion(outcome) }, after: ranOn)
         }
     }
 
@@ -148,10 +151,11 @@ extension DataStack: CommitMerging {
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation(isolation: isolation) { continuation in
                 transactionQueue.async {
-                    let outcome = cancelled.withLock { $0 }
-                        ? .failure(.userCancelled) : self.runQueued(body, stores: stores, author: author)
+                    let (outcome, ranOn) = cancelled.withLock { $0 }
+                        ? (.failure(.userCancelled), stores)
+                        : self.runQueued(body, stores: stores, author: author)
                     self.deliver(
-                        { continuation.resume(returning: outcome) }, after: stores, holdingMerges: holdsMerges)
+                        { continuation.resume(returning: outcome) }, after: ranOn, holdingMerges: holdsMerges)
                 }
             }
         } onCancel: {
@@ -161,15 +165,20 @@ extension DataStack: CommitMerging {
         return try outcome.get()
     }
 
-    /// Runs `body` in a transaction; called on the transaction queue.
+    /// Runs `body` in a transaction on `stores`; called on the transaction
+    /// queue. Returns the outcome and the stores the transaction ran on, where
+    /// its completion goes: `stores`, or those opened in their place when
+    /// their files were replaced or reset before it touched them.
     private func runQueued<Result>(
         _ body: (AsynchronousDataTransaction) throws -> Result, stores: [StoreRuntime], author: String?
-    ) -> Swift.Result<Result, StrataError> {
-        Swift.Result {
-            try runTransaction(stores: stores, author: author) { contexts in
+    ) -> (Swift.Result<Result, StrataError>, ranOn: [StoreRuntime]) {
+        let contexts = transactionContexts(stores)
+        let outcome = Swift.Result {
+            try runTransaction(contexts, author: author) { contexts in
                 try body(AsynchronousDataTransaction(contexts: contexts, author: author))
             }
         }.mapError(StrataError.wrapping)
+        return (outcome, contexts.all.map(\.store))
     }
 
     /// Lets merging go on after an awaiting caller resumed; called on the main actor.
@@ -197,10 +206,9 @@ extension DataStack: CommitMerging {
     }
 
     private func runTransaction<Result>(
-        stores: [StoreRuntime], author: String?, _ body: (StoreContexts) throws -> Result
+        _ contexts: StoreContexts, author: String?, _ body: (StoreContexts) throws -> Result
     ) throws -> Result {
         transactionQueue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
-        let contexts = transactionContexts(stores)
         defer {
             for context in contexts.all { context.isOpen = false }
             // Freeing the transaction's objects waits on the queue, off the caller's path.

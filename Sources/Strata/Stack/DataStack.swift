@@ -162,15 +162,18 @@ public final class DataStack: Sendable {
     /// Opens `storage` on the calling thread and installs it; the work of
     /// every member of the `addStorage` family (`DataStack+AddingStorage.swift`).
     /// With `main`, the closed main context of the store `storage` reopens
-    /// (its file replaced or reset) goes on, on the new store; `recreating`
-    /// empties the store as it opens (see ``StoreOpener/recreating``).
+    /// (its file replaced or reset) goes on, on the new store, which takes
+    /// the old one's place among the stack's stores; `recreating` empties
+    /// the store as it opens (see ``StoreOpener/recreating``).
     @MainActor
     func addStorageNow(
         _ storage: some StorageInterface, following main: MainContext? = nil, recreating: Bool = false
     ) throws(StrataError) {
         try StrataError.catching {
-            guard try !holdsOrRefuses(storage) else { return }
-            defer { finishOpening(storage) }
+            // A store opened again in its own place is not a second store of its configuration.
+            let reserves = main == nil
+            if reserves, try holdsOrRefuses(storage) { return }
+            defer { if reserves { finishOpening(storage) } }
             var opener = StoreOpener(settings: storage.settings, history: schemaHistory)
             opener.continuingAfter = main?.followedGeneration
             opener.recreating = recreating
@@ -237,12 +240,18 @@ public final class DataStack: Sendable {
 
     /// Makes `store` one of the stack's, with a new main context, or with
     /// `main` (a closed one of the store's configuration, still among
-    /// ``mainContexts``) moved onto it.
+    /// ``mainContexts``) moved onto it, in the place of `main`'s old store
+    /// when the stack still lists it. The main context does not catch up
+    /// yet: the caller does, once the swap that reopened the store is over.
     @MainActor
     private func install(
         _ store: StoreRuntime, reader: Connection, migrationsRun: [MigrationStep], following main: MainContext?
     ) throws {
         try runtimes.withLock { current in
+            if let main, let index = current.firstIndex(where: { $0 === main.context.store }) {
+                current[index] = store
+                return
+            }
             if let other = current.first(where: { $0.settings.configuration == store.settings.configuration }) {
                 throw StrataError.storage(
                     path: store.path, reason: "the stack already has the store at \(other.path)")
@@ -264,6 +273,8 @@ public final class DataStack: Sendable {
             }
         } catch {
             runtimes.withLock { $0.removeAll { $0 === store } }
+            // A transaction that found it listed meanwhile must not write to it.
+            store.gate.close()
             main?.context.closeReader()
             throw StoreErrors.translate(error, path: store.path)
         }
@@ -292,15 +303,19 @@ public final class DataStack: Sendable {
         return stores
     }
 
-    /// Takes `store` out of the stack and closes it, keeping its main
+    /// Begins to swap `store`'s file: closes the store, keeping its main
     /// context, which has merged everything committed and whose reader is
-    /// closed: ``addStorageNow(_:following:)`` moves it onto the store
-    /// opened again in its place (its file replaced or reset), or
-    /// ``closeMainContexts(of:)`` closes it when that fails.
+    /// closed. ``addStorageNow(_:following:recreating:)`` then moves it onto
+    /// the store opened again in its place (its file replaced or reset), and
+    /// ``finishSwap(of:_:)`` ends the swap.
+    ///
+    /// The store stays listed until its successor takes its place: a
+    /// transaction asked for meanwhile is queued, not refused, and one that
+    /// comes for the closed writer waits for the swap to end (see ``StoreSuccession``).
     @MainActor
     func detach(_ store: StoreRuntime) throws(StrataError) -> MainContext {
         try refuseRemovingHeld([store])
-        runtimes.withLock { current in current.removeAll { $0 === store } }
+        store.succession.beginSwap()
         // Once a running transaction has given the writer back.
         store.gate.close()
         // Every mainContext's context is a store's, and `store` was the stack's.
@@ -308,6 +323,25 @@ public final class DataStack: Sendable {
         main.catchUp()  // this stack's last commits, and their completions
         main.context.closeReader()
         return main
+    }
+
+    /// Ends the swap ``detach(_:)`` began: transactions waiting for `store`'s
+    /// writer go on with the store opened in its place, and `main` catches up
+    /// with it (a refresh); when none could be opened, they fail with
+    /// ``StrataError/storeNotAdded`` and `main` closes, as ``removeStorage()``
+    /// would close it. Called once nothing of the swap is left to do, so
+    /// that what the refresh tells observers may start transactions, and
+    /// wait for them.
+    @MainActor
+    func finishSwap(of store: StoreRuntime, _ main: MainContext) {
+        let successor = main.context.store === store
+            ? nil : runtimes.withLock { $0.first { $0 === main.context.store } }
+        store.succession.endSwap(replacedBy: successor)
+        if successor == nil {
+            closeMainContexts(of: [store, main.context.store])
+        } else {
+            main.catchUp()
+        }
     }
 
     /// Closes the main contexts of `stores` (their observers are told, their

@@ -9,6 +9,8 @@ final class WriterGate: @unchecked Sendable {
     private let connection: Connection
     private var owner: pthread_t?
     private var isHeld = false
+    /// Set by ``close()``: nobody takes the writer any more, they only wait for it to be closed.
+    private var isClosing = false
 
     init(connection: Connection) {
         self.connection = connection
@@ -22,10 +24,12 @@ final class WriterGate: @unchecked Sendable {
         return pthread_equal(owner, pthread_self()) != 0
     }
 
-    /// Waits for the writer connection and takes it.
+    /// Waits for the writer connection and takes it. Once ``close()`` is
+    /// called, the holder's successor in the queue does not slip in before
+    /// the close: it waits for it, and gets the closed connection.
     func acquire() -> Connection {
         condition.lock()
-        while isHeld { condition.wait() }
+        while isHeld || (isClosing && !connection.isClosed) { condition.wait() }
         isHeld = true
         owner = pthread_self()
         condition.unlock()
@@ -42,6 +46,8 @@ final class WriterGate: @unchecked Sendable {
     /// Waits for the holder to give the writer back, then closes it for good.
     func close() {
         condition.lock()
+        isClosing = true
+        condition.broadcast()
         while isHeld { condition.wait() }
         connection.close()
         condition.broadcast()
@@ -53,7 +59,18 @@ final class WriterGate: @unchecked Sendable {
         condition.lock()
         isHeld = false
         owner = nil
-        condition.signal()
+        // Both takers and a close may wait: a signal could wake a taker that waits on.
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    // MARK: Testing
+
+    /// Waits until ``close()`` is called: for a test whose transaction holds
+    /// the writer while the store is being removed or swapped.
+    func waitUntilClosing() {
+        condition.lock()
+        while !isClosing { condition.wait() }
         condition.unlock()
     }
 }

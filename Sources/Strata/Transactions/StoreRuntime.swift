@@ -8,6 +8,9 @@ final class StoreRuntime: Sendable {
     /// The schema the store holds: the stack's, restricted to the store's configuration.
     let schema: Schema
     let gate: WriterGate
+    /// The store a transaction goes on with when this one's file is swapped
+    /// before it touched it (see ``StoreSuccession``).
+    let succession = StoreSuccession()
     /// What begins each write transaction, its wait for the lock bounded by
     /// the store's busy timeout: made once, as the settings never change.
     private let beginWrite: String
