@@ -14,7 +14,11 @@ extension DataStack: CommitMerging {
     /// ```
     ///
     /// - Throws: ``StrataError/nestedTransaction`` when called from inside a
-    ///   transaction of this stack; ``StrataError/userCancelled`` after `cancel()`;
+    ///   transaction of this stack; ``StrataError/storeNotAdded`` when the
+    ///   stack has no store, or has it removed before the transaction reads or
+    ///   writes, or when called on the main actor while the stack replaces or
+    ///   resets its file (see ``replaceStore(withContentsOf:)``);
+    ///   ``StrataError/userCancelled`` after `cancel()`;
     ///   ``StrataError/userError(_:)`` wrapping an error of your own `body` threw
     ///   (a ``StrataError`` it throws, from a fetch say, comes out unchanged);
     ///   any commit failure. On any error nothing is saved.
