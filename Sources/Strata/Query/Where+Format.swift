@@ -86,7 +86,9 @@ extension Where {
     /// predicate, which the fetch, count or monitor using it reports by
     /// throwing ``StrataError/invalidValue(entity:field:reason:)``.
     public init(_ keyPath: String, isEqualTo value: Any?) {
-        self.init(parsing: "%K == %@", [keyPath, value])
+        self.init(
+            parsing: "%K == %@", [keyPath, value],
+            spelled: "Where(\(String(reflecting: keyPath)), isEqualTo:)")
     }
 
     /// Objects whose value at `keyPath` equals one of `list`, as CoreStore's
@@ -102,21 +104,27 @@ extension Where {
     /// predicate, which the fetch, count or monitor using it reports by
     /// throwing ``StrataError/invalidValue(entity:field:reason:)``.
     public init<List: Sequence>(_ keyPath: String, isMemberOf list: List) {
-        self.init(parsing: "%K IN %@", [keyPath, list.map { $0 as Any }])
+        self.init(
+            parsing: "%K IN %@", [keyPath, list.map { $0 as Any }],
+            spelled: "Where(\(String(reflecting: keyPath)), isMemberOf:)")
     }
 
-    init(parsing format: String, _ arguments: [Any?]) {
+    /// The predicate `format` states with `arguments`, or an invalid one
+    /// whose reason names the problem in `spelling` (what the caller wrote,
+    /// when it was not the format itself) or at its column of `format`.
+    init(parsing format: String, _ arguments: [Any?], spelled spelling: String? = nil) {
         do {
             self.init(
                 try PredicateFormatParser.predicate(format, arguments: arguments, root: Object.self)
             )
         } catch {
-            let place = error.column.map { "column \($0) of " } ?? ""
+            let place = spelling
+                ?? (error.column.map { "column \($0) of " } ?? "") + String(reflecting: format)
             self.init(
                 .invalid(
                     .invalidValue(
                         entity: String(describing: Object.self), field: "format",
-                        reason: "\(place)\(String(reflecting: format)): \(error.message)")))
+                        reason: "\(place): \(error.message)")))
         }
     }
 }

@@ -113,13 +113,18 @@ struct WhereKeyNameTests {
         #expect(
             try stack.fetchCount(From<ProbeItem>().where(Where("note", isEqualTo: nil)))
                 == stack.fetchCount(From<ProbeItem>().where(\.$note == nil)))
-        for bad in [Where<ProbeItem>("nope", isEqualTo: 1), Where<ProbeItem>("number", isEqualTo: "one"),
-                    Where<ProbeItem>("number", isMemberOf: [Data([1])])] {
+        let bad: [(Where<ProbeItem>, String)] = [
+            (Where("nope", isEqualTo: 1), #"Where("nope", isEqualTo:): ProbeItem has no field 'nope'"#),
+            (Where("number", isEqualTo: "one"), #"Where("number", isEqualTo:): "one" cannot be compared"#),
+            (Where("number", isMemberOf: [Data([1])]), #"Where("number", isMemberOf:): 1 bytes cannot be compared"#),
+        ]
+        for (clause, reason) in bad {
             #expect {
-                try stack.fetchAll(From<ProbeItem>().where(bad))
+                try stack.fetchAll(From<ProbeItem>().where(clause))
             } throws: { error in
-                guard case StrataError.invalidValue(_, let field, _) = error else { return false }
-                return field == "format"
+                // The reason names what the caller wrote, not the format it stands for.
+                guard case StrataError.invalidValue(_, "format", let text) = error else { return false }
+                return text.hasPrefix(reason)
             }
         }
     }
