@@ -234,7 +234,7 @@ struct FuzzPlanner {
                 ops.append(.createTag(rank: draw(20), owners: (0..<draw(3)).compactMap { _ in pick(.owner) }))
                 slots.append(.tag)
             case 6:
-                ops.append(.createVault(rank: draw(20), keeper: chance(50) ? pick(.owner) : nil))
+                ops.append(.createVault(rank: draw(20), keeper: chance(70) ? pick(.owner) : nil))
                 slots.append(.vault)
             case 7:
                 if let owner = pick(.owner) { ops.append(.setOwner(owner, name: name(), rank: draw(20))) }
@@ -253,7 +253,7 @@ struct FuzzPlanner {
             case 13:
                 if let vault = pick(.vault) { ops.append(.setKeeper(vault: vault, keeper: chance(40) ? pick(.owner) : nil)) }
             case 14:
-                let kind = [FuzzPlan.Kind.owner, .pet, .pet, .tag, .vault, .vault][draw(6)]
+                let kind = [FuzzPlan.Kind.owner, .owner, .pet, .pet, .tag, .vault][draw(6)]
                 if let ref = pick(kind) { ops.append(.delete(kind, ref)) }
             case 15:
                 ops.append(chance(70) ? .deleteAllPets(rankBelow: draw(5)) : .deleteAllOwners(rankAbove: 15 + draw(5)))

@@ -40,6 +40,7 @@ extension FuzzRun {
     func settle(_ plan: FuzzPlan, _ result: Result<FuzzOutcome, StrataError>) {
         var predicted = state
         let prediction = predicted.apply(plan, created: nil).result
+        tally["\(prediction)", default: 0] += 1
         switch result {
         case .success(let outcome):
             expect(prediction == .committed, "committed, the model says \(prediction): \(plan)")

@@ -57,6 +57,9 @@ final class FuzzRun {
     var owners: [FuzzWatch<FuzzOwner>] = []
     /// Discrepancies of the step under way.
     var problems: [String] = []
+    /// How often each kind of step and each transaction result came up, so
+    /// that a test can tell the run reached what it means to check.
+    var tally: [String: Int] = [:]
 
     init(_ kind: StoreKind, seed: UInt64) throws {
         self.kind = kind
@@ -81,6 +84,7 @@ final class FuzzRun {
             problems = []
             do {
                 try await randomStep()
+                tally[String(action.prefix { $0 != " " }), default: 0] += 1
                 try check()
             } catch {
                 problems.append("threw \(error)")
@@ -104,10 +108,10 @@ final class FuzzRun {
         case 52..<55: await cancelledTask()
         case 55..<60: try export()
         case 60..<64: try replace()
-        case 64..<66: try reset()
-        case 66..<68: try removeAndAddAgain()
-        case 68..<78: try reads()
-        case 78..<80: try wipe()
+        case 64..<65: try reset()
+        case 65..<66: try removeAndAddAgain()
+        case 66..<79: try reads()
+        case 79..<80: try wipe()
         case 80..<90: try watchList()
         case 90..<95: try watchObject()
         case 95..<98: try holdObjects()
