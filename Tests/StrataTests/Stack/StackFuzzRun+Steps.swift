@@ -27,6 +27,8 @@ private func captured<Value>(_ body: @MainActor () throws(StrataError) -> Value)
 @MainActor
 private final class FuzzResults {
     var list: [Result<FuzzOutcome, StrataError>] = []
+    /// The pets a monitor of every pet held in each completion.
+    var shown: [[Int64]] = []
 }
 
 /// The fuzz test's steps: transactions of every kind, and a store's life.
@@ -92,20 +94,32 @@ extension FuzzRun {
 
     /// Several transactions queued at once with completions; each plan is
     /// drawn against the model before any runs, and they settle in order.
-    func completions(count: Int) async {
+    /// Each completion runs right after its own commit's merge, before any
+    /// later one: a monitor of every pet holds the pets of that commit and
+    /// no later one. (Not their values: an object the monitor makes for a
+    /// row nobody holds is read from the store as it is then, later commits
+    /// included, as a fetch in a completion is.)
+    func completions(count: Int) async throws {
         let plans = (0..<count).map { _ in planner.plan(state, random: &random) }
         action = "\(count) queued transactions \(plans)"
+        let allPets = try stack.monitorList(From<FuzzPet>())
         let results = FuzzResults()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             for (index, plan) in plans.enumerated() {
                 stack.perform(asynchronous: { tx in try plan.run(in: tx) }, completion: { result in
                     results.list.append(result)
+                    results.shown.append(allPets.objectsInAllSections().map(\.rowID))
                     if index == plans.count - 1 { continuation.resume() }
                 })
             }
         }
         expect(results.list.count == plans.count, "\(results.list.count) completions for \(plans.count) transactions")
-        for (plan, result) in zip(plans, results.list) { settle(plan, result) }
+        for (index, (plan, result)) in zip(plans, results.list).enumerated() {
+            settle(plan, result)
+            let expected = state.pets.keys.sorted()
+            expect(results.shown[index] == expected,
+                   "the completion of queued transaction \(index) saw pets \(results.shown[index]), the model \(expected)")
+        }
     }
 
     /// A transaction whose task is cancelled before it begins: its body never

@@ -103,7 +103,7 @@ final class FuzzRun {
         switch roll {
         case 0..<24: try transaction(.synchronous)
         case 24..<36: await awaitedTransaction()
-        case 36..<46: await completions(count: 1 + draw(3))
+        case 36..<46: try await completions(count: 1 + draw(3))
         case 46..<52: try transaction(.unsafe)
         case 52..<55: await cancelledTask()
         case 55..<60: try export()
