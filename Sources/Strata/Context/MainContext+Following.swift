@@ -210,7 +210,10 @@ extension MainContext {
     /// becomes a refresh.
     private func readLog(through last: UInt64, on connection: Connection) throws {
         takeLocalChangeSets()
-        let unread = waiting.values.filter(\.needsValues)
+        // Only commits this snapshot shows: this stack's own commit may have
+        // been delivered after the snapshot began, and its rows read here
+        // would hold the values from before it. Newer ones are read when merged.
+        let unread = waiting.values.filter { $0.needsValues && $0.generation <= last }
         for changeSet in try readNeededValues(of: unread, on: connection) {
             waiting[changeSet.generation] = changeSet
         }

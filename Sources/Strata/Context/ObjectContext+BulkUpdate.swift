@@ -17,6 +17,8 @@ extension ObjectContext {
         try exclusively {
             let resolved = try resolve(assignments, in: entity)
             try flush()
+            // After the flush: an object this transaction created is related like any other.
+            try checkRelatedRowsExist(resolved, in: entity)
             let connection = try writeConnection()
             return try connection.inSavepoint {
                 var update = BulkUpdate(context: self, connection: connection, entity: entity)
@@ -37,8 +39,9 @@ extension ObjectContext {
     }
 
     /// Checks the assignments against the entity: each names a field once, a
-    /// relationship only as a to-one, an increment only a number, and a
-    /// related object exists.
+    /// relationship only as a to-one, an increment only a number. Whether a
+    /// related object exists is asked after the flush
+    /// (``checkRelatedRowsExist(_:in:)``).
     private func resolve(
         _ assignments: [(field: String, change: AssignmentChange)], in entity: EntityDescription
     ) throws -> [ResolvedAssignment] {
@@ -56,18 +59,8 @@ extension ObjectContext {
                     throw invalid("updateAll sets to-one relationships only")
                 }
                 let inverse = inverse(of: relationship)
-                if let rowID {
-                    if case .foreignKey = inverse?.storage {
-                        throw invalid("a one-to-one relationship is set object by object (tx.edit), or to nil")
-                    }
-                    let target = targetEntity(of: relationship)
-                    // In an inheritance tree, a row of the target entity or a subentity.
-                    let ofEntity = target.discriminatorCondition(alias: nil)
-                    let exists = try writeConnection().scalar(
-                        "SELECT 1 FROM \(target.quotedTable) WHERE _pk = ?"
-                            + (ofEntity.map { " AND " + $0.sql } ?? ""),
-                        [.integer(rowID)] + (ofEntity?.arguments ?? []))
-                    if exists == nil { throw invalid("no \(target.name) with row ID \(rowID) exists") }
+                if rowID != nil, case .foreignKey = inverse?.storage {
+                    throw invalid("a one-to-one relationship is set object by object (tx.edit), or to nil")
                 }
                 resolved.append(ResolvedAssignment(
                     name: name, slot: slot, change: .value(rowID.map(StoredValue.integer) ?? .null),
@@ -87,6 +80,26 @@ extension ObjectContext {
             }
         }
         return resolved
+    }
+
+    /// Checks that every object a to-one assignment relates the rows to
+    /// exists, as the flushed transaction sees it: stored before, or created
+    /// in this transaction.
+    private func checkRelatedRowsExist(_ resolved: [ResolvedAssignment], in entity: EntityDescription) throws {
+        for assignment in resolved {
+            guard let relationship = entity.relationships[assignment.name],
+                  case .value(.integer(let rowID)) = assignment.change else { continue }
+            let target = targetEntity(of: relationship)
+            // In an inheritance tree, a row of the target entity or a subentity.
+            let ofEntity = target.discriminatorCondition(alias: nil)
+            let exists = try writeConnection().scalar(
+                "SELECT 1 FROM \(target.quotedTable) WHERE _pk = ?" + (ofEntity.map { " AND " + $0.sql } ?? ""),
+                [.integer(rowID)] + (ofEntity?.arguments ?? []))
+            if exists == nil {
+                throw StrataError.invalidValue(
+                    entity: entity.name, field: assignment.name, reason: "no \(target.name) with row ID \(rowID) exists")
+            }
+        }
     }
 }
 

@@ -109,6 +109,38 @@ struct MainContextFollowingTests {
         #expect(try viewer.publishObject(ids[1]).snapshot?.$rank == 14)
     }
 
+    /// This stack's bulk commit reaches the inbox while the main context's
+    /// reader is in a snapshot from before it, and that snapshot is examined
+    /// (as a read that saw the store change does): the commit's values are
+    /// not read there, where its rows are as they were, but when it is
+    /// merged. Found by the stack fuzz test with transactions queued at once.
+    @Test(arguments: StoreKind.sqlite)
+    func aBulkCommitDeliveredDuringAnOlderSnapshotMergesItsOwnValues(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, kind, in: directory)
+        try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 2 })
+        let item = try #require(try stack.fetchOne(From<MonItem>()))
+        let monitor = try stack.monitorList(From<MonItem>().where(\.$rank >= 3))
+        let main = try stack.main()
+        let reader = try main.context.readConnection()
+        reader.endKeptRead()
+        try reader.executePrepared(reader.dialect.beginRead)
+        _ = try CommitLog.generation(on: reader)
+        // Committed on another thread: delivered, not merged.
+        let committed = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = try? stack.perform(synchronous: { tx in try tx.updateAll(From<MonItem>(), .increment(\.$rank, by: 1)) })
+            committed.signal()
+        }
+        committed.wait()
+        _ = try main.examineSnapshot(on: reader)
+        try reader.executePrepared("COMMIT")
+        main.catchUp()
+        #expect(stack.mergedGeneration == 2)
+        #expect(item.rank == 3)
+        #expect(monitor.objectsInAllSections().map(\.rowID) == [item.rowID])
+    }
+
     @Test
     func aReadWithNoRowStillMergesUpToItsSnapshot() throws {
         let directory = TemporaryDirectory()

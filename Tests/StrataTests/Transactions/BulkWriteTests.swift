@@ -239,6 +239,26 @@ struct BulkWriteTests {
         #expect(try stack.fetchAll(From<BulkOwner>().orderBy(.ascending(\.$rank)))[0].items.map(\.rank) == [0, 1, 3, 2])
     }
 
+    /// Pending changes are written before the update, its check that the
+    /// related object exists included: an owner created in the same
+    /// transaction, not flushed yet, is one (found by the stack fuzz test).
+    @Test(arguments: StoreKind.allCases)
+    func anUpdateRelatesRowsToAnObjectCreatedInTheSameTransaction(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(bulkSchema, kind, in: directory)
+        try makeOwners(stack, count: 1, pets: 2)
+        let newOwnerID = try stack.perform(synchronous: { tx throws in
+            let owner = tx.create(Into<BulkOwner>())
+            owner.rank = 7
+            #expect(try tx.updateAll(From<BulkPet>(), .set(\.$owner, to: owner)) == 2)
+            #expect(owner.pets.count == 2)
+            return owner.objectID
+        })
+        let owners = try stack.fetchAll(From<BulkOwner>().orderBy(.ascending(\.$rank)))
+        #expect(owners.map(\.objectID).last == newOwnerID)
+        #expect(owners.map(\.pets.count) == [0, 2])
+    }
+
     @Test
     func wipeAllDataClearsEveryEntityAndEveryFollowerResets() throws {
         let directory = TemporaryDirectory()
