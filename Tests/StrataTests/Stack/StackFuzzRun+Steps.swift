@@ -115,7 +115,12 @@ extension FuzzRun {
         }
         expect(results.list.count == plans.count, "\(results.list.count) completions for \(plans.count) transactions")
         for (index, (plan, result)) in zip(plans, results.list).enumerated() {
+            let before = state.pets.count
             settle(plan, result)
+            // A commit changing more than half the list and more than 32 pets
+            // makes the monitor re-fetch, and a re-fetch reads the store as it
+            // is, later commits included: not checked here.
+            guard max(before, state.pets.count) <= 32 else { continue }
             let expected = state.pets.keys.sorted()
             expect(results.shown[index] == expected,
                    "the completion of queued transaction \(index) saw pets \(results.shown[index]), the model \(expected)")
