@@ -12,6 +12,21 @@ import Testing
 @MainActor
 @Suite("Stack: transactions queued across a replaced, reset or removed store")
 struct StoreSwapQueueTests {
+    /// A file stack filled with owner "old", and beside it a closed store
+    /// file filled with owner "new" to replace the stack's with.
+    private func oldStackAndNewSource(
+        in directory: TemporaryDirectory, random: inout SplitMix64
+    ) throws -> (DataStack, URL) {
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        try fill(stack, owner: "old", random: &random)
+        let source = directory.file("source.sqlite")
+        let sourceStack = DataStack(monitorSchema)
+        try sourceStack.addStorageAndWait(SQLiteStore(fileURL: source))
+        try fill(sourceStack, owner: "new", random: &random)
+        try sourceStack.removeStorage()
+        return (stack, source)
+    }
+
     /// An owner named `owner` and a few random items, in one transaction.
     private func fill(_ stack: DataStack, owner: String, random: inout SplitMix64) throws {
         let rows = (0..<Int.random(in: 2..<8, using: &random)).map { index in
@@ -187,13 +202,7 @@ struct StoreSwapQueueTests {
     func anObserverToldOfTheRefreshCommitsOnTheNewFile() async throws {
         var random = SplitMix64.random()
         let directory = TemporaryDirectory()
-        let stack = try makeStack(monitorSchema, .file, in: directory)
-        try fill(stack, owner: "old", random: &random)
-        let source = directory.file("source.sqlite")
-        let sourceStack = DataStack(monitorSchema)
-        try sourceStack.addStorageAndWait(SQLiteStore(fileURL: source))
-        try fill(sourceStack, owner: "new", random: &random)
-        try sourceStack.removeStorage()
+        let (stack, source) = try oldStackAndNewSource(in: directory, random: &random)
         let monitor = try stack.monitorList(
             From<MonItem>().orderBy(.ascending(\.$rank), .ascending(\.$label)))
         let writer = WriterOnRefetch(stack)
@@ -232,13 +241,7 @@ struct StoreSwapQueueTests {
     func aCompletionRunByTheSwapDoesNotWaitForItself() async throws {
         var random = SplitMix64.random()
         let directory = TemporaryDirectory()
-        let stack = try makeStack(monitorSchema, .file, in: directory)
-        try fill(stack, owner: "old", random: &random)
-        let source = directory.file("source.sqlite")
-        let sourceStack = DataStack(monitorSchema)
-        try sourceStack.addStorageAndWait(SQLiteStore(fileURL: source))
-        try fill(sourceStack, owner: "new", random: &random)
-        try sourceStack.removeStorage()
+        let (stack, source) = try oldStackAndNewSource(in: directory, random: &random)
         let (outcomes, collector) = AsyncStream<Result<String, StrataError>>.makeStream()
         stack.perform(asynchronous: { tx in
             try tx.fetchOne(From<MonOwner>())?.name ?? "none"
