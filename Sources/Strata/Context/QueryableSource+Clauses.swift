@@ -70,4 +70,31 @@ extension QueryableSource {
     ) throws(StrataError) -> [[String: StoredValue]] {
         try queryAttributes(from.select(select).applying(queryClauses))
     }
+
+    // A `Select` written without its result type, as CoreStore's
+    // `Select("name", "age")` for `queryAttributes`, is one of rows.
+
+    /// Every row the query returns, each term's value under its name, for a
+    /// ``Select`` written without a result type.
+    ///
+    /// ```swift
+    /// let people = try stack.queryAttributes(From<Person>(), Select("name", "age"))
+    /// ```
+    ///
+    /// - Throws: a ``StrataError`` (see ``FetchableSource``).
+    public func queryAttributes<Object: ManagedObject>(
+        _ from: From<Object>, _ select: Select<Object, [String: StoredValue]>, _ queryClauses: any QueryClause...
+    ) throws(StrataError) -> [[String: StoredValue]] {
+        try queryAttributes(from.select(select).applying(queryClauses))
+    }
+
+    /// Every row the query returns, each term's value under its name, for a
+    /// ``Select`` written without a result type.
+    ///
+    /// - Throws: a ``StrataError`` (see ``FetchableSource``).
+    public func queryAttributes<Object: ManagedObject>(
+        _ from: From<Object>, _ select: Select<Object, [String: StoredValue]>, _ queryClauses: [any QueryClause]
+    ) throws(StrataError) -> [[String: StoredValue]] {
+        try queryAttributes(from.select(select).applying(queryClauses))
+    }
 }

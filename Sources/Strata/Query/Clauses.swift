@@ -196,6 +196,10 @@ extension OrderBy {
             case .first: nulls = .first
             case .last: nulls = .last
             }
+            // A key named by a string names the field of `Object` now.
+            if let name = key.keyName {
+                return SortKey.named(name, ascending: key.isAscending, key.options, nulls)
+            }
             return SortKey(path: key.path, isAscending: key.isAscending, options: key.options, nulls: nulls)
         })
     }
@@ -206,6 +210,10 @@ extension GroupBy {
     /// entity itself); traps for another entity.
     init<Clause>(retyping groupBy: GroupBy<Clause>) {
         checkClauseEntity("GroupBy", Clause.self, Object.self)
-        self.init(paths: groupBy.paths)
+        if let names = groupBy.keyNames {
+            self.init(names)  // named by strings: the fields of `Object` now
+        } else {
+            self.init(paths: groupBy.paths)
+        }
     }
 }

@@ -29,6 +29,8 @@ extension From {
         in entity: EntityDescription, schema: Schema, dialect: SQLDialect,
         limit overrideLimit: Int? = nil, ordered: Bool = true
     ) throws -> CompiledFetch {
+        // An order a count does not apply is still refused when it is invalid.
+        try order?.check()
         var compiler = SQLCompiler(schema: schema, dialect: dialect)
         let limit = overrideLimit.map { min($0, options.effectiveLimit ?? $0) } ?? options.effectiveLimit
         let clauses = try clauses(&compiler, in: entity, limit: limit, ordered: ordered)
@@ -44,6 +46,7 @@ extension From {
     /// objects `fetchAll` returns (SQLite orders a `DELETE` only with a
     /// `LIMIT`, and PostgreSQL has no `DELETE ... LIMIT`).
     func compileTarget(in entity: EntityDescription, schema: Schema, dialect: SQLDialect) throws -> CompiledTarget {
+        try order?.check()
         var compiler = SQLCompiler(schema: schema, dialect: dialect)
         let alias = SQLCompiler.rootAlias
         guard options.effectiveLimit != nil || options.fetchOffset > 0 else {

@@ -24,6 +24,27 @@ public struct OrderBy<Object: ManagedObject>: Sendable, Hashable {
         let isAscending: Bool
         let options: TextOptions
         let nulls: NullPlacement
+        /// Why the key, named by a string that names no stored field, is
+        /// invalid: the fetch using it throws this.
+        var problem: StrataError? = nil
+        /// The string the key was named by, resolved again when the key
+        /// becomes one of a subclass (a list clause is built for
+        /// `ManagedObject` when nothing names its class). Not part of equality:
+        /// a key by name equals its key-path twin.
+        var keyName: String? = nil
+
+        public static func == (left: Self, right: Self) -> Bool {
+            (left.path, left.isAscending, left.options, left.nulls, left.problem)
+                == (right.path, right.isAscending, right.options, right.nulls, right.problem)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(path)
+            hasher.combine(isAscending)
+            hasher.combine(options)
+            hasher.combine(nulls)
+            hasher.combine(problem)
+        }
 
         var nullsFirst: Bool {
             switch nulls {
@@ -91,6 +112,11 @@ public struct OrderBy<Object: ManagedObject>: Sendable, Hashable {
     /// Appends the keys of `right` to `left`.
     public static func += (left: inout OrderBy, right: OrderBy) {
         left = left + right
+    }
+
+    /// Throws the first invalid key's problem.
+    func check() throws(StrataError) {
+        if let problem = keys.lazy.compactMap(\.problem).first { throw problem }
     }
 
     /// Whether a key reads through a relationship.

@@ -20,6 +20,8 @@ extension PredicateFormatParser {
         /// The value's path: from the object, or from a member of ``toMany``.
         var path: ValuePath
         var end: End
+        /// The Swift type a stored field at the end holds (`Never` for any other end).
+        var valueType: Any.Type = Never.self
     }
 
     /// The path `components` name, from the entity of ``root``.
@@ -55,7 +57,7 @@ extension PredicateFormatParser {
                 return ResolvedPath(toMany: toMany, path: ValuePath(field: nil), end: .count)
             }
             afterToMany = false
-            guard let (kind, isDecimal) = fields(of: type)[name] else {
+            guard let (kind, valueType) = fields(of: type)[name] else {
                 throw problem(
                     "\(type) has no field '\(name)'"
                         + (components.count > 1 ? " (in '\(text)')" : ""), at: column)
@@ -68,8 +70,9 @@ extension PredicateFormatParser {
                         at: column)
                 }
                 var path = ValuePath(relationships: links, field: name)
-                path.isDecimal = isDecimal
-                return ResolvedPath(toMany: toMany, path: path, end: .stored(storedType))
+                path.isDecimal = valueType == Decimal.self || valueType == Decimal?.self
+                return ResolvedPath(
+                    toMany: toMany, path: path, end: .stored(storedType), valueType: valueType)
             case .coded:
                 throw problem(
                     "'\(name)' is a coded field (stored as JSON), which queries cannot compare",
@@ -108,14 +111,14 @@ extension PredicateFormatParser {
     // MARK: Fields
 
     /// The fields `type` declares (its superclasses' included), by name, and
-    /// which of them hold a `Decimal`: as with `\.$price < 10`, order
-    /// comparisons of one go by number, not by its stored text.
+    /// the Swift type each holds: as with `\.$price < 10`, order comparisons
+    /// of a `Decimal` go by number, not by its stored text.
     mutating func fields(of type: ManagedObject.Type) -> [String: (
-        FieldDeclaration.Kind, isDecimal: Bool
+        FieldDeclaration.Kind, valueType: Any.Type
     )] {
         let id = ObjectIdentifier(type)
         if let known = fieldTables[id] { return known }
-        var table: [String: (FieldDeclaration.Kind, isDecimal: Bool)] = [:]
+        var table: [String: (FieldDeclaration.Kind, valueType: Any.Type)] = [:]
         var mirror: Mirror? = Mirror(reflecting: DeclaredFields.prototype(of: type))
         while let current = mirror {
             for child in current.children {
@@ -124,7 +127,7 @@ extension PredicateFormatParser {
                 guard table[declaration.name] == nil else { continue }
                 table[declaration.name] = (
                     declaration.problem == nil ? declaration.kind : .virtual,
-                    declared is DeclaredField<Decimal> || declared is DeclaredField<Decimal?>
+                    declared.valueType
                 )
             }
             mirror = current.superclassMirror

@@ -28,7 +28,7 @@ struct PredicateFormatParser {
     /// How deeply parentheses and `NOT` nest here, against ``maximumNesting``.
     private var nesting = 0
     /// The fields of each entity met, read once a parse (see ``fields(of:)``).
-    var fieldTables: [ObjectIdentifier: [String: (FieldDeclaration.Kind, isDecimal: Bool)]] = [:]
+    var fieldTables: [ObjectIdentifier: [String: (FieldDeclaration.Kind, valueType: Any.Type)]] = [:]
 
     /// As deep as a predicate may nest at all (``WherePredicate/maximumDepth``),
     /// so that a hostile format cannot exhaust the stack of this recursive parser.
@@ -58,6 +58,16 @@ struct PredicateFormatParser {
                     + "is left over)", at: nil)
         }
         return predicate
+    }
+
+    /// Resolves `keyPath`, names joined by dots, from `root` as a format's
+    /// `%K` is: CoreStore's string key paths (``NamedKeyPath``).
+    static func resolve(
+        keyPath: String, root: ManagedObject.Type
+    ) throws(PredicateFormatProblem) -> ResolvedPath {
+        var parser = PredicateFormatParser(root: root, tokens: [], arguments: [])
+        let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        return try parser.resolve(components, column: 1)
     }
 
     // MARK: Tokens

@@ -99,6 +99,21 @@ public struct QueryChain<Object: ManagedObject, Result>: Sendable {
 /// Two groupings are equal when they name the same fields in the same order.
 public struct GroupBy<Object: ManagedObject>: Sendable, Hashable {
     let paths: [ValuePath]
+    /// Why the grouping, named by a string that names no stored field, is
+    /// invalid: the query using it throws this.
+    var problem: StrataError? = nil
+    /// The strings the grouping was named by, resolved again when it
+    /// becomes one of a subclass. Not part of equality.
+    var keyNames: [String]? = nil
+
+    public static func == (left: Self, right: Self) -> Bool {
+        left.paths == right.paths && left.problem == right.problem
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(paths)
+        hasher.combine(problem)
+    }
 
     /// The names of the fields grouped by, in order, a path's joined by dots
     /// (`["city", "owner.name"]`), as CoreStore's `keyPaths`.
@@ -122,9 +137,10 @@ public struct GroupBy<Object: ManagedObject>: Sendable, Hashable {
         self.paths = paths
     }
 
-    /// Groups by `paths`, in order.
-    init(paths: [ValuePath]) {
+    /// Groups by `paths`, in order; invalid for `problem`.
+    init(paths: [ValuePath], problem: StrataError? = nil) {
         self.paths = paths
+        self.problem = problem
     }
 }
 

@@ -85,6 +85,9 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
     /// only a `Date` field's values are read back as dates, and the sum of
     /// integers is an integer on every store.
     var valueKind = ValueKind.other
+    /// Why the term, named by a string that names no field it can read, is
+    /// invalid: the query using it throws this.
+    var problem: StrataError? = nil
 
     /// The kinds of value a term treats apart from the rest.
     enum ValueKind: Sendable, Hashable {
@@ -100,7 +103,7 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
         case blob
         case other
 
-        init<Value>(_ type: Value.Type) {
+        init(_ type: Any.Type) {
             if type == Decimal.self || type == Decimal?.self {
                 self = .decimal
             } else if type == Date.self || type == Date?.self {

@@ -120,11 +120,15 @@ extension Where {
         } catch {
             let place = spelling
                 ?? (error.column.map { "column \($0) of " } ?? "") + String(reflecting: format)
+            // In a clause list nothing names the class of a `Where` written
+            // without one, and Swift makes it `ManagedObject`, which has no fields.
+            let hint = Object.self == ManagedObject.self
+                ? " (a format Where given in a clause list names its class: Where<Person>(\"age > %d\", 30))" : ""
             self.init(
                 .invalid(
                     .invalidValue(
                         entity: String(describing: Object.self), field: "format",
-                        reason: "\(place): \(error.message)")))
+                        reason: "\(place): \(error.message)\(hint)")))
         }
     }
 }

@@ -50,6 +50,12 @@ final class DeclaredField<Value>: AnyDeclaredField {
 /// A ``DeclaredField`` of any value type.
 protocol AnyDeclaredField: AnyObject {
     var declaration: FieldDeclaration { get }
+    /// The Swift type of the field's values (`Int?`, `Set<Pet>`…).
+    var valueType: Any.Type { get }
+}
+
+extension DeclaredField {
+    var valueType: Any.Type { Value.self }
 }
 
 /// Where the declarations of a model's fields are read: one prototype per

@@ -1,0 +1,273 @@
+import Foundation
+import Testing
+
+@testable import Strata
+
+/// CoreStore's string key paths in `OrderBy`, `Select` and `GroupBy`
+/// (`.ascending("name")`, `Select("name", .count("tags"))`, `GroupBy("flag")`),
+/// checked against the key-path clauses that say the same, on random
+/// clauses over the probe model.
+@MainActor
+@Suite("OrderBy, Select and GroupBy by field name")
+struct KeyPathStringTests {
+    nonisolated static let seeds: [UInt64] = [0x4B_0001, SplitMix64.random().seed]
+
+    /// A sort key by name beside its key-path twin.
+    struct SortCase {
+        var text: String
+        var named: OrderBy<ProbeItem>.SortKey
+        var keyPath: OrderBy<ProbeItem>.SortKey
+    }
+
+    static func randomSortKey(_ random: inout ProbeRandom) -> SortCase {
+        let ascending = random.chance(0.5)
+        let nulls = random.pick([OrderBy<ProbeItem>.NullPlacement.automatic, .first, .last])
+        let options = random.chance(0.3) ? random.options() : []
+        func make<V: FieldStorable>(_ name: String, _ keyPath: KeyPath<ProbeItem, Field.Stored<V>>) -> SortCase {
+            ascending
+                ? SortCase(
+                    text: "ascending(\(name), \(describeOptions(options)), \(nulls))",
+                    named: .ascending(name, options, nulls: nulls), keyPath: .ascending(keyPath, options, nulls: nulls))
+                : SortCase(
+                    text: "descending(\(name), \(describeOptions(options)), \(nulls))",
+                    named: .descending(name, options, nulls: nulls), keyPath: .descending(keyPath, options, nulls: nulls))
+        }
+        func make<V>(_ name: String, _ expression: Where<ProbeItem>.Expression<V>) -> SortCase {
+            ascending
+                ? SortCase(
+                    text: "ascending(\(name), \(nulls))", named: .ascending(name, options, nulls: nulls),
+                    keyPath: .ascending(expression, options, nulls: nulls))
+                : SortCase(
+                    text: "descending(\(name), \(nulls))", named: .descending(name, options, nulls: nulls),
+                    keyPath: .descending(expression, options, nulls: nulls))
+        }
+        switch random.below(10) {
+        case 0: return make("number", \.$number)
+        case 1: return make("other", \.$other)
+        case 2: return make("maybe", \.$maybe)
+        case 3: return make("real", \.$real)
+        case 4: return make("text", \.$text)
+        case 5: return make("note", \.$note)
+        case 6: return make("flag", \.$flag)
+        case 7: return make("data", \.$data)
+        case 8: return make("group.name", \.$group ~ \.$name)
+        default: return make("group.rank", \.$group ~ \.$rank)
+        }
+    }
+
+    /// Random orders of one to three keys by name sort as their key-path
+    /// twins do: the same objects in the same order, on a page too, and
+    /// the clauses are equal.
+    @Test(arguments: seeds)
+    func anOrderByNameSortsAsItsKeyPathTwin(seed: UInt64) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(probeSchema, .inMemory, in: directory)
+        try ProbeData.populate(stack, seed: seed, items: 120)
+        var random = ProbeRandom(seed: seed ^ 0x4B4B)
+        var failures = 0
+        for index in 0..<200 where failures < 5 {
+            let cases = (0...random.below(3)).map { _ in Self.randomSortKey(&random) }
+            let named = OrderBy(cases.map(\.named))
+            let keyPath = OrderBy(cases.map(\.keyPath))
+            var query = From<ProbeItem>()
+            if random.chance(0.3) {
+                let (limit, offset) = (random.below(30) + 1, random.below(40))
+                query = query.tweak { $0.fetchLimit = limit; $0.fetchOffset = offset }
+            }
+            let expected = try stack.fetchAll(query.orderBy(keyPath)).map(\.rowID)
+            let fetched = try stack.fetchAll(query.orderBy(named)).map(\.rowID)
+            if fetched != expected || named != keyPath {
+                failures += 1
+                Issue.record(
+                    "seed \(seed), #\(index): \(cases.map(\.text)): key path \(expected), by name \(fetched), equal \(named == keyPath)")
+            }
+        }
+    }
+
+    /// A term by name beside its key-path twin.
+    struct TermCase {
+        var text: String
+        var named: SelectTerm<ProbeItem>
+        var keyPath: SelectTerm<ProbeItem>
+    }
+
+    /// A random aggregate of a random field, with or without an alias.
+    static func randomAggregate(_ random: inout ProbeRandom, index: Int) -> TermCase {
+        let alias: String? = random.chance(0.3) ? "a\(index)" : nil
+        func make<V>(_ name: String, _ keyPath: KeyPath<ProbeItem, Field.Stored<V>>) -> TermCase {
+            switch random.below(5) {
+            case 0: return TermCase(text: "count(\(name))", named: .count(name, as: alias), keyPath: .count(keyPath, as: alias))
+            case 1: return TermCase(text: "sum(\(name))", named: .sum(name, as: alias), keyPath: .sum(keyPath, as: alias))
+            case 2: return TermCase(text: "average(\(name))", named: .average(name, as: alias), keyPath: .average(keyPath, as: alias))
+            case 3: return TermCase(text: "minimum(\(name))", named: .minimum(name, as: alias), keyPath: .minimum(keyPath, as: alias))
+            default: return TermCase(text: "maximum(\(name))", named: .maximum(name, as: alias), keyPath: .maximum(keyPath, as: alias))
+            }
+        }
+        switch random.below(6) {
+        case 0: return make("number", \.$number)
+        case 1: return make("maybe", \.$maybe)
+        case 2: return make("real", \.$real)
+        case 3: return make("ratio", \.$ratio)
+        case 4: return make("text", \.$text)
+        default: return make("flag", \.$flag)
+        }
+    }
+
+    /// Random grouped queries by name (group keys selected by name,
+    /// aggregates of named fields) return what their key-path twins return,
+    /// and the clauses are equal.
+    @Test(arguments: seeds)
+    func aGroupedQueryByNameAnswersAsItsKeyPathTwin(seed: UInt64) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(probeSchema, .inMemory, in: directory)
+        try ProbeData.populate(stack, seed: seed, items: 120)
+        var random = ProbeRandom(seed: seed ^ 0x4747)
+        let keys: [(String, SelectTerm<ProbeItem>, GroupBy<ProbeItem>)] = [
+            ("flag", .attribute(\.$flag), GroupBy(\.$flag)),
+            ("other", .attribute(\.$other), GroupBy(\.$other)),
+            ("note", .attribute(\.$note), GroupBy(\.$note)),
+            ("group.name", .attribute(\.$group ~ \.$name), GroupBy(\.$group ~ \.$name)),
+        ]
+        var failures = 0
+        for index in 0..<120 where failures < 5 {
+            let key = random.chance(0.8) ? random.pick(keys) : nil
+            let aggregates = (0...random.below(3)).map { Self.randomAggregate(&random, index: $0) }
+            // Two aggregates of one field and function would share a name.
+            guard Set(aggregates.map { $0.named.name }).count == aggregates.count else { continue }
+            let namedSelect = Select<ProbeItem, [String: StoredValue]>(
+                [SelectTerm<ProbeItem>](key.map { [.attribute($0.0)] } ?? []) + aggregates.map(\.named))
+            let keyPathSelect = Select<ProbeItem, [String: StoredValue]>(
+                [SelectTerm<ProbeItem>](key.map { [$0.1] } ?? []) + aggregates.map(\.keyPath))
+            var named = From<ProbeItem>().select(namedSelect)
+            var keyPath = From<ProbeItem>().select(keyPathSelect)
+            var clausesEqual = namedSelect == keyPathSelect
+            if let key {
+                named = named.groupBy(GroupBy(key.0))
+                keyPath = keyPath.groupBy(key.2)
+                clausesEqual = clausesEqual && GroupBy<ProbeItem>(key.0) == key.2
+            }
+            // A sum of the largest integers overflows: then both throw the same error.
+            let expected = Result { () throws(StrataError) in try stack.queryAttributes(keyPath) }
+            let answered = Result { () throws(StrataError) in try stack.queryAttributes(named) }
+            let text = "seed \(seed), #\(index): \(key?.0 ?? "-") \(aggregates.map(\.text))"
+            if answered != expected || !clausesEqual {
+                failures += 1
+                Issue.record("\(text): key path \(expected), by name \(answered), equal \(clausesEqual)")
+            }
+        }
+    }
+
+    /// CoreStore's README spellings: `Select<T, Int>("age")`,
+    /// `Select("name", "age")` and `.count("friends", as:)` in the list
+    /// form, `GroupBy("age")`, `.maximum("age")`, and a to-one relationship
+    /// counted by name.
+    @Test(arguments: StoreKind.sqlite)
+    func coreStoreReadmeSpellings(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(probeSchema, kind, in: directory)
+        try ProbeData.populate(stack, seed: 11, items: 40)
+        let first = try #require(try stack.fetchOne(From<ProbeItem>().orderBy(.ascending(\.$number))))
+        #expect(
+            try stack.queryValue(
+                From<ProbeItem>(), Select<ProbeItem, Int>("number"), OrderBy<ProbeItem>(.ascending("number")))
+                == first.number)
+        #expect(
+            try stack.queryValue(From<ProbeItem>(), Select<ProbeItem, Int>(.maximum("number")))
+                == stack.queryValue(From<ProbeItem>().select(Int.self, .maximum(\.$number))))
+        let rows = try stack.queryAttributes(From<ProbeItem>(), Select("text", "number"), OrderBy(.ascending("number")))
+        #expect(rows == (try stack.queryAttributes(
+            From<ProbeItem>().select(.attribute(\.$text), .attribute(\.$number)).orderBy(.ascending(\.$number)))))
+        #expect(rows.count == 40)
+        let tagCounts = try stack.queryAttributes(From<ProbeItem>(), Select("number", .count("tags", as: "tagCount")))
+        #expect(tagCounts == (try stack.queryAttributes(
+            From<ProbeItem>().select(.attribute(\.$number), .count(\.$tags, as: "tagCount")))))
+        #expect(tagCounts.contains { ($0["tagCount"] ?? .null) != .integer(0) })
+        let grouped = try stack.queryAttributes(
+            From<ProbeItem>(), Select("flag", .count("flag", as: "count")), GroupBy("flag"))
+        #expect(grouped == (try stack.queryAttributes(
+            From<ProbeItem>().select(.attribute(\.$flag), .count(\.$flag, as: "count")).groupBy(\.$flag))))
+        let linked = try stack.queryValue(From<ProbeItem>().select(Int.self, .count("group")))
+        #expect(linked == (try stack.fetchCount(From<ProbeItem>().where(\.$group != nil))))
+        #expect(try stack.fetchAll(From<ProbeItem>().orderBy(.descending("group.name"), .ascending("number")))
+            == stack.fetchAll(From<ProbeItem>().orderBy(.descending(\.$group ~ \.$name), .ascending(\.$number))))
+    }
+
+    /// A name that is not a field the clause can use throws `invalidValue`
+    /// from every read that uses the clause, naming the field and the
+    /// clause as written; inside a transaction too, pending changes or not.
+    @Test
+    func aBadNameThrowsFromEveryRead() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(probeSchema, .file, in: directory)
+        try ProbeData.populate(stack, seed: 5, items: 10)
+        func expectInvalid(
+            _ field: String, _ prefix: String, sourceLocation: SourceLocation = #_sourceLocation,
+            _ read: () throws -> Void
+        ) {
+            #expect(sourceLocation: sourceLocation) {
+                try read()
+            } throws: { error in
+                guard case let StrataError.invalidValue("ProbeItem", named, reason) = error else { return false }
+                return named == field && reason.hasPrefix(prefix)
+            }
+        }
+        let orders: [(OrderBy<ProbeItem>, String, String)] = [
+            (OrderBy(.ascending("nope")), "nope", #"OrderBy.ascending("nope"): ProbeItem has no field 'nope'"#),
+            (OrderBy(.ascending(\.$number), .descending("group")), "group", #"OrderBy.descending("group"): 'group' is a relationship"#),
+            (OrderBy(.ascending("tags.label")), "tags.label", #"OrderBy.ascending("tags.label"): 'tags.label' passes through"#),
+            (OrderBy(.ascending("number.x")), "number.x", #"OrderBy.ascending("number.x"): 'number' is a stored field"#),
+            (OrderBy(.ascending("")), "", #"OrderBy.ascending(""): the key path '' has an empty part"#),
+            (OrderBy(.ascending("group.")), "group.", "OrderBy.ascending"),
+        ]
+        for (order, field, prefix) in orders {
+            expectInvalid(field, prefix) { _ = try stack.fetchAll(From<ProbeItem>().orderBy(order)) }
+            expectInvalid(field, prefix) { _ = try stack.fetchCount(From<ProbeItem>(), order) }
+            expectInvalid(field, prefix) { _ = try stack.fetchObjectIDs(From<ProbeItem>().orderBy(order)) }
+            expectInvalid(field, prefix) { _ = try stack.monitorList(From<ProbeItem>().orderBy(order)) }
+            expectInvalid(field, prefix) {
+                _ = try stack.queryAttributes(From<ProbeItem>().orderBy(order).select(.attribute(\.$number)))
+            }
+            expectInvalid(field, prefix) {
+                try stack.perform(synchronous: { tx in
+                    tx.create(Into<ProbeItem>()).number = 99
+                    _ = try tx.fetchAll(From<ProbeItem>().orderBy(order))
+                })
+            }
+            expectInvalid(field, prefix) {
+                try stack.perform(synchronous: { tx in
+                    _ = try tx.deleteAll(From<ProbeItem>().orderBy(order))
+                })
+            }
+        }
+        expectInvalid("flag.x", #"GroupBy("flag.x"): 'flag' is a stored field"#) {
+            _ = try stack.queryAttributes(From<ProbeItem>(), Select("flag"), GroupBy("flag.x"))
+        }
+        expectInvalid("tags", #"GroupBy("tags"): 'tags' is a relationship"#) {
+            _ = try stack.queryAttributes(From<ProbeItem>().select(.count()).groupBy("number", "tags"))
+        }
+        expectInvalid("nope", #"SelectTerm.attribute("nope"): ProbeItem has no field 'nope'"#) {
+            _ = try stack.queryAttributes(From<ProbeItem>(), Select("number", "nope"))
+        }
+        expectInvalid("group", #"SelectTerm.sum("group"): 'group' is a relationship"#) {
+            _ = try stack.queryValue(From<ProbeItem>().select(Int.self, .sum("group")))
+        }
+        expectInvalid("tags.@count", #"SelectTerm.maximum("tags.@count"): 'tags.@count' is an aggregate"#) {
+            _ = try stack.queryValue(From<ProbeItem>().select(Int.self, .maximum("tags.@count")))
+        }
+        expectInvalid("group.items", #"SelectTerm.count("group.items"): 'group.items' passes through"#) {
+            _ = try stack.queryAttributes(From<ProbeItem>().select(.count("group.items")))
+        }
+        // A format Where without its class, in a clause list, is one of
+        // `ManagedObject`, which has no fields: the reason says to name the class.
+        #expect {
+            try stack.fetchCount(From<ProbeItem>(), Where("number > %d", 1))
+        } throws: { error in
+            guard case let StrataError.invalidValue(_, _, reason) = error else { return false }
+            return reason.contains("names its class: Where<Person>")
+        }
+        #expect(try stack.fetchCount(From<ProbeItem>(), Where<ProbeItem>("number > %d", 1)) > 0)
+        // Nothing was deleted by the refused bulk deletes, nor saved by the failed transactions.
+        #expect(try stack.fetchCount(From<ProbeItem>()) == 10)
+    }
+}
+
