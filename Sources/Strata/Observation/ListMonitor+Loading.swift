@@ -5,7 +5,12 @@ extension ListMonitor {
     var orderForFetch: OrderBy<Object> {
         var keys = query.order?.keys ?? []
         if let sectionBy {
-            keys.insert(OrderBy<Object>.SortKey(path: sectionBy.path, isAscending: true, options: [], nulls: .automatic), at: 0)
+            // An invalid sectioning makes the fetch throw, as an invalid key would.
+            keys.insert(
+                OrderBy<Object>.SortKey(
+                    path: sectionBy.path, isAscending: true, options: [], nulls: .automatic,
+                    problem: sectionBy.problem),
+                at: 0)
         }
         return OrderBy(keys)
     }

@@ -88,6 +88,16 @@ extension From {
         SectionedQuery(from: self, sectionBy: SectionBy(keyPath, sectionName))
     }
 
+    /// Sections the list by the field `keyPath` names, as CoreStore's
+    /// `.sectionBy("age")` (see ``SectionBy/init(_:)-(String)``).
+    ///
+    /// ```swift
+    /// From<Person>().orderBy(.ascending("name")).sectionBy("age")
+    /// ```
+    public func sectionBy(_ keyPath: String) -> SectionedQuery<Object> {
+        SectionedQuery(from: self, sectionBy: SectionBy(keyPath))
+    }
+
     /// Sections the list as `sectionBy` says (by a path through to-one
     /// relationships, for example).
     ///

@@ -18,6 +18,9 @@
 public struct SectionBy<Object: ManagedObject>: Sendable {
     let path: ValuePath
     let name: @Sendable (StoredValue) -> String
+    /// Why the sectioning, named by a string that names no stored field, is
+    /// invalid: the monitor using it throws this.
+    var problem: StrataError? = nil
 
     /// The name of the field the sections are by, a path's joined by dots
     /// (`"owner.name"`), as CoreStore's `sectionKeyPath`.
@@ -40,6 +43,37 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
     ) {
         self.path = expression.path
         self.name = { stored in (try? Value(storedValue: stored)).map(sectionName) ?? "" }
+    }
+
+    /// Sections by the field `keyPath` names, as CoreStore's
+    /// `SectionBy<Person>("age")`: a field's name or a dotted path through
+    /// to-one relationships. Each section is named by the value's
+    /// description (``defaultSectionName(_:)``).
+    ///
+    /// ```swift
+    /// let byAge = try stack.monitorSectionedList(
+    ///     From<Person>(), SectionBy<Person>("age"), OrderBy<Person>(.ascending("name")))
+    /// ```
+    ///
+    /// A name that is not a stored field makes an invalid sectioning, which
+    /// the monitor or publisher using it reports by throwing
+    /// ``StrataError/invalidValue(entity:field:reason:)``.
+    public init(_ keyPath: String) {
+        let named = NamedKeyPath<Object>(text: keyPath, spelling: "SectionBy(\(String(reflecting: keyPath)))")
+        switch named.storedField(for: "section by") {
+        case let .success((path, valueType)):
+            self.path = path
+            let storable = valueType as? any FieldStorable.Type
+            self.name = { stored in storable.flatMap { Self.defaultName(of: stored, as: $0) } ?? "" }
+        case .failure(let error):
+            self.path = ValuePath(field: nil)
+            self.name = { _ in "" }
+            self.problem = error
+        }
+    }
+
+    private static func defaultName<Value: FieldStorable>(of stored: StoredValue, as _: Value.Type) -> String? {
+        (try? Value(storedValue: stored)).map(defaultSectionName)
     }
 }
 

@@ -192,6 +192,61 @@ struct KeyPathStringTests {
             == stack.fetchAll(From<ProbeItem>().orderBy(.descending(\.$group ~ \.$name), .ascending(\.$number))))
     }
 
+    /// Lists sectioned by name (`SectionBy<T>("flag")`, `.sectionBy("group.name")`)
+    /// hold the sections their key-path twins hold, named alike, before and
+    /// after random commits move objects between sections.
+    @Test(arguments: seeds)
+    func aListSectionedByNameMatchesItsKeyPathTwin(seed: UInt64) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(probeSchema, .file, in: directory)
+        try ProbeData.populate(stack, seed: seed, items: 60)
+        let pairs: [(String, ListMonitor<ProbeItem>, ListMonitor<ProbeItem>)] = [
+            ("flag",
+             try stack.monitorSectionedList(From<ProbeItem>(), SectionBy<ProbeItem>("flag"), OrderBy(.ascending("number"))),
+             try stack.monitorSectionedList(From<ProbeItem>(), SectionBy(\.$flag), OrderBy<ProbeItem>(.ascending(\.$number)))),
+            ("group.name",
+             try stack.monitorList(From<ProbeItem>().orderBy(.descending("real")).sectionBy("group.name")),
+             try stack.monitorList(From<ProbeItem>().orderBy(.descending(\.$real)).sectionBy(SectionBy(\.$group ~ \.$name)))),
+            ("maybe",
+             try stack.monitorList(From<ProbeItem>().sectionBy("maybe")),
+             try stack.monitorList(From<ProbeItem>().sectionBy(\.$maybe))),
+        ]
+        func sections(_ monitor: ListMonitor<ProbeItem>) -> [String] {
+            monitor.sections().map { "\($0.name): \($0.objects.map(\.rowID))" }
+        }
+        var random = ProbeRandom(seed: seed ^ 0x5EC7)
+        for round in 0..<6 {
+            for (name, named, keyPath) in pairs {
+                #expect(sections(named) == sections(keyPath), "seed \(seed), round \(round), by \(name)")
+                #expect(named.numberOfSections() > 1, "seed \(seed), by \(name): several sections")
+            }
+            // A random commit: values changed (sections left and entered), objects made and deleted.
+            let ids = try stack.fetchObjectIDs(From<ProbeItem>())
+            let groups = try stack.fetchObjectIDs(From<ProbeGroup>())
+            let edits = (0..<12).map { _ in (random.pick(ids), random.below(5), random.integer(), random.pick(groups)) }
+            try stack.perform(synchronous: { tx in
+                for (id, kind, number, group) in edits {
+                    guard let item = tx.edit(id) else { continue }
+                    switch kind {
+                    case 0: item.flag = number % 3 == 0 ? nil : number > 2
+                    case 1: item.maybe = number % 4 == 0 ? nil : number
+                    case 2: item.group = try tx.fetchExisting(group)
+                    case 3: item.real = Double(number)
+                    default: tx.delete(item)
+                    }
+                }
+                tx.create(Into<ProbeItem>()).maybe = edits.count
+            })
+        }
+        #expect {
+            try stack.monitorSectionedList(From<ProbeItem>(), SectionBy<ProbeItem>("group"))
+        } throws: { error in
+            guard case let StrataError.invalidValue(_, "group", reason) = error else { return false }
+            return reason.hasPrefix(#"SectionBy("group"): 'group' is a relationship"#)
+        }
+        #expect(throws: StrataError.self) { try stack.publishList(From<ProbeItem>().sectionBy("nope")) }
+    }
+
     /// A name that is not a field the clause can use throws `invalidValue`
     /// from every read that uses the clause, naming the field and the
     /// clause as written; inside a transaction too, pending changes or not.
