@@ -144,6 +144,23 @@ public struct Schema: Sendable {
 
     func entity(named name: String) -> EntityDescription? { entitiesByName[name] }
 
+    /// The classes of the entities that are `type` or inherit from it, by entity name.
+    ///
+    /// ```swift
+    /// schema.entityTypesByName(for: ManagedObject.self)   // every entity's class
+    /// ```
+    public func entityTypesByName(for type: ManagedObject.Type) -> [String: ManagedObject.Type] {
+        func inherits(_ candidate: AnyClass) -> Bool {
+            var current: AnyClass? = candidate
+            while let checked = current {
+                if checked == type { return true }
+                current = _getSuperclass(checked)
+            }
+            return false
+        }
+        return Dictionary(uniqueKeysWithValues: entities.filter { inherits($0.type) }.map { ($0.name, $0.type) })
+    }
+
     /// Up to this many entities, a class is found by comparing identifiers.
     private static let largestScannedSchema = 16
 

@@ -23,6 +23,20 @@ public final class DataStack: Sendable {
     /// The version name of ``schema``, the one the stack's stores hold (and
     /// migrate to): CoreStore's `dataStack.modelVersion`.
     public var modelVersion: String { schema.version }
+    /// The schema the stack's stores hold, under CoreStore's name
+    /// `dataStack.modelSchema`: the same as ``schema``.
+    public var modelSchema: Schema { schema }
+
+    /// The classes of the schema's entities that are `type` or inherit from
+    /// it, by entity name, as CoreStore's `dataStack.entityTypesByName(for:)`.
+    ///
+    /// ```swift
+    /// let all = stack.entityTypesByName(for: ManagedObject.self)   // ["Person": Person.self, "Pet": Pet.self]
+    /// let animals = stack.entityTypesByName(for: Animal.self)      // Animal and its subentities
+    /// ```
+    public func entityTypesByName(for type: ManagedObject.Type) -> [String: ManagedObject.Type] {
+        schema.entityTypesByName(for: type)
+    }
     let transactionQueue = DispatchQueue(label: "Strata.DataStack.transactions")
     /// The open stores, one per configuration: the default configuration's
     /// first, then the named ones by name. Every stack and process orders

@@ -8,6 +8,23 @@ struct InheritanceTests {
         try #require(schema.entity(named: name))
     }
 
+    /// CoreStore's `entityTypesByName(for:)`: the entities whose class is the
+    /// one given or inherits from it, by name; `modelSchema` is the schema.
+    @Test
+    func entityTypesByNameListsAClassAndItsSubclasses() throws {
+        func names(_ type: ManagedObject.Type) -> [String: String] {
+            zooSchema().entityTypesByName(for: type).mapValues { String(describing: $0) }
+        }
+        #expect(names(ZooCat.self) == ["ZooCat": "ZooCat", "ZooLion": "ZooLion"])
+        #expect(names(ZooAnimal.self).keys.sorted() == ["ZooAnimal", "ZooCat", "ZooDog", "ZooLion"])
+        #expect(names(ManagedObject.self).count == 6)
+        #expect(names(ZooToy.self) == ["ZooToy": "ZooToy"])
+        #expect(names(ProbeItem.self).isEmpty)
+        let stack = DataStack(zooSchema())
+        #expect(stack.entityTypesByName(for: ZooDog.self).keys.sorted() == ["ZooDog"])
+        #expect(stack.modelSchema.fingerprint == zooSchema().fingerprint)
+    }
+
     @Test
     func aTreeIsOneTableWithADiscriminatorAndEveryEntitysColumns() throws {
         let schema = zooSchema()
