@@ -1,8 +1,10 @@
 // Clauses named by strings, as CoreStore's `KeyPathString`s name them:
 // `OrderBy<Person>(.ascending("name"))`, `Select<Person, Int>(.maximum("age"))`,
 // `Select("name", .count("pets"))`, `GroupBy<Person>("city")`. A string is
-// resolved against the class's fields when the clause is made, into the path
-// the key-path spelling builds, so the two read, sort and group alike. A
+// resolved against the class's fields when the clause is made (and again
+// when a list clause is applied to a fetch of a subclass: Swift makes an
+// `OrderBy(.ascending("name"))` in a list one of `ManagedObject`), into the
+// path the key-path spelling builds, so the two read, sort and group alike. A
 // string that names nothing the clause can use makes an invalid clause, which
 // the fetch, query or monitor using it reports by throwing
 // ``StrataError/invalidValue(entity:field:reason:)``.
@@ -32,7 +34,7 @@ struct NamedKeyPath<Object: ManagedObject> {
             return .failure(invalid("'\(text)' is an aggregate; name a field"))
         }
         if let toMany = resolved.toMany {
-            // Only the relationship itself, as the last name and \(Object.self)'s own: its count.
+            // Only a to-many relationship of the class itself, named last: its count.
             guard case .object = resolved.end, resolved.path.field == nil, toMany.owner == ValuePath(field: nil)
             else {
                 return .failure(invalid(
