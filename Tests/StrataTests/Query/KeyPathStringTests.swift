@@ -247,6 +247,34 @@ struct KeyPathStringTests {
         #expect(throws: StrataError.self) { try stack.publishList(From<ProbeItem>().sectionBy("nope")) }
     }
 
+    /// A list clause by name is resolved against the class the fetch is of:
+    /// a `OrderBy<ZooCat>` naming a lion's field sorts `From<ZooLion>`, and
+    /// the same key on a fetch of cats throws, naming the field.
+    @Test
+    func aListClauseByNameResolvesOnTheFetchedSubclass() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(zooSchema(), .inMemory, in: directory)
+        try stack.perform(synchronous: { tx in
+            for index in 0..<6 {
+                let lion = tx.create(Into<ZooLion>())
+                lion.mane = Double((index * 7) % 5)
+                lion.lives = index % 3
+            }
+        })
+        let byMane = try stack.fetchAll(From<ZooLion>(), OrderBy<ZooCat>(.descending("mane"), .ascending("lives")))
+        #expect(byMane.map(\.rowID) == (try stack.fetchAll(
+            From<ZooLion>().orderBy(.descending(\.$mane), .ascending(\.$lives)))).map(\.rowID))
+        let grouped = try stack.queryAttributes(
+            From<ZooLion>(), Select<ZooLion, [String: StoredValue]>("mane", .count()), GroupBy<ZooCat>("mane"))
+        #expect(grouped.count == 5)
+        #expect {
+            try stack.fetchAll(From<ZooCat>(), OrderBy<ZooCat>(.descending("mane")))
+        } throws: { error in
+            guard case let StrataError.invalidValue("ZooCat", "mane", reason) = error else { return false }
+            return reason.contains("ZooCat has no field 'mane'")
+        }
+    }
+
     /// A name that is not a field the clause can use throws `invalidValue`
     /// from every read that uses the clause, naming the field and the
     /// clause as written; inside a transaction too, pending changes or not.
