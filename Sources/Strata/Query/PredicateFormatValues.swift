@@ -197,7 +197,7 @@ enum PredicateFormatValue {
                         "the \(type(of: object)) compared with '\(field)' was made outside a context, "
                             + "so it has no identity", at: nil)
                 }
-                guard Self.isClass(type(of: object), within: target) else {
+                guard EntityClasses.isClass(type(of: object), within: target) else {
                     throw PredicateFormatProblem(
                         "'\(field)' leads to \(target), not to \(type(of: object))", at: nil)
                 }
@@ -205,7 +205,7 @@ enum PredicateFormatValue {
             }
             if let id = value as? any PredicateFormatObjectID {
                 let idType = type(of: id).formatObjectType
-                guard Self.isClass(idType, within: target) || Self.isClass(target, within: idType)
+                guard EntityClasses.isClass(idType, within: target) || EntityClasses.isClass(target, within: idType)
                 else {
                     throw PredicateFormatProblem(
                         "'\(field)' leads to \(target), not to \(idType)", at: nil)
@@ -220,15 +220,6 @@ enum PredicateFormatValue {
         }
     }
 
-    /// Whether `type` is `ancestor` or one of its subclasses.
-    static func isClass(_ type: AnyClass, within ancestor: AnyClass) -> Bool {
-        var current: AnyClass? = type
-        while let candidate = current {
-            if candidate == ancestor { return true }
-            current = _getSuperclass(candidate)
-        }
-        return false
-    }
 
     // MARK: Numbers
 

@@ -24,4 +24,14 @@ enum EntityClasses {
     static func isClass<Object: ManagedObject>(named name: String, kindOf _: Object.Type) -> Bool {
         byName.withLock { known in known[name]?.contains { $0 is Object.Type } ?? false }
     }
+
+    /// Whether `type` is `ancestor` or one of its subclasses.
+    static func isClass(_ type: AnyClass, within ancestor: AnyClass) -> Bool {
+        var current: AnyClass? = type
+        while let candidate = current {
+            if candidate == ancestor { return true }
+            current = _getSuperclass(candidate)
+        }
+        return false
+    }
 }

@@ -150,15 +150,8 @@ public struct Schema: Sendable {
     /// schema.entityTypesByName(for: ManagedObject.self)   // every entity's class
     /// ```
     public func entityTypesByName(for type: ManagedObject.Type) -> [String: ManagedObject.Type] {
-        func inherits(_ candidate: AnyClass) -> Bool {
-            var current: AnyClass? = candidate
-            while let checked = current {
-                if checked == type { return true }
-                current = _getSuperclass(checked)
-            }
-            return false
-        }
-        return Dictionary(uniqueKeysWithValues: entities.filter { inherits($0.type) }.map { ($0.name, $0.type) })
+        Dictionary(uniqueKeysWithValues: entities.filter { EntityClasses.isClass($0.type, within: type) }
+            .map { ($0.name, $0.type) })
     }
 
     /// Up to this many entities, a class is found by comparing identifiers.
