@@ -180,7 +180,11 @@ extension Where {
     /// entity itself); traps for another entity.
     init<Clause>(retyping clause: Where<Clause>) {
         checkClauseEntity("Where", Clause.self, Object.self)
-        self.init(unchecked: clause.predicate, depth: clause.depth)
+        if let deferred = clause.deferredFormat, Object.self != ManagedObject.self {
+            self.init(parsing: deferred.format, deferred.arguments, spelled: deferred.spelling)
+        } else {
+            self.init(unchecked: clause.predicate, depth: clause.depth)
+        }
     }
 }
 

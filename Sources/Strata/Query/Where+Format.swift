@@ -120,15 +120,50 @@ extension Where {
         } catch {
             let place = spelling
                 ?? (error.column.map { "column \($0) of " } ?? "") + String(reflecting: format)
-            // In a clause list nothing names the class of a `Where` written
-            // without one, and Swift makes it `ManagedObject`, which has no fields.
-            let hint = Object.self == ManagedObject.self
-                ? " (a format Where given in a clause list names its class: Where<Person>(\"age > %d\", 30))" : ""
             self.init(
                 .invalid(
                     .invalidValue(
                         entity: String(describing: Object.self), field: "format",
-                        reason: "\(place): \(error.message)\(hint)")))
+                        reason: "\(place): \(error.message)")))
+            // In a clause list nothing names the class of a `Where` written
+            // without one, and Swift makes it `ManagedObject`, which has no
+            // fields: the format is parsed again for the class it filters.
+            if Object.self == ManagedObject.self {
+                deferredFormat = DeferredFormat(format: format, arguments: arguments, spelling: spelling)
+            }
+        }
+    }
+}
+
+/// A format `Where` written without its class (`Where("age > %d", 30)` in a
+/// clause list), kept to be parsed again when the list applies it to a
+/// fetch of a class (``Where/init(retyping:)``).
+struct DeferredFormat: @unchecked Sendable {
+    let format: String
+    /// The arguments with every object replaced by its `ObjectID`: values of
+    /// the types a format takes (numbers, text, dates, IDs, lists of them),
+    /// which nothing mutates; `@unchecked` because `Any` cannot say so.
+    let arguments: [Any?]
+    let spelling: String?
+
+    init(format: String, arguments: [Any?], spelling: String?) {
+        self.format = format
+        self.arguments = arguments.map { $0.map(Self.detached) }
+        self.spelling = spelling
+    }
+
+    /// `value` with objects, also inside a list, replaced by their IDs.
+    private static func detached(_ value: Any) -> Any {
+        if let object = value as? any ManagedObjectIdentifiable, object.entity != nil {
+            func id(of object: some ManagedObjectIdentifiable) -> Any { object.objectID }
+            return id(of: object)
+        }
+        guard let list = PredicateFormatValue.elements(of: value) else {
+            return value
+        }
+        return list.map { element -> Any? in
+            guard case .argument(let argument) = element else { return nil }
+            return detached(argument)
         }
     }
 }

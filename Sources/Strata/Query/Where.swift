@@ -15,6 +15,9 @@ public struct Where<Object: ManagedObject>: Sendable {
     let predicate: WherePredicate
     /// `predicate.depth`, kept so that combining predicates never walks them.
     let depth: Int
+    /// A format this predicate, of `ManagedObject`, could not parse for want
+    /// of a class; a clause list parses it again for the class it filters.
+    var deferredFormat: DeferredFormat? = nil
 
     init(unchecked predicate: WherePredicate, depth: Int) {
         self.predicate = predicate

@@ -341,14 +341,22 @@ struct KeyPathStringTests {
             _ = try stack.queryAttributes(From<ProbeItem>().select(.count("group.items")))
         }
         // A format Where without its class, in a clause list, is one of
-        // `ManagedObject`, which has no fields: the reason says to name the class.
-        #expect {
-            try stack.fetchCount(From<ProbeItem>(), Where("number > %d", 1))
-        } throws: { error in
-            guard case let StrataError.invalidValue(_, _, reason) = error else { return false }
-            return reason.contains("names its class: Where<Person>")
+        // `ManagedObject` to Swift: the list parses it for the fetched class.
+        let groups = try stack.fetchAll(From<ProbeGroup>().orderBy(.ascending(\.$rank)))
+        let pairs: [(Where<ManagedObject>, Where<ProbeItem>)] = [
+            (Where("number > %d", 1), Where("number > %d", 1)),
+            (Where("group == %@", groups[0]), Where(\.$group == groups[0])),
+            (Where("group IN %@", Array(groups.prefix(3))), Where(\.$group, in: Array(groups.prefix(3)))),
+            (Where("group IN %@", [groups[1].objectID, nil]), Where(\.$group, in: [groups[1].objectID]) || \.$group == nil),
+            (Where("number", isMemberOf: 0...4), Where(\.$number, in: [0, 1, 2, 3, 4])),
+        ]
+        for (untyped, typed) in pairs {
+            #expect(try stack.fetchAll(From<ProbeItem>(), untyped) == stack.fetchAll(From<ProbeItem>().where(typed)))
         }
-        #expect(try stack.fetchCount(From<ProbeItem>(), Where<ProbeItem>("number > %d", 1)) > 0)
+        #expect(try stack.fetchCount(From<ProbeItem>(), Where("number > %d", 1)) > 0)
+        expectInvalid("format", #"column 1 of "nope > 1": ProbeItem has no field 'nope'"#) {
+            _ = try stack.fetchCount(From<ProbeItem>(), Where("nope > 1"))
+        }
         // Nothing was deleted by the refused bulk deletes, nor saved by the failed transactions.
         #expect(try stack.fetchCount(From<ProbeItem>()) == 10)
     }
