@@ -25,6 +25,7 @@ extension ObjectContext {
         object.isWritten = false
         register(object)
         pendingObjects.append(object)
+        if let undoHistory { undoHistory.recording(in: self)?.noteCreated(object) }
         return object
     }
 
@@ -70,12 +71,14 @@ extension ObjectContext {
         // Asked by key, not by reading the entry out: copying an optional
         // `(Any, StrataError)` out and destroying it was 4% of an insert.
         if let invalid = object.invalidValues, invalid.index(forKey: slot) != nil {
+            willChange(object)
             object.invalidValues![slot] = nil
             if object.invalidValues!.isEmpty { object.invalidValues = nil }
         } else if object.value(at: slot).isIdentical(to: value) {
             return
+        } else {
+            willChange(object)
         }
-        willChange(object)
         object.values[slot] = value
     }
 
@@ -88,7 +91,11 @@ extension ObjectContext {
         object.invalidValues![slot] = (value, error.located(entity: entity.name, field: name))
     }
 
+    /// Called before every change to an object's values (and before a
+    /// written object's deletion): keeps what the flush and the commit
+    /// compare against, and the state an undo puts back.
     func willChange(_ object: ManagedObject) {
+        if let undoHistory { undoHistory.recording(in: self)?.noteObject(object) }
         if object.isInserted && !object.isWritten { return }
         if object.baseline == nil { object.baseline = object.values }
         if object.flushed == nil {
@@ -99,7 +106,11 @@ extension ObjectContext {
 
     /// Notes that a to-many relationship of the object with `key` changed, for the change set.
     func noteRelationshipChange(_ entity: EntityDescription, _ rowID: Int64, _ name: String) {
-        relationshipChanges[ObjectKey(entity, rowID), default: []].insert(name)
+        let key = ObjectKey(entity, rowID)
+        if let undoHistory {
+            undoHistory.recording(in: self)?.noteRelationshipChange(key, name, current: relationshipChanges[key])
+        }
+        relationshipChanges[key, default: []].insert(name)
     }
 
     /// Writes every pending insert, update and delete into the open SQLite
