@@ -309,6 +309,8 @@ extension ObjectContext {
                 object.values = state.values
                 object.invalidValues = state.invalidValues
             }
+            // A row the flush inserts is written whole: no earlier values to compare.
+            if !object.isWritten { object.flushed = nil }
             return needsRow
         }
         if !object.isDeleted {
