@@ -25,7 +25,10 @@ extension ObjectContext {
         object.isWritten = false
         register(object)
         pendingObjects.append(object)
-        if let undoHistory { undoHistory.recording(in: self)?.noteCreated(object) }
+        if let undoHistory {
+            undoHistory.recording(in: self)?.noteCreated(object)
+            undoHistory.noteGivenRowID(object.rowID, in: entity, of: self)
+        }
         return object
     }
 
@@ -54,7 +57,10 @@ extension ObjectContext {
         let last = try connection.scalar(
             "SELECT \(larger)",
             [.text(entity.tableName)])
-        guard case .integer(let lastRowID) = last ?? .integer(0) else { return 1 }
+        guard case .integer(var lastRowID) = last ?? .integer(0) else { return 1 }
+        if let undoHistory {
+            lastRowID = max(lastRowID, undoHistory.lastGivenRowID(in: entity, of: self))
+        }
         guard lastRowID < .max - 1 else { throw rowIDsUsedUp(entity, last: lastRowID) }
         nextRowIDs[entity.tableIndex] = lastRowID + 2
         return lastRowID + 1
@@ -96,7 +102,10 @@ extension ObjectContext {
     /// compare against, and the state an undo puts back.
     func willChange(_ object: ManagedObject) {
         if let undoHistory { undoHistory.recording(in: self)?.noteObject(object) }
-        if object.isInserted && !object.isWritten { return }
+        // An object without a row is inserted whole by the next flush: one
+        // created here, or one whose deletion an undo took back after the
+        // flush deleted its row (its baseline was kept when it was deleted).
+        if !object.isWritten { return }
         if object.baseline == nil { object.baseline = object.values }
         if object.flushed == nil {
             object.flushed = object.values

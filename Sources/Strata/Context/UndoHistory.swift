@@ -21,6 +21,16 @@ final class UndoHistory {
     /// How many commits the transaction has made: change notes are
     /// relative to the last one (see ``UndoRecord``).
     private(set) var commits = 0
+    /// Per context and table, the last row ID given to an object created
+    /// here. A redo may bring such an object back when its creation was
+    /// never committed, and the store's sequence does not know its ID (a
+    /// commit that saves nothing records nothing): no later object may get it.
+    private var lastGivenRowIDs: [ContextTable: Int64] = [:]
+
+    private struct ContextTable: Hashable {
+        let context: ObjectIdentifier
+        let table: Int
+    }
 
     var canUndo: Bool { openGroup != nil || !undoGroups.isEmpty }
     var canRedo: Bool { !redoGroups.isEmpty }
@@ -49,6 +59,16 @@ final class UndoHistory {
         openGroup = nil
         undoGroups.removeAll()
         redoGroups.removeAll()
+    }
+
+    func noteGivenRowID(_ rowID: Int64, in entity: EntityDescription, of context: ObjectContext) {
+        let key = ContextTable(context: ObjectIdentifier(context), table: entity.tableIndex)
+        lastGivenRowIDs[key] = max(lastGivenRowIDs[key] ?? 0, rowID)
+    }
+
+    /// The last row ID ``noteGivenRowID(_:in:of:)`` saw for the table, or 0.
+    func lastGivenRowID(in entity: EntityDescription, of context: ObjectContext) -> Int64 {
+        lastGivenRowIDs[ContextTable(context: ObjectIdentifier(context), table: entity.tableIndex)] ?? 0
     }
 
     /// Notes a successful commit: the committed state is the new baseline.
@@ -309,8 +329,6 @@ extension ObjectContext {
                 object.values = state.values
                 object.invalidValues = state.invalidValues
             }
-            // A row the flush inserts is written whole: no earlier values to compare.
-            if !object.isWritten { object.flushed = nil }
             return needsRow
         }
         if !object.isDeleted {

@@ -46,6 +46,39 @@ struct UndoTests {
 
     @Test(arguments: StoreKind.allCases)
     @MainActor
+    func aDeletionOfAnUnwrittenObjectIsUndoneToo(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        let tx = try stack.beginUnsafe(supportsUndo: true)
+        let ann = tx.create(Into<Owner>())
+        ann.name = "Ann"
+        tx.undo()
+        tx.redo()  // back, and not yet written: nothing read or flushed since
+        tx.delete(ann)
+        tx.undo()
+        #expect(!ann.isDeletedObject && ann.name == "Ann")
+        try tx.commitAndWait()
+        #expect(try stack.fetchOne(From<Owner>())?.name == "Ann")
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func anObjectBroughtBackKeepsAnIDNoLaterObjectGets(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        let tx = try stack.beginUnsafe(supportsUndo: true)
+        let ann = tx.create(Into<Owner>())
+        tx.undo()
+        #expect(try tx.commitAndWait() == nil)  // saves nothing, records no row ID
+        tx.redo()
+        let bob = tx.create(Into<Owner>())
+        #expect(bob.objectID != ann.objectID)
+        try tx.commitAndWait()
+        #expect(try stack.fetchCount(From<Owner>()) == 2)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
     func aNewChangeAfterAnUndoEmptiesTheRedoStack(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
         let stack = try makeStack(contextSchema, kind, in: directory)
