@@ -174,6 +174,68 @@ struct UndoTests {
 
     @Test(arguments: StoreKind.allCases)
     @MainActor
+    func anUndoneCommittedRelationshipChangeListsBothSides(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        let tx = try stack.beginUnsafe(supportsUndo: true)
+        let ann = tx.create(Into<Owner>())
+        let rex = tx.create(Into<Animal>())
+        let club = tx.create(Into<Club>())
+        try tx.commitAndWait()
+        ann.pets = [rex]
+        club.members = [ann]
+        try tx.commitAndWait()
+        tx.undo()
+        #expect(tx.updatedObjectIDs(Owner.self) == [ann.objectID])
+        #expect(tx.updatedObjectIDs(Animal.self) == [rex.objectID])
+        #expect(tx.updatedObjectIDs(Club.self) == [club.objectID])
+        let changeSet = try #require(try tx.commitAndWait())
+        #expect(changeSet.updatedRowIDs(entity: "Owner") == [ann.objectID.rowID])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func linksBetweenTwoDeniedDeletionsComeBack(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(undoDenySchema, kind, in: directory)
+        let tx = try stack.beginUnsafe(supportsUndo: true)
+        let team = tx.create(Into<UndoTeam>())
+        let player = tx.create(Into<UndoPlayer>())
+        team.players = [player]
+        try tx.commitAndWait()
+        tx.delete(team)
+        tx.delete(player)  // both sides deny: the commit removes the link rows between them
+        try tx.commitAndWait()
+        tx.undo()
+        #expect(team.players == [player] && player.teams == [team])
+        try tx.commitAndWait()
+        let shown = try #require(try stack.fetchExisting(team.objectID))
+        #expect(shown.players.map(\.objectID) == [player.objectID])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func uniqueImportsAreUndoneLikeAnyChange(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(ImpSchema.schema, kind, in: directory)
+        let tx = try stack.beginUnsafe(supportsUndo: true)
+        let ann = try #require(try tx.importUniqueObject(Into<ImpPerson>(), source: ImpRecord(id: 1, name: "Ann")))
+        try tx.commitAndWait()
+        _ = try tx.importUniqueObject(Into<ImpPerson>(), source: ImpRecord(id: 1, name: "Annie"))
+        _ = try tx.importUniqueObject(Into<ImpPerson>(), source: ImpRecord(id: 2, name: "Bob"))
+        #expect(ann.name == "Annie" && ann.updates == 1)
+        tx.undo()
+        #expect(ann.name == "Ann" && ann.updates == 0)
+        #expect(try tx.fetchAll(From<ImpPerson>()).map(\.name) == ["Ann"])
+        // Bob's ID is free again for a new import; the redo stack ends with it.
+        let bob = try #require(try tx.importUniqueObject(Into<ImpPerson>(), source: ImpRecord(id: 2, name: "Bo")))
+        #expect(bob.inserts == 1 && !tx.canRedo)
+        try tx.commitAndWait()
+        #expect(try stack.fetchAll(From<ImpPerson>().orderBy(.ascending(\.$remoteID))).map(\.name) == ["Ann", "Bo"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
     func undoTakesBackCommittedChangesAsPendingOnes(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
         let stack = try makeStack(contextSchema, kind, in: directory)
@@ -313,3 +375,14 @@ struct UndoTests {
         }
     }
 }
+
+final class UndoTeam: ManagedObject {
+    @Field.Relationship("players", inverse: \UndoPlayer.$teams, deleteRule: .deny)
+    var players: Set<UndoPlayer>
+}
+
+final class UndoPlayer: ManagedObject {
+    @Field.Relationship("teams", deleteRule: .deny) var teams: Set<UndoTeam>
+}
+
+let undoDenySchema = Schema("UD1", entities: [Entity<UndoTeam>("UndoTeam"), Entity<UndoPlayer>("UndoPlayer")])
