@@ -1,5 +1,5 @@
 /// The undo and redo stacks of an unsafe transaction begun with
-/// `supportsUndo: true` (Docs/Transactions.md, "Undo and redo").
+/// `supportsUndo: true` (Docs/Transactions.md, Rule 12a).
 ///
 /// A group is what the transaction changed between two boundaries (a
 /// `flush()`, a commit, an `undo()`). It is kept as states, not as actions:

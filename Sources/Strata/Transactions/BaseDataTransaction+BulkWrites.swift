@@ -103,9 +103,9 @@ extension BaseDataTransaction {
     }
 
     /// Runs a bulk write, which an undo history cannot take back cheaply:
-    /// it records nothing, and once it succeeds the history ends (Docs/Transactions.md,
-    /// "Undo and redo"). A failed one leaves the history as it was, as it
-    /// leaves the store.
+    /// it records nothing, and once it succeeds the history ends
+    /// (Docs/Transactions.md, Rule 12a). A failed one leaves the history as
+    /// it was, as it leaves the store.
     private func endingUndoHistory<Result>(_ body: () throws -> Result) throws -> Result {
         guard let history = contexts.primary.undoHistory else { return try body() }
         let result = try history.withoutRecording(body)

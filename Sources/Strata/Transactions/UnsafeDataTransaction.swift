@@ -168,12 +168,13 @@ extension UnsafeDataTransaction {
     /// tx.undo(); tx.undo()           // ann.isDeletedObject
     /// ```
     ///
-    /// It cannot throw: a storage failure while putting links back fails
+    /// It does not throw: a storage failure while putting links back fails
     /// the transaction's next read or its commit (Docs/Transactions.md,
     /// Rule 4). Calling it on a transaction begun without
     /// `supportsUndo: true` is a programmer error, and traps.
     public func undo() {
-        requiredUndoHistory("undo()").undo()
+        let history = requiredUndoHistory("undo()")
+        contexts.primary.exclusively { history.undo() }
     }
 
     /// Puts back the changes the last ``undo()`` took back. Any new change
@@ -185,23 +186,30 @@ extension UnsafeDataTransaction {
     /// tx.redo()        // as before the undo
     /// ```
     ///
-    /// It cannot throw (see ``undo()``). Calling it on a transaction begun
+    /// It does not throw (see ``undo()``). Calling it on a transaction begun
     /// without `supportsUndo: true` is a programmer error, and traps.
     public func redo() {
-        requiredUndoHistory("redo()").redo()
+        let history = requiredUndoHistory("redo()")
+        contexts.primary.exclusively { history.redo() }
     }
 
-    /// Whether ``undo()`` would change anything: the transaction keeps an
-    /// undo history and changed something since it began, its last
-    /// ``rollback()`` or bulk write, or has undone groups left to undo.
+    /// Whether ``undo()`` would take something back: the transaction keeps
+    /// an undo history, and it holds a group not undone yet (changes made
+    /// since the transaction began, or since its last ``rollback()`` or
+    /// bulk write), as `NSUndoManager`'s `canUndo` does. `false` without
+    /// `supportsUndo: true`.
     ///
     /// ```swift
-    /// if tx.canUndo { tx.undo() }
+    /// undoButton.isEnabled = tx.canUndo
     /// ```
     public var canUndo: Bool { undoHistory?.canUndo ?? false }
 
-    /// Whether ``redo()`` would change anything: an undone group waits, and
-    /// no change was made since.
+    /// Whether ``redo()`` would put something back: an undone group waits,
+    /// and no change was made since. `false` without `supportsUndo: true`.
+    ///
+    /// ```swift
+    /// redoButton.isEnabled = tx.canRedo
+    /// ```
     public var canRedo: Bool { undoHistory?.canRedo ?? false }
 
     private func requiredUndoHistory(_ call: String) -> UndoHistory {

@@ -7,7 +7,7 @@ import Testing
 // pets (one-to-many, cascade), a queue (ordered), a passport (deny) and
 // clubs (many-to-many); an animal's `favorite` is a to-one without inverse.
 
-/// Transactions.md, "Undo and redo": `beginUnsafe(supportsUndo: true)`
+/// Transactions.md, Rule 12a: `beginUnsafe(supportsUndo: true)`
 /// keeps the groups of a transaction's changes, which `undo()` takes back
 /// and `redo()` puts back, exactly.
 @Suite("Unsafe transactions: undo and redo")
@@ -375,14 +375,3 @@ struct UndoTests {
         }
     }
 }
-
-final class UndoTeam: ManagedObject {
-    @Field.Relationship("players", inverse: \UndoPlayer.$teams, deleteRule: .deny)
-    var players: Set<UndoPlayer>
-}
-
-final class UndoPlayer: ManagedObject {
-    @Field.Relationship("teams", deleteRule: .deny) var teams: Set<UndoTeam>
-}
-
-let undoDenySchema = Schema("UD1", entities: [Entity<UndoTeam>("UndoTeam"), Entity<UndoPlayer>("UndoPlayer")])
