@@ -14,6 +14,8 @@ final class UndoPerson: ManagedObject {
 
 final class UndoPet: ManagedObject {
     @Field.Stored("name") var name: String = ""
+    /// Set to NaN by the tests of invalid values, which only a flush refuses.
+    @Field.Stored("weight") var weight: Double = 0
     @Field.Relationship("owner") var owner: UndoPerson?
     @Field.Relationship("queuedAt") var queuedAt: UndoPerson?
 }

@@ -262,6 +262,47 @@ struct UndoTests {
         #expect(try stack.fetchExisting(ann.objectID)?.name == "Annie")
     }
 
+    @Test(arguments: StoreKind.sqlite)
+    @MainActor
+    func oneGroupSpansEveryStoreTheTransactionChanged(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeConfigurationStack(["Config1", "Config2"], kind, in: directory)
+        let tx = try stack.beginUnsafe(supportsUndo: true)
+        let item = tx.create(Into<CfgItem>("Config1"))
+        let note = tx.create(Into<CfgNote>("Config2"))
+        note.text = "a"
+        try tx.commitAndWait()
+        item.label = "changed"
+        note.text = "b"
+        let tag = tx.create(Into<CfgTag>("Config1"))
+        tag.item = item
+        tx.undo()
+        #expect(item.label == "" && note.text == "a" && tag.isDeletedObject && item.tags.isEmpty)
+        #expect(!tx.hasChanges)
+        tx.redo()
+        #expect(item.tags == [tag])
+        try tx.commitAndWait()
+        #expect(try stack.fetchOne(From<CfgNote>("Config2"))?.text == "b")
+        #expect(try stack.fetchOne(From<CfgItem>("Config1"))?.tags.count == 1)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func anInvalidValueComesAndGoesWithItsGroup(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(undoSchema, kind, in: directory)
+        let tx = try stack.beginUnsafe(supportsUndo: true)
+        let rex = tx.create(Into<UndoPet>())
+        try tx.flush()
+        rex.weight = .nan
+        tx.undo()
+        #expect(rex.weight == 0)
+        try tx.commitAndWait()
+        tx.redo()
+        #expect(rex.weight.isNaN)
+        #expect(throws: StrataError.self) { try tx.commitAndWait() }
+    }
+
     @Test(arguments: StoreKind.allCases)
     @MainActor
     func rollbackAndBulkWritesEndTheHistory(_ kind: StoreKind) throws {
