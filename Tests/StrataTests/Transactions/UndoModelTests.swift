@@ -139,7 +139,7 @@ struct UndoModelRun {
             clubs[club].members = Set(members.map { people[$0] })
             model.change { $0.clubs[club]!.members = Set(members) }
             return "club \(club) has members \(members.sorted())"
-        case 54..<57:
+        case 54..<55:
             guard let person = pick(state.people.keys) else { return "nothing" }
             let joined = subset(state.clubs.keys)
             people[person].clubs = Set(joined.map { clubs[$0] })
@@ -153,7 +153,21 @@ struct UndoModelRun {
                 }
             }
             return "person \(person) joins \(joined.sorted())"
-        case 57..<61:
+        case 55..<57:
+            guard let person = pick(state.people.keys) else { return "nothing" }
+            let pet = Bool.random(using: &random) ? pick(state.pets.keys) : nil
+            people[person].partner = pet.map { pets[$0] }
+            model.change { $0.pair(person, pet) }
+            return "person \(person) paired with \(pet.map(String.init) ?? "nobody")"
+        case 57..<59:
+            guard let pet = pick(state.pets.keys) else { return "nothing" }
+            let person = Bool.random(using: &random) ? pick(state.people.keys) : nil
+            pets[pet].buddy = person.map { people[$0] }
+            model.change { model in
+                if let person { model.pair(person, pet) } else { model.pair(nil, pet) }
+            }
+            return "pet \(pet) paired with \(person.map(String.init) ?? "nobody")"
+        case 59..<61:
             guard let club = pick(state.clubs.keys) else { return "nothing" }
             let ranking = subset(state.people.keys)
             clubs[club].ranking = ranking.map { people[$0] }
@@ -228,6 +242,9 @@ struct UndoModelRun {
             expect(Set(indices(person.pets, petIndex)) == state.pets(of: index), "person \(index) pets")
             expect(indices(person.queue, petIndex) == expected.queue, "person \(index) queue")
             expect(Set(indices(person.clubs, clubIndex)) == state.clubs(of: index), "person \(index) clubs")
+            expect(
+                person.partner.flatMap { petIndex[ObjectIdentifier($0)] } == expected.partner,
+                "person \(index) partner")
         }
         for (index, pet) in pets.enumerated() {
             guard let expected = state.pets[index] else {
@@ -240,6 +257,7 @@ struct UndoModelRun {
             expect(
                 pet.queuedAt.flatMap { peopleIndex[ObjectIdentifier($0)] } == state.queuedAt(index),
                 "pet \(index) queuedAt")
+            expect(pet.buddy.flatMap { peopleIndex[ObjectIdentifier($0)] } == state.buddy(of: index), "pet \(index) buddy")
         }
         for (index, club) in clubs.enumerated() {
             guard let expected = state.clubs[index] else {
@@ -280,6 +298,7 @@ struct UndoModelRun {
             if person.name != expected.name || person.age != expected.age
                 || person.queue.compactMap({ petIDs[$0.objectID] }) != expected.queue
                 || Set(person.pets.compactMap { petIDs[$0.objectID] }) != state.pets(of: index)
+                || person.partner.flatMap({ petIDs[$0.objectID] }) != expected.partner
             {
                 found.append(
                     "main context person \(index): \(person.name) \(person.age) "

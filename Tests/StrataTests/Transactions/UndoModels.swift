@@ -10,6 +10,8 @@ final class UndoPerson: ManagedObject {
     var pets: Set<UndoPet>
     @Field.Relationship("queue", inverse: \UndoPet.$queuedAt) var queue: [UndoPet]
     @Field.Relationship("clubs", inverse: \UndoClub.$members) var clubs: Set<UndoClub>
+    /// One-to-one: both sides keep a key.
+    @Field.Relationship("partner", inverse: \UndoPet.$buddy) var partner: UndoPet?
 }
 
 final class UndoPet: ManagedObject {
@@ -18,6 +20,7 @@ final class UndoPet: ManagedObject {
     @Field.Stored("weight") var weight: Double = 0
     @Field.Relationship("owner") var owner: UndoPerson?
     @Field.Relationship("queuedAt") var queuedAt: UndoPerson?
+    @Field.Relationship("buddy") var buddy: UndoPerson?
 }
 
 final class UndoClub: ManagedObject {
@@ -41,6 +44,7 @@ struct UndoModelState: Equatable {
         var name = ""
         var age = 0
         var queue: [Int] = []
+        var partner: Int?
     }
     struct Pet: Equatable {
         var name = ""
@@ -59,6 +63,13 @@ struct UndoModelState: Equatable {
     func pets(of person: Int) -> Set<Int> { Set(pets.filter { $0.value.owner == person }.keys) }
     func queuedAt(_ pet: Int) -> Int? { people.first { $0.value.queue.contains(pet) }?.key }
     func clubs(of person: Int) -> Set<Int> { Set(clubs.filter { $0.value.members.contains(person) }.keys) }
+    func buddy(of pet: Int) -> Int? { people.first { $0.value.partner == pet }?.key }
+
+    /// Pairs `person` with `pet`, or unpairs whichever is given, one to one.
+    mutating func pair(_ person: Int?, _ pet: Int?) {
+        for other in people.keys where pet != nil && people[other]!.partner == pet { people[other]!.partner = nil }
+        if let person { people[person]!.partner = pet }
+    }
 
     mutating func setQueue(of person: Int, to queue: [Int]) {
         for other in people.keys where other != person {
@@ -80,6 +91,7 @@ struct UndoModelState: Equatable {
     mutating func deletePet(_ pet: Int) {
         pets[pet] = nil
         for person in people.keys { people[person]!.queue.removeAll { $0 == pet } }
+        pair(nil, pet)
     }
 }
 
