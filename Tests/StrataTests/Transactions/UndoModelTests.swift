@@ -77,7 +77,7 @@ struct UndoModelRun {
             let index = clubs.count - 1
             model.change { $0.clubs[index] = .init() }
             return "create club \(index)"
-        case 15..<25:
+        case 15..<22:
             guard let person = pick(state.people.keys) else { return "nothing" }
             let age = Int.random(in: 0..<3, using: &random)
             people[person].name = name
@@ -167,12 +167,25 @@ struct UndoModelRun {
                 if let person { model.pair(person, pet) } else { model.pair(nil, pet) }
             }
             return "pet \(pet) paired with \(person.map(String.init) ?? "nobody")"
-        case 59..<61:
+        case 59..<60:
             guard let club = pick(state.clubs.keys) else { return "nothing" }
             let ranking = subset(state.people.keys)
             clubs[club].ranking = ranking.map { people[$0] }
             model.change { $0.clubs[club]!.ranking = ranking }
             return "club \(club) ranks \(ranking)"
+        case 22..<25, 60..<61:
+            if Bool.random(using: &random) {
+                guard let club = pick(state.clubs.keys) else { return "nothing" }
+                let lineup = subset(state.people.keys)
+                clubs[club].lineup = lineup.map { people[$0] }
+                model.change { $0.setLineup(of: club, to: lineup) }
+                return "club \(club) lines up \(lineup)"
+            }
+            guard let person = pick(state.people.keys) else { return "nothing" }
+            let lineups = subset(state.clubs.keys)
+            people[person].lineups = lineups.map { clubs[$0] }
+            model.change { $0.setLineups(of: person, to: lineups) }
+            return "person \(person) lines up in \(lineups)"
         case 61..<64:
             guard let person = pick(state.people.keys) else { return "nothing" }
             tx.delete(people[person])
@@ -186,7 +199,7 @@ struct UndoModelRun {
         case 67..<69:
             guard let club = pick(state.clubs.keys) else { return "nothing" }
             tx.delete(clubs[club])
-            model.change { $0.clubs[club] = nil }
+            model.change { $0.deleteClub(club) }
             return "delete club \(club)"
         case 69..<76:
             try tx.flush()
@@ -245,6 +258,7 @@ struct UndoModelRun {
             expect(
                 person.partner.flatMap { petIndex[ObjectIdentifier($0)] } == expected.partner,
                 "person \(index) partner")
+            expect(indices(person.lineups, clubIndex) == expected.lineups, "person \(index) lineups")
         }
         for (index, pet) in pets.enumerated() {
             guard let expected = state.pets[index] else {
@@ -268,6 +282,7 @@ struct UndoModelRun {
             guard reading else { continue }
             expect(Set(indices(club.members, peopleIndex)) == expected.members, "club \(index) members")
             expect(indices(club.ranking, peopleIndex) == expected.ranking, "club \(index) ranking")
+            expect(indices(club.lineup, peopleIndex) == expected.lineup, "club \(index) lineup")
         }
         guard reading else { return found }
         expect(
@@ -318,6 +333,7 @@ struct UndoModelRun {
             }
             if Set(club.members.compactMap { personIDs[$0.objectID] }) != expected.members
                 || club.ranking.compactMap({ personIDs[$0.objectID] }) != expected.ranking
+                || club.lineup.compactMap({ personIDs[$0.objectID] }) != expected.lineup
             {
                 found.append("main context club \(index)")
             }

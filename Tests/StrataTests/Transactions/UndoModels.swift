@@ -12,6 +12,8 @@ final class UndoPerson: ManagedObject {
     @Field.Relationship("clubs", inverse: \UndoClub.$members) var clubs: Set<UndoClub>
     /// One-to-one: both sides keep a key.
     @Field.Relationship("partner", inverse: \UndoPet.$buddy) var partner: UndoPet?
+    /// Ordered on both sides: a link row keeps a position for each.
+    @Field.Relationship("lineups", inverse: \UndoClub.$lineup) var lineups: [UndoClub]
 }
 
 final class UndoPet: ManagedObject {
@@ -29,6 +31,7 @@ final class UndoClub: ManagedObject {
     /// Ordered, many-to-many, without inverse: a deleted person leaves it
     /// by the clearing of incoming references.
     @Field.Relationship("ranking") var ranking: [UndoPerson]
+    @Field.Relationship("lineup") var lineup: [UndoPerson]
 }
 
 let undoSchema = Schema("U1", entities: [
@@ -45,6 +48,7 @@ struct UndoModelState: Equatable {
         var age = 0
         var queue: [Int] = []
         var partner: Int?
+        var lineups: [Int] = []
     }
     struct Pet: Equatable {
         var name = ""
@@ -54,6 +58,7 @@ struct UndoModelState: Equatable {
         var title = ""
         var members: Set<Int> = []
         var ranking: [Int] = []
+        var lineup: [Int] = []
     }
 
     var people: [Int: Person] = [:]
@@ -78,12 +83,40 @@ struct UndoModelState: Equatable {
         people[person]!.queue = queue
     }
 
+    /// Sets a club's lineup: a person it gains puts the club last in theirs.
+    mutating func setLineup(of club: Int, to lineup: [Int]) {
+        for person in clubs[club]!.lineup where !lineup.contains(person) {
+            people[person]!.lineups.removeAll { $0 == club }
+        }
+        for person in lineup where !clubs[club]!.lineup.contains(person) {
+            people[person]!.lineups.append(club)
+        }
+        clubs[club]!.lineup = lineup
+    }
+
+    /// Sets a person's lineups: a club it gains puts the person last in its lineup.
+    mutating func setLineups(of person: Int, to lineups: [Int]) {
+        for club in people[person]!.lineups where !lineups.contains(club) {
+            clubs[club]!.lineup.removeAll { $0 == person }
+        }
+        for club in lineups where !people[person]!.lineups.contains(club) {
+            clubs[club]!.lineup.append(person)
+        }
+        people[person]!.lineups = lineups
+    }
+
+    mutating func deleteClub(_ club: Int) {
+        clubs[club] = nil
+        for person in people.keys { people[person]!.lineups.removeAll { $0 == club } }
+    }
+
     mutating func deletePerson(_ person: Int) {
         people[person] = nil
         for pet in pets(of: person) { deletePet(pet) }
         for club in clubs.keys {
             clubs[club]!.members.remove(person)
             clubs[club]!.ranking.removeAll { $0 == person }
+            clubs[club]!.lineup.removeAll { $0 == person }
         }
         for pet in pets.keys where pets[pet]!.owner == person { pets[pet]!.owner = nil }
     }
