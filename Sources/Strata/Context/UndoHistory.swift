@@ -170,22 +170,13 @@ final class UndoRecord {
         objects[objectIndex[ObjectIdentifier(object)]!].state.exists = false
     }
 
-    /// Keeps the rows of link `table` whose `column` holds `rowID` (and
-    /// whose other column holds `other`'s row ID, when given: then no row
-    /// is kept as no row) before a statement changes them.
+    /// Keeps the rows of link `table` whose `column` holds `rowID` (and,
+    /// when `other` is given, whose other column holds it: then a missing
+    /// row is kept as no row) before a statement changes them.
     func noteLinks(in table: String, where column: String, is rowID: Int64, and other: Int64? = nil) throws {
-        let columns = context.linkColumns(of: table)
-        let otherColumn = column == "source" ? "target" : "source"
-        var sql = "SELECT \(columns.map(SQL.quote).joined(separator: ", ")) FROM \(SQL.quote(table)) "
-            + "WHERE \(SQL.quote(column)) = ?"
-        var arguments: [StoredValue] = [.integer(rowID)]
-        if let other {
-            sql += " AND \(SQL.quote(otherColumn)) = ?"
-            arguments.append(.integer(other))
-        }
-        let rows = try context.writeConnection().query(sql, arguments) { statement in
-            ContiguousArray((0..<Int32(columns.count)).map { statement.value(at: $0) })
-        }
+        var conditions = [(column, rowID)]
+        if let other { conditions.append((column == "source" ? "target" : "source", other)) }
+        let rows = try linkRows(in: table, conditions)
         for row in rows {
             guard case .integer(let source) = row[0], case .integer(let target) = row[1] else { continue }
             let key = LinkKey(table: table, source: source, target: target)
@@ -245,23 +236,32 @@ final class UndoRecord {
         for (key, wanted) in links {
             let columns = context.linkColumns(of: key.table)
             let table = SQL.quote(key.table)
-            let ends: [StoredValue] = [.integer(key.source), .integer(key.target)]
-            let current = try connection.query(
-                "SELECT \(columns.map(SQL.quote).joined(separator: ", ")) FROM \(table) "
-                    + "WHERE source = ? AND target = ?", ends
-            ) { statement in
-                ContiguousArray((0..<Int32(columns.count)).map { statement.value(at: $0) })
-            }.first
+            let current = try linkRows(in: key.table, [("source", key.source), ("target", key.target)]).first
             links[key] = .some(current)
             if let current, let wanted, current.isIdentical(to: wanted) { continue }
             if current == nil, wanted == nil { continue }
-            try connection.run("DELETE FROM \(table) WHERE source = ? AND target = ?", ends)
+            try connection.run(
+                "DELETE FROM \(table) WHERE \"source\" = ? AND \"target\" = ?",
+                [.integer(key.source), .integer(key.target)])
             if let wanted {
                 try connection.run(
                     "INSERT INTO \(table) (\(columns.map(SQL.quote).joined(separator: ", "))) VALUES ("
                         + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")",
                     Array(wanted))
             }
+        }
+    }
+
+    /// The rows of link `table` whose columns hold the row IDs `conditions`
+    /// name, each with every column, in the table's order.
+    private func linkRows(
+        in table: String, _ conditions: [(column: String, rowID: Int64)]
+    ) throws -> [ContiguousArray<StoredValue>] {
+        let columns = context.linkColumns(of: table)
+        let sql = "SELECT \(columns.map(SQL.quote).joined(separator: ", ")) FROM \(SQL.quote(table)) WHERE "
+            + conditions.map { "\(SQL.quote($0.column)) = ?" }.joined(separator: " AND ")
+        return try context.writeConnection().query(sql, conditions.map { .integer($0.rowID) }) { statement in
+            ContiguousArray((0..<Int32(columns.count)).map { statement.value(at: $0) })
         }
     }
 
