@@ -49,4 +49,7 @@ struct DenyCheck {
     /// For a to-one held by the deleted rows (a foreign key of theirs), the
     /// related rows' IDs; otherwise the deleted rows' own IDs.
     var rowIDs: [Int64]
+    /// The deleted object whose relationship it checks; `nil` for a bulk
+    /// delete's check, which covers many (see `UndoRecord`).
+    var owner: ObjectKey? = nil
 }

@@ -25,6 +25,10 @@ extension ObjectContext {
         object.isWritten = false
         register(object)
         pendingObjects.append(object)
+        if let undoHistory {
+            undoHistory.recording(in: self)?.noteCreated(object)
+            undoHistory.noteGivenRowID(object.rowID, in: entity, of: self)
+        }
         return object
     }
 
@@ -53,7 +57,10 @@ extension ObjectContext {
         let last = try connection.scalar(
             "SELECT \(larger)",
             [.text(entity.tableName)])
-        guard case .integer(let lastRowID) = last ?? .integer(0) else { return 1 }
+        guard case .integer(var lastRowID) = last ?? .integer(0) else { return 1 }
+        if let undoHistory {
+            lastRowID = max(lastRowID, undoHistory.lastGivenRowID(in: entity, of: self))
+        }
         guard lastRowID < .max - 1 else { throw rowIDsUsedUp(entity, last: lastRowID) }
         nextRowIDs[entity.tableIndex] = lastRowID + 2
         return lastRowID + 1
@@ -70,12 +77,14 @@ extension ObjectContext {
         // Asked by key, not by reading the entry out: copying an optional
         // `(Any, StrataError)` out and destroying it was 4% of an insert.
         if let invalid = object.invalidValues, invalid.index(forKey: slot) != nil {
+            willChange(object)
             object.invalidValues![slot] = nil
             if object.invalidValues!.isEmpty { object.invalidValues = nil }
         } else if object.value(at: slot).isIdentical(to: value) {
             return
+        } else {
+            willChange(object)
         }
-        willChange(object)
         object.values[slot] = value
     }
 
@@ -88,8 +97,15 @@ extension ObjectContext {
         object.invalidValues![slot] = (value, error.located(entity: entity.name, field: name))
     }
 
+    /// Called before every change to an object's values (and before a
+    /// written object's deletion): keeps what the flush and the commit
+    /// compare against, and the state an undo puts back.
     func willChange(_ object: ManagedObject) {
-        if object.isInserted && !object.isWritten { return }
+        if let undoHistory { undoHistory.recording(in: self)?.noteObject(object) }
+        // An object without a row is inserted whole by the next flush: one
+        // created here, or one whose deletion an undo took back after the
+        // flush deleted its row (its baseline was kept when it was deleted).
+        if !object.isWritten { return }
         if object.baseline == nil { object.baseline = object.values }
         if object.flushed == nil {
             object.flushed = object.values
@@ -99,7 +115,11 @@ extension ObjectContext {
 
     /// Notes that a to-many relationship of the object with `key` changed, for the change set.
     func noteRelationshipChange(_ entity: EntityDescription, _ rowID: Int64, _ name: String) {
-        relationshipChanges[ObjectKey(entity, rowID), default: []].insert(name)
+        let key = ObjectKey(entity, rowID)
+        if let undoHistory {
+            undoHistory.recording(in: self)?.noteRelationshipChange(key, name, current: relationshipChanges[key])
+        }
+        relationshipChanges[key, default: []].insert(name)
     }
 
     /// Writes every pending insert, update and delete into the open SQLite

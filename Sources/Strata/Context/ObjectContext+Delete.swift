@@ -9,6 +9,8 @@ extension ObjectContext {
     private func deleteObject(_ object: ManagedObject) throws {
         guard !object.isDeleted else { return }
         let entity = object.entity!
+        let undoRecord = undoHistory?.recording(in: self)
+        undoRecord?.noteObject(object)
         if object.isWritten {
             willChange(object)
         }
@@ -18,10 +20,20 @@ extension ObjectContext {
             switch relationship.deleteRule {
             case .deny:
                 guard !related.isEmpty else { break }
+                let owner = ObjectKey(entity, object.rowID)
+                let check: DenyCheck
                 if case .foreignKey = relationship.storage {
-                    denyChecks.append(DenyCheck(relationship: relationship, rowIDs: related.map(\.rowID)))
+                    check = DenyCheck(relationship: relationship, rowIDs: related.map(\.rowID), owner: owner)
                 } else {
-                    denyChecks.append(DenyCheck(relationship: relationship, rowIDs: [object.rowID]))
+                    check = DenyCheck(relationship: relationship, rowIDs: [object.rowID], owner: owner)
+                }
+                denyChecks.append(check)
+                if let undoRecord {
+                    undoRecord.noteDenial(of: object, check)
+                    // The commit deletes these links once their other ends are gone too.
+                    if case let .linkTable(table, ownerColumn, _, _) = relationship.storage {
+                        try undoRecord.noteLinks(in: table, where: ownerColumn, is: object.rowID)
+                    }
                 }
             case .cascade:
                 try unlink(object, relationship, from: related)
@@ -56,6 +68,7 @@ extension ObjectContext {
             }
         case let .linkTable(table, ownerColumn, _, _):
             let connection = try writeConnection()
+            try undoHistory?.recording(in: self)?.noteLinks(in: table, where: ownerColumn, is: object.rowID)
             try connection.run(
                 "DELETE FROM \(SQL.quote(table)) WHERE \(SQL.quote(ownerColumn)) = ?",
                 [.integer(object.rowID)])
@@ -91,6 +104,8 @@ extension ObjectContext {
                             + "WHERE \(SQL.quote(targetColumn)) = ?", [.integer(object.rowID)]
                     ) { $0.int64(at: 0) }
                     guard !owners.isEmpty else { continue }
+                    try undoHistory?.recording(in: self)?.noteLinks(
+                        in: table, where: targetColumn, is: object.rowID)
                     try connection.run(
                         "DELETE FROM \(SQL.quote(table)) WHERE \(SQL.quote(targetColumn)) = ?",
                         [.integer(object.rowID)])

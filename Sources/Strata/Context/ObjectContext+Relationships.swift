@@ -219,6 +219,8 @@ extension ObjectContext {
         let wanted = uniqued(objects)
         if link.order == nil ? Set(current) == Set(wanted) : current == wanted { return }
         let connection = try writeConnection()
+        let undoRecord = undoHistory?.recording(in: self)
+        try undoRecord?.noteLinks(in: link.table, where: link.owner, is: owner.rowID)
         let table = SQL.quote(link.table)
         let ownerColumn = SQL.quote(link.owner)
         let targetColumn = SQL.quote(link.target)
@@ -238,6 +240,7 @@ extension ObjectContext {
             return order
         }()
         for member in wanted where !currentSet.contains(member) {
+            try undoRecord?.noteLinks(in: link.table, where: link.owner, is: owner.rowID, and: member.rowID)
             if let otherOrder {
                 try connection.run(
                     "INSERT INTO \(table) (\(ownerColumn), \(targetColumn), \(SQL.quote(otherOrder))) "

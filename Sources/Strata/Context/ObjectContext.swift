@@ -65,6 +65,9 @@ final class ObjectContext {
     var keptGeneration: UInt64?
     /// Set for an unsafe transaction's context: traps use from two threads at once.
     var exclusiveUse: ExclusiveUse?
+    /// The undo history of an unsafe transaction begun with `supportsUndo: true`,
+    /// which the changes below record into (see `UndoHistory`); `nil` records nothing.
+    var undoHistory: UndoHistory?
 
     var isReadOnly: Bool { kind == .main }
 

@@ -194,10 +194,22 @@ extension DataStack: CommitMerging {
 
     /// A transaction the caller drives and synchronises itself.
     ///
+    /// With `supportsUndo: true` it keeps an undo history, for
+    /// ``UnsafeDataTransaction/undo()`` and ``UnsafeDataTransaction/redo()``;
+    /// without, it records nothing, and costs nothing for it.
+    /// ``UnsafeDataTransaction/rollback()`` works either way.
+    ///
+    /// ```swift
+    /// let editor = try stack.beginUnsafe(supportsUndo: true, author: "editor")
+    /// ```
+    ///
     /// - Throws: ``StrataError/storeNotAdded`` before a store is added.
-    public func beginUnsafe(author: String? = nil) throws(StrataError) -> UnsafeDataTransaction {
+    public func beginUnsafe(
+        supportsUndo: Bool = false, author: String? = nil
+    ) throws(StrataError) -> UnsafeDataTransaction {
         return UnsafeDataTransaction(
-            contexts: transactionContexts(try stores()), author: self.author(author), stack: self)
+            contexts: transactionContexts(try stores()), author: self.author(author),
+            supportsUndo: supportsUndo, stack: self)
     }
 
     // MARK: Running and delivering

@@ -30,14 +30,18 @@ extension BaseDataTransaction {
     @discardableResult
     public func deleteAll<Object: ManagedObject>(_ query: From<Object>) throws(StrataError) -> Int {
         try StrataError.catching {
-            try contexts.bulkTargets(query).reduce(0) { count, target in
-                let (context, query) = target
-                let entity = context.entity(Object.self)
-                do {
-                    return count + (try context.deleteRows(
-                        of: entity, target: query.compileTarget(in: entity, schema: context.schema, dialect: context.store.dialect)))
-                } catch {
-                    throw context.translated(error)
+            try endingUndoHistory {
+                try contexts.bulkTargets(query).reduce(0) { count, target in
+                    let (context, query) = target
+                    let entity = context.entity(Object.self)
+                    do {
+                        return count + (try context.deleteRows(
+                            of: entity,
+                            target: query.compileTarget(
+                                in: entity, schema: context.schema, dialect: context.store.dialect)))
+                    } catch {
+                        throw context.translated(error)
+                    }
                 }
             }
         }
@@ -83,16 +87,29 @@ extension BaseDataTransaction {
         _ query: From<Object>, _ assignments: [FieldAssignment<Object>]
     ) throws(StrataError) -> Int {
         try StrataError.catching {
-            try contexts.bulkTargets(query).reduce(0) { count, target in
-                let (context, query) = target
-                do {
-                    return count + (try context.updateRows(
-                        of: context.entity(Object.self), query: query,
-                        assignments: assignments.map { ($0.field, $0.change) }))
-                } catch {
-                    throw context.translated(error)
+            try endingUndoHistory {
+                try contexts.bulkTargets(query).reduce(0) { count, target in
+                    let (context, query) = target
+                    do {
+                        return count + (try context.updateRows(
+                            of: context.entity(Object.self), query: query,
+                            assignments: assignments.map { ($0.field, $0.change) }))
+                    } catch {
+                        throw context.translated(error)
+                    }
                 }
             }
         }
+    }
+
+    /// Runs a bulk write, which an undo history cannot take back cheaply:
+    /// it records nothing, and once it succeeds the history ends
+    /// (Docs/Transactions.md, Rule 12a). A failed one leaves the history as
+    /// it was, as it leaves the store.
+    private func endingUndoHistory<Result>(_ body: () throws -> Result) throws -> Result {
+        guard let history = contexts.primary.undoHistory else { return try body() }
+        let result = try history.withoutRecording(body)
+        history.removeAll()
+        return result
     }
 }

@@ -1,8 +1,10 @@
-/// A transaction the caller synchronises itself, from ``DataStack/beginUnsafe(author:)``.
+/// A transaction the caller synchronises itself, from
+/// ``DataStack/beginUnsafe(supportsUndo:author:)``.
 ///
 /// It can commit several times; after each commit or rollback it goes on with
 /// a fresh SQLite transaction at its next read or write. While it has an open
 /// SQLite transaction it holds the store's writer, and other transactions wait.
+/// Begun with `supportsUndo: true`, it keeps an undo history: see ``undo()``.
 ///
 /// ```swift
 /// let tx = try stack.beginUnsafe()
@@ -12,20 +14,29 @@
 public final class UnsafeDataTransaction: BaseDataTransaction {
     /// The stack that began it, which merges its commits into the main context.
     let stack: any CommitMerging
+    /// The undo and redo stacks, when begun with `supportsUndo: true`.
+    private let undoHistory: UndoHistory?
 
-    init(contexts: StoreContexts, author: String?, stack: any CommitMerging) {
+    init(contexts: StoreContexts, author: String?, supportsUndo: Bool = false, stack: any CommitMerging) {
         self.stack = stack
+        self.undoHistory = supportsUndo ? UndoHistory() : nil
         let exclusiveUse = ExclusiveUse()
         for context in contexts.all {
             context.keepsObjectsAcrossCommits = true
             context.exclusiveUse = exclusiveUse
+            context.undoHistory = undoHistory
         }
         super.init(contexts: contexts, author: author)
     }
 
     deinit {
         contexts.rollback()
-        for context in contexts.all { context.removeAllObjects() }
+        // The history holds objects, which hold their context, which holds the history.
+        undoHistory?.removeAll()
+        for context in contexts.all {
+            context.undoHistory = nil
+            context.removeAllObjects()
+        }
     }
 
     /// Commits now and returns the change set, which is merged into the main
@@ -36,9 +47,7 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     public func commitAndWait(
         isolation: isolated (any Actor)? = #isolation
     ) throws(StrataError) -> ChangeSet? {
-        let changeSet = try StrataError.catching {
-            try contexts.commit(author: author, didCommit: stack.scheduleMerge)
-        }
+        let changeSet = try StrataError.catching { try commitEndingUndoGroup() }
         stack.mergeIfOnMainActor(isolation)
         return changeSet
     }
@@ -48,7 +57,7 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     public func commit(_ completion: @escaping @MainActor @Sendable (StrataError?) -> Void = { _ in }) {
         var failure: StrataError?
         do {
-            try contexts.commit(author: author, didCommit: stack.scheduleMerge)
+            try commitEndingUndoGroup()
         } catch {
             failure = StrataError.wrapping(error)
         }
@@ -78,15 +87,49 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
         }
     }
 
-    /// Discards every uncommitted change; objects return to their committed values.
-    public func rollback() {
-        contexts.rollback()
+    /// Commits, ending the open undo group first; a failed commit, rolled
+    /// back, ends the undo history as ``rollback()`` does.
+    @discardableResult
+    private func commitEndingUndoGroup() throws -> ChangeSet? {
+        guard let undoHistory else {
+            return try contexts.commit(author: author, didCommit: stack.scheduleMerge)
+        }
+        undoHistory.endGroup()
+        do {
+            // What the commit itself changes (the links a deny rule leaves) is no group of its own.
+            let changeSet = try undoHistory.withoutRecording {
+                try contexts.commit(author: author, didCommit: stack.scheduleMerge)
+            }
+            undoHistory.didCommit()
+            return changeSet
+        } catch {
+            undoHistory.removeAll()
+            throw error
+        }
     }
 
-    /// Writes pending changes into the open SQLite transaction without committing.
+    /// Discards every uncommitted change; objects return to their committed
+    /// values. With `supportsUndo: true`, it also empties the undo and redo
+    /// stacks, as Core Data's `rollback()` does: what they held was
+    /// relative to changes that no longer exist.
+    ///
+    /// ```swift
+    /// person.name = "Draft"
+    /// tx.rollback()      // person.name is the committed name again; nothing to undo
+    /// ```
+    public func rollback() {
+        contexts.rollback()
+        undoHistory?.removeAll()
+    }
+
+    /// Writes pending changes into the open SQLite transaction without
+    /// committing. With `supportsUndo: true`, it ends the open undo group,
+    /// as Core Data's `processPendingChanges()` (which CoreStore's `flush()`
+    /// calls) does; the group ends even when the flush throws.
     ///
     /// - Throws: a ``StrataError`` (a uniqueness violation, an invalid value).
     public func flush() throws(StrataError) {
+        undoHistory?.endGroup()
         for context in contexts.all {
             do {
                 try context.flush()
@@ -94,6 +137,88 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
                 throw context.translated(error)
             }
         }
+    }
+}
+
+// MARK: Undo and redo
+
+extension UnsafeDataTransaction {
+    /// Takes back the last group of this transaction's changes, as Core
+    /// Data's undo manager does: field values, creations (an undone
+    /// creation is deleted: it reads as a deleted object and fetches leave it
+    /// out), deletions (the same object and ID come back, with both sides of
+    /// its relationships and what its delete rules changed), and every
+    /// relationship edit, inverses and order included.
+    ///
+    /// A group is everything changed between two boundaries: ``flush()``,
+    /// each commit, and `undo()` itself, which ends the open group and
+    /// takes it back. Changes already committed can be undone too: they
+    /// become pending changes again, which the next commit saves. With
+    /// nothing to undo it does nothing. A bulk write (`deleteAll`,
+    /// `updateAll`) and ``rollback()`` end the history.
+    ///
+    /// ```swift
+    /// let tx = try stack.beginUnsafe(supportsUndo: true)
+    /// let ann = tx.create(Into<Person>())
+    /// ann.name = "Ann"
+    /// try tx.flush()                 // ends the group
+    /// ann.name = "Annie"
+    /// tx.undo()                      // ann.name == "Ann"
+    /// tx.redo()                      // ann.name == "Annie"
+    /// tx.undo(); tx.undo()           // ann.isDeletedObject
+    /// ```
+    ///
+    /// It does not throw: a storage failure while putting links back fails
+    /// the transaction's next read or its commit (Docs/Transactions.md,
+    /// Rule 4). Calling it on a transaction begun without
+    /// `supportsUndo: true` is a programmer error, and traps.
+    public func undo() {
+        let history = requiredUndoHistory("undo()")
+        contexts.primary.exclusively { history.undo() }
+    }
+
+    /// Puts back the changes the last ``undo()`` took back. Any new change
+    /// after an undo empties the redo stack, as in `NSUndoManager`; with
+    /// nothing to redo it does nothing.
+    ///
+    /// ```swift
+    /// tx.undo()
+    /// tx.redo()        // as before the undo
+    /// ```
+    ///
+    /// It does not throw (see ``undo()``). Calling it on a transaction begun
+    /// without `supportsUndo: true` is a programmer error, and traps.
+    public func redo() {
+        let history = requiredUndoHistory("redo()")
+        contexts.primary.exclusively { history.redo() }
+    }
+
+    /// Whether ``undo()`` would take something back: the transaction keeps
+    /// an undo history, and it holds a group not undone yet (changes made
+    /// since the transaction began, or since its last ``rollback()`` or
+    /// bulk write), as `NSUndoManager`'s `canUndo` does. `false` without
+    /// `supportsUndo: true`.
+    ///
+    /// ```swift
+    /// undoButton.isEnabled = tx.canUndo
+    /// ```
+    public var canUndo: Bool { undoHistory?.canUndo ?? false }
+
+    /// Whether ``redo()`` would put something back: an undone group waits,
+    /// and no change was made since. `false` without `supportsUndo: true`.
+    ///
+    /// ```swift
+    /// redoButton.isEnabled = tx.canRedo
+    /// ```
+    public var canRedo: Bool { undoHistory?.canRedo ?? false }
+
+    private func requiredUndoHistory(_ call: String) -> UndoHistory {
+        guard let undoHistory else {
+            misuse(
+                "Strata: \(call) needs an undo history, which this transaction does not keep. "
+                    + "Begin it with stack.beginUnsafe(supportsUndo: true).")
+        }
+        return undoHistory
     }
 }
 

@@ -12,6 +12,19 @@ struct ListMonitorUnsafeTests {
     /// applied to its old list, gives the new one, which a fresh fetch returns.
     @Test(arguments: [UInt64(31), 32, 33, 34])
     func randomUnsafeCommitsAndRollbacksKeepEveryMonitorExact(seed: UInt64) throws {
+        try checkMonitors(seed: seed, undoing: false)
+    }
+
+    /// The same with undo and redo (Transactions.md, Rule 12a) between the
+    /// changes: an undone creation is deleted by the next commit, an undone
+    /// deletion inserted again with its old ID, groups reach back past
+    /// commits, and the monitors follow all of it exactly.
+    @Test(arguments: [UInt64(41), 42, 43, 44])
+    func randomUndosAndRedosAcrossCommitsKeepEveryMonitorExact(seed: UInt64) throws {
+        try checkMonitors(seed: seed, undoing: true)
+    }
+
+    private func checkMonitors(seed: UInt64, undoing: Bool) throws {
         var random = SplitMix64(seed: seed)
         let directory = TemporaryDirectory()
         let stack = try makeStack(monitorSchema, .file, in: directory)
@@ -27,11 +40,18 @@ struct ListMonitorUnsafeTests {
             monitor.addObserver(observer)
             monitors.append((monitor, observer, shape))
         }
-        let tx = try stack.beginUnsafe()
+        let tx = try stack.beginUnsafe(supportsUndo: undoing)
         for commit in 0..<60 {
             let before = monitors.map { $0.0.sectionedRowIDs() }
             for (_, observer, _) in monitors { observer.reset() }
             try MonWorkload.change(tx, &random, operations: Int(random.next() % 4) + 1, cascades: commit % 15 == 0)
+            for _ in 0..<(undoing ? random.next() % 4 : 0) {
+                switch random.next() % 3 {
+                case 0: tx.undo()
+                case 1: tx.redo()
+                default: try tx.flush()
+                }
+            }
             if random.next() % 5 == 0 {
                 // Thrown away: the next commit starts again from the last one.
                 tx.rollback()
