@@ -20,12 +20,15 @@ public final class FieldObservation {
         center.add(observer, stage: .monitors)
     }
 
-    /// Whether the observation still runs: not cancelled, and its object not deleted.
+    /// Whether the observation still runs: not cancelled, its object not
+    /// deleted, and its store still followed (not removed from the stack,
+    /// nor left by a stack released with nothing else keeping its main
+    /// context).
     ///
     /// ```swift
     /// if !token.isActive { token = nil }
     /// ```
-    public var isActive: Bool { (observer as? any FieldObserving)?.isFinished == false }
+    public var isActive: Bool { (observer as? any FieldObserving)?.isRunning == true }
 
     /// Stops the observation; the closure is not called again.
     ///
@@ -47,7 +50,8 @@ public final class FieldObservation {
 
 @MainActor
 private protocol FieldObserving {
-    var isFinished: Bool { get }
+    /// Whether a later commit may still call the handler.
+    var isRunning: Bool { get }
 }
 
 /// Follows one field of one object through merged change sets and calls
@@ -66,6 +70,11 @@ private final class FieldObserver<Value>: ChangeSetObserver, FieldObserving {
     var current: StoredValue
     var isFinished = false
     private weak var main: MainContext?
+
+    /// The main context merges into the center the observer is in: once it
+    /// is gone (its stack released, nothing else keeping it), nothing
+    /// reaches the observer again.
+    var isRunning: Bool { !isFinished && main != nil }
 
     init(
         object: ManagedObject, entity: EntityDescription, field: String,
@@ -107,6 +116,11 @@ private final class FieldObserver<Value>: ChangeSetObserver, FieldObserving {
     }
 
     var watchedEntityNames: Set<String> { [entityName] }
+
+    /// The store was removed from the stack: nothing more is merged.
+    func observationDidEnd() {
+        isFinished = true
+    }
 
     /// Anything may have changed: the field is read again.
     func didRefresh(_ changeSet: ChangeSet) {

@@ -21,6 +21,8 @@ import Observation
 /// the main actor with `stack.fetchExisting(id)`.
 ///
 /// Let the publisher go to stop it: its ``snapshots`` sequences then finish.
+/// They finish too when `removeStorage()` takes its store out of the stack,
+/// since it publishes nothing more.
 @Observable
 @MainActor
 public final class ListPublisher<Object: ManagedObject> {
@@ -98,8 +100,10 @@ public final class ListPublisher<Object: ManagedObject> {
     // MARK: AsyncSequence
 
     /// The current snapshot, then one snapshot per published change; the
-    /// sequence finishes when the publisher is released. Each access starts a
-    /// new sequence; snapshots are buffered, so a slow reader misses none.
+    /// sequence finishes when the publisher is released, or when
+    /// `removeStorage()` takes its store out of the stack (after which a
+    /// new sequence yields the last snapshot and finishes). Each access
+    /// starts a new sequence; snapshots are buffered, so a slow reader misses none.
     ///
     /// ```swift
     /// for await snapshot in publisher.snapshots {
@@ -189,6 +193,11 @@ public final class ListPublisher<Object: ManagedObject> {
 
         func didRefresh(_ changeSet: ChangeSet) {
             publisher?.publishIfNeeded()
+        }
+
+        /// The store was removed from the stack: nothing more is published.
+        func observationDidEnd() {
+            publisher?.audience.end()
         }
     }
 }

@@ -9,18 +9,27 @@ final class LifeNote: ManagedObject {
 
 let lifeSchema = Schema("Life", entities: [Entity<LifeNote>("Note")])
 
-/// Whether `stream` has finished: a task reads it to its end and says
-/// whether it got there on its own, before it was cancelled after a bounded
-/// number of main-actor turns (a finished stream ends in the reader's first).
+/// Everything `stream` yields up to its end, or `nil` when it has not
+/// finished: a task reads it and says whether it got to the end on its own,
+/// before it was cancelled after a bounded number of main-actor turns (a
+/// finished stream ends in the reader's first), so that a stream that never
+/// ends fails the test rather than hang it.
 @MainActor
-func hasFinished<Element: Sendable>(_ stream: AsyncStream<Element>) async -> Bool {
+func elementsToTheEnd<Element: Sendable>(of stream: AsyncStream<Element>) async -> [Element]? {
     let reader = Task { @MainActor in
-        for await _ in stream {}
-        return !Task.isCancelled
+        var elements: [Element] = []
+        for await element in stream { elements.append(element) }
+        return Task.isCancelled ? nil : elements
     }
     for _ in 0..<100 { await Task.yield() }
     reader.cancel()
     return await reader.value
+}
+
+/// Whether `stream` has finished (see ``elementsToTheEnd(of:)``).
+@MainActor
+func hasFinished<Element: Sendable>(_ stream: AsyncStream<Element>) async -> Bool {
+    await elementsToTheEnd(of: stream) != nil
 }
 
 /// What a `DataStack` promises about its own lifetime: what ends, what is
@@ -54,5 +63,85 @@ struct StackLifetimeTests {
         #expect(await hasFinished(all), "the stream of every change set ends with the stack (\(kept) kept)")
         #expect(await hasFinished(notes), "a filtered stream ends with the stack (\(kept) kept)")
         withExtendedLifetime(keep) {}
+    }
+}
+
+extension StackLifetimeTests {
+    /// Asynchronous transactions queued when the stack's last owner lets it
+    /// go still run, in order, and each completion is called (CoreStore's
+    /// queue holds its stack the same way); then the stack is freed and its
+    /// connections close, folding the WAL into the file.
+    @Test
+    func queuedTransactionsRunAndCompleteAfterTheLastOwnerLetsGo() async throws {
+        let directory = TemporaryDirectory()
+        var stack: DataStack? = try makeStack(lifeSchema, .file, in: directory)
+        weak let released = stack
+        let completed = await withCheckedContinuation { (done: CheckedContinuation<[Int], Never>) in
+            let results = Locked<[Int]>([])
+            for number in 0..<5 {
+                stack!.perform(
+                    asynchronous: { tx in
+                        tx.create(Into<LifeNote>()).number = number
+                        return try tx.fetchCount(From<LifeNote>())
+                    },
+                    completion: { result in
+                        let all = results.withLock { all in
+                            all.append((try? result.get()) ?? -1)
+                            return all
+                        }
+                        if all.count == 5 { done.resume(returning: all) }
+                    })
+            }
+            stack = nil
+        }
+        #expect(completed == [1, 2, 3, 4, 5], "each ran, in order, and completed")
+        // The last completion's job still holds the stack until it returns.
+        for _ in 0..<10 where released != nil { await Task.yield() }
+        #expect(released == nil, "the stack is freed once its queue is done")
+        #expect(!FileManager.default.fileExists(atPath: storeURL(in: directory).path + "-wal"),
+                "its connections are closed")
+        let reopened = try makeStack(lifeSchema, .file, in: directory)
+        #expect(try reopened.fetchAll(From<LifeNote>().orderBy(.ascending(\.$number))).map(\.number) == [0, 1, 2, 3, 4])
+    }
+
+    /// A stack whose last owner lets it go off the main actor is freed there
+    /// and then: its connections close and its change-set streams end.
+    @Test
+    func aStackReleasedOffTheMainActorIsFreed() async throws {
+        let directory = TemporaryDirectory()
+        let owner = Locked<DataStack?>(try makeStack(lifeSchema, .file, in: directory))
+        let stack = owner.withLock { $0! }
+        try stack.perform(synchronous: { tx in _ = tx.create(Into<LifeNote>()) })
+        let stream = try stack.changeSets()
+        weak let released = stack
+        _ = consume stack
+        await Task.detached { owner.withLock { $0 = nil } }.value
+        #expect(released == nil)
+        #expect(!FileManager.default.fileExists(atPath: storeURL(in: directory).path + "-wal"),
+                "its connections are closed")
+        #expect(await hasFinished(stream))
+    }
+
+    /// An observer may let the stack go from inside a callback (the screen
+    /// that owned the stack closes): the pass under way ends normally and
+    /// the stack is freed afterwards.
+    @Test
+    func aStackReleasedInsideAnObserverCallbackIsFreed() async throws {
+        let directory = TemporaryDirectory()
+        var stack: DataStack? = try makeStack(lifeSchema, .file, in: directory)
+        weak let released = stack
+        let monitor = try stack!.monitorList(From<LifeNote>())
+        let observer = LifeObserver()
+        observer.onWillChange = { stack = nil }
+        monitor.addObserver(observer)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            stack!.perform(asynchronous: { tx in _ = tx.create(Into<LifeNote>()) }, completion: { _ in
+                done.resume()
+            })
+        }
+        for _ in 0..<10 where released != nil { await Task.yield() }
+        #expect(released == nil)
+        #expect(observer.changes == 1)
+        #expect(monitor.numberOfObjects() == 1, "the monitor the app kept still shows its list")
     }
 }
