@@ -158,7 +158,9 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
 
     /// Calls `closure` after every published change (including the deletion),
     /// for as long as `owner` lives (held weakly) or until ``removeObserver(_:)``.
-    /// Adding the same owner again replaces its closure.
+    /// Adding the same owner again replaces its closure. The publisher keeps
+    /// `closure`: one that captures `owner` strongly keeps it alive, and a
+    /// publisher it holds, for good; capture it weakly, or read the publisher passed in.
     ///
     /// ```swift
     /// publisher.addObserver(self, notifyInitial: true) { [weak self] publisher in

@@ -145,3 +145,35 @@ extension StackLifetimeTests {
         #expect(monitor.numberOfObjects() == 1, "the monitor the app kept still shows its list")
     }
 }
+
+extension StackLifetimeTests {
+    /// A monitor kept after its stack is released holds the store's main
+    /// context: it still shows its list and follows other writers' commits
+    /// (a refetch reads, and merges, the latest), and the store's files
+    /// close only once it goes too (Observing.md, Rule 2).
+    @Test
+    func aMonitorKeptAfterItsStackFollowsTheStoreAndClosesItWhenReleased() throws {
+        let directory = TemporaryDirectory()
+        let wal = storeURL(in: directory).path + "-wal"
+        var stack: DataStack? = try makeStack(lifeSchema, .file, in: directory)
+        try stack!.perform(synchronous: { tx in tx.create(Into<LifeNote>()).number = 1 })
+        var monitor: ListMonitor<LifeNote>? = try stack!.monitorList(From<LifeNote>().orderBy(.ascending(\.$number)))
+        weak let releasedStack = stack
+        stack = nil
+        #expect(releasedStack == nil)
+        #expect(monitor!.numberOfObjects() == 1)
+
+        do {
+            let other = try makeStack(lifeSchema, .file, in: directory)
+            try other.perform(synchronous: { tx in tx.create(Into<LifeNote>()).number = 2 })
+        }
+        #expect(FileManager.default.fileExists(atPath: wal), "the kept monitor's connections keep the store open")
+        try monitor!.refetch(From<LifeNote>().orderBy(.ascending(\.$number)))
+        #expect(monitor!.objectsInAllSections().map(\.number) == [1, 2])
+
+        weak let releasedMonitor = monitor
+        monitor = nil
+        #expect(releasedMonitor == nil)
+        #expect(!FileManager.default.fileExists(atPath: wal), "the last connection closed with the monitor")
+    }
+}
