@@ -84,6 +84,36 @@ struct ObservationLifetimeTests {
         #expect(note.number == 0, "the object keeps its values")
     }
 
+    /// A main-context object may outlive its stack (it keeps its values);
+    /// observing one of its fields then is no programmer error, as KVO on a
+    /// Core Data object of a released CoreStore stack is none: it gives an
+    /// inactive observation, whose `.initial` report still carries the
+    /// value, and never traps. In a child process, so that a trap fails this
+    /// test alone.
+    @Test
+    func observingAFieldOfAnObjectKeptAfterItsStackGivesAnInactiveObservation() async {
+        await #expect(processExitsWith: .success) {
+            try await MainActor.run {
+                let directory = TemporaryDirectory()
+                var stack: DataStack? = try makeStack(lifeSchema, .file, in: directory)
+                try stack!.perform(synchronous: { tx in tx.create(Into<LifeNote>()).number = 7 })
+                let released = try stack!.fetchOne(From<LifeNote>())!
+                let removed = try stack!.fetchOne(From<LifeNote>())!
+                try stack!.removeStorage()
+                let afterRemoval = removed.$number.observe { _, _ in }
+                stack = nil
+                let token = released.$number.observe { _, _ in }
+                var initial: Int?
+                let withOptions = released.observe(\.$number, options: [.initial, .new]) { _, change in
+                    initial = change.newValue
+                }
+                guard !token.isActive, !withOptions.isActive, !afterRemoval.isActive, initial == 7 else {
+                    exit(1)
+                }
+            }
+        }
+    }
+
     /// A field observation kept with a monitor after its stack is released
     /// stays active: the monitor keeps the main context, which goes on
     /// following other writers' commits.
