@@ -1,6 +1,8 @@
 /// A running observation of one field of one object, started with
 /// `object.$field.observe { old, new in ... }`. Keep it: the observation
-/// stops when it is released or ``cancel()``ed.
+/// stops when it is released or ``cancel()``ed. It keeps its closure, so a
+/// closure that captures strongly whatever keeps the observation is a cycle:
+/// capture `[weak self]`.
 ///
 /// ```swift
 /// let token = person.$age.observe { old, new in

@@ -33,6 +33,18 @@ private final class NotesScreen {
     }
 }
 
+/// A view model that keeps a field observation of its note, its closure
+/// capturing the view model weakly (Observing.md, Rule 9).
+@MainActor
+private final class NoteViewModel {
+    var token: FieldObservation?
+    var title = ""
+
+    init(_ note: LifeNote) {
+        token = note.$title.observe { [weak self] _, new in self?.title = new }
+    }
+}
+
 /// What monitors, publishers and field observations promise about their
 /// lifetimes: who holds whom, and what ends when.
 @MainActor
@@ -146,6 +158,26 @@ struct ObservationLifetimeTests {
         screen = nil
         #expect(releasedScreen == nil)
         #expect(releasedPublisher == nil)
+    }
+
+    /// A view model keeping a field observation whose closure captures it
+    /// weakly follows its note, and is freed with the observation.
+    @Test
+    func aViewModelObservingAFieldWeaklyIsFreed() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(lifeSchema, .inMemory, in: directory)
+        try stack.perform(synchronous: { tx in _ = tx.create(Into<LifeNote>()) })
+        let note = try #require(try stack.fetchOne(From<LifeNote>()))
+        var model: NoteViewModel? = NoteViewModel(note)
+        try stack.perform(synchronous: { tx in tx.edit(note)!.title = "first" })
+        #expect(model!.title == "first")
+        weak let releasedModel = model
+        weak let releasedToken = model!.token
+        model = nil
+        #expect(releasedModel == nil)
+        #expect(releasedToken == nil)
+        try stack.perform(synchronous: { tx in tx.edit(note)!.title = "second" })
+        #expect(note.title == "second")
     }
 
     /// A monitor released by its own observer in `listMonitorWillChange`
