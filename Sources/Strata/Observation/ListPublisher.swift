@@ -73,8 +73,6 @@ public final class ListPublisher<Object: ManagedObject> {
     /// lives (held weakly) or until ``removeObserver(_:)``. Adding the same
     /// owner again replaces its closure. The publisher keeps `closure`: one
     /// that captures `owner` strongly keeps it alive, and a publisher it
-    /// holds, for good; capture it weakly, or read the publisher passed in. The publisher keeps `closure`: one
-    /// that captures `owner` strongly keeps it alive, and a publisher it
     /// holds, for good; capture it weakly, or read the publisher passed in.
     ///
     /// ```swift

@@ -12,8 +12,8 @@ extension DataStack {
     /// as a change set with ``ChangeSet/isRefresh`` set, listing what changed
     /// among the objects the stack holds; it passes every entity and author
     /// filter, since anyone may have changed anything. The stream ends when the stack is
-    /// released, also while a monitor, publisher or field observation of it
-    /// lives on, and when ``removeStorage()`` removes its stores; stop
+    /// released, also while a monitor, publisher or field observation of
+    /// its objects lives on, and when ``removeStorage()`` removes its stores; stop
     /// reading it (or cancel its task) to stop it.
     ///
     /// ```swift

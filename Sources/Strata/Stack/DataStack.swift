@@ -45,8 +45,9 @@ public final class DataStack: Sendable {
     /// store added later feeds them too.
     @MainActor var changeSetFeeds: [WeakChangeSetFeed] = []
     /// The continuations of those streams, by key, ended by `deinit`: a
-    /// monitor, publisher or field observation kept after the stack keeps
-    /// its main context, which would otherwise go on feeding them.
+    /// monitor or publisher kept after the stack keeps its main context, and
+    /// a field observation its observation center, which would otherwise go
+    /// on feeding them, or never end them.
     let changeSetStreamEnds = Locked<(next: Int, continuations: [Int: AsyncStream<ChangeSet>.Continuation])>(
         (0, [:]))
     /// The migration steps run when the store was last added, for tests and diagnostics.
