@@ -100,6 +100,7 @@ struct StackLifetimeScenarioTests {
             case .field:
                 guard let note else { return }
                 thing.target = note.$title.observe { [weak observer] _, _ in observer?.changes += 1 }
+                thing.objects = [note]
             case .stream:
                 thing.observer = nil
                 thing.stream = try stack.changeSets()
@@ -121,6 +122,14 @@ struct StackLifetimeScenarioTests {
         func checkInvariants(_ stack: DataStack?) throws {
             for (observer, changes) in silenced {
                 #expect(observer.changes == changes, "a released monitor or publisher tells nothing more; \(context)")
+            }
+            // A field observation runs while its object lives on and its main
+            // context merges: the stack's, or one a kept monitor or publisher holds.
+            let merging = stack != nil || kept.contains { [.listMonitor, .objectMonitor, .listPublisher, .objectPublisher].contains($0.kind) }
+            for thing in kept {
+                guard let token = thing.target as? FieldObservation, let note = thing.objects.first else { continue }
+                #expect(token.isActive == (merging && !note.isDeletedObject),
+                        "a field observation is active exactly while a commit can reach it; \(context)")
             }
             guard let stack else { return }
             let count = try stack.fetchCount(From<LifeNote>())
