@@ -76,6 +76,7 @@ extension StackLifetimeTests {
         let directory = TemporaryDirectory()
         var stack: DataStack? = try makeStack(lifeSchema, .file, in: directory)
         weak let released = stack
+        let queue = stack!.transactionQueue
         let completed = await withCheckedContinuation { (done: CheckedContinuation<[Int], Never>) in
             let results = Locked<[Int]>([])
             for number in 0..<5 {
@@ -95,7 +96,9 @@ extension StackLifetimeTests {
             stack = nil
         }
         #expect(completed == [1, 2, 3, 4, 5], "each ran, in order, and completed")
-        // The last completion's job still holds the stack until it returns.
+        // The last transaction's block may still be returning on the queue,
+        // and the job that ran the last completion returns after it.
+        queue.sync {}
         for _ in 0..<10 where released != nil { await Task.yield() }
         #expect(released == nil, "the stack is freed once its queue is done")
         #expect(!FileManager.default.fileExists(atPath: storeURL(in: directory).path + "-wal"),
@@ -130,6 +133,7 @@ extension StackLifetimeTests {
         let directory = TemporaryDirectory()
         var stack: DataStack? = try makeStack(lifeSchema, .file, in: directory)
         weak let released = stack
+        let queue = stack!.transactionQueue
         let monitor = try stack!.monitorList(From<LifeNote>())
         let observer = LifeObserver()
         observer.onWillChange = { stack = nil }
@@ -139,6 +143,7 @@ extension StackLifetimeTests {
                 done.resume()
             })
         }
+        queue.sync {}  // the transaction's block returns, letting the stack go
         for _ in 0..<10 where released != nil { await Task.yield() }
         #expect(released == nil)
         #expect(observer.changes == 1)
@@ -175,5 +180,40 @@ extension StackLifetimeTests {
         monitor = nil
         #expect(releasedMonitor == nil)
         #expect(!FileManager.default.fileExists(atPath: wal), "the last connection closed with the monitor")
+    }
+}
+
+/// Says on the main actor whether a completion ran.
+@MainActor
+private final class CompletionFlag {
+    var ran = false
+}
+
+extension StackLifetimeTests {
+    /// A `try await perform` from the main actor holds merging until its
+    /// caller has resumed; a completion of a transaction queued behind it
+    /// waits for that. When the caller lets the stack go as soon as it
+    /// resumes, that completion still runs (Transactions.md: every
+    /// completion is called), with its commit merged.
+    @Test
+    func aCompletionHeldBehindAnAwaitedCommitRunsWhenTheCallerLetsTheStackGo() async throws {
+        let directory = TemporaryDirectory()
+        let owner = Locked<DataStack?>(try makeStack(lifeSchema, .file, in: directory))
+        let flag = CompletionFlag()
+        let behind = DispatchSemaphore(value: 0)
+        try await owner.withLock { $0! }.perform { tx in
+            tx.create(Into<LifeNote>()).number = 1
+            let stack = owner.withLock { $0! }
+            stack.perform(
+                asynchronous: { tx in tx.create(Into<LifeNote>()).number = 2 },
+                completion: { result in flag.ran = (try? result.get()) != nil })
+            // Behind both: the second has committed and delivered its completion.
+            stack.perform(asynchronous: { _ in behind.signal() }, completion: { _ in })
+            // The main actor takes this commit only once the others are delivered.
+            DispatchQueue.main.async { behind.wait() }
+        }
+        owner.withLock { $0 = nil }
+        for _ in 0..<20 where !flag.ran { await Task.yield() }
+        #expect(flag.ran, "the completion queued behind the awaited commit runs")
     }
 }
