@@ -2,22 +2,6 @@ import Foundation
 @testable import Strata
 import Testing
 
-/// Counts the list changes and object updates it is told of.
-@MainActor
-final class LifeObserver: ListObjectObserver, ObjectObserver {
-    typealias ListEntityType = LifeNote
-    typealias ObjectEntityType = LifeNote
-    var changes = 0
-    /// Runs in `listMonitorWillChange`, before the batch's events.
-    var onWillChange: (() -> Void)?
-
-    func listMonitorWillChange(_ monitor: ListMonitor<LifeNote>) { onWillChange?() }
-    func listMonitorDidChange(_ monitor: ListMonitor<LifeNote>) { changes += 1 }
-    func objectMonitor(
-        _ monitor: ObjectMonitor<LifeNote>, didUpdateObject object: LifeNote, changedPersistentKeys: Set<String>
-    ) { changes += 1 }
-}
-
 /// A screen that keeps its publisher and observes it with a closure, the way
 /// Observing.md (Rule 8) says to: capturing itself weakly.
 @MainActor

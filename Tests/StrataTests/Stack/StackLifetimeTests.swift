@@ -2,45 +2,16 @@ import Foundation
 @testable import Strata
 import Testing
 
-final class LifeNote: ManagedObject {
-    @Field.Stored("title") var title: String = ""
-    @Field.Stored("number") var number: Int = 0
-}
-
-let lifeSchema = Schema("Life", entities: [Entity<LifeNote>("Note")])
-
-/// Everything `stream` yields up to its end, or `nil` when it has not
-/// finished: a task reads it and says whether it got to the end on its own,
-/// before it was cancelled after a bounded number of main-actor turns (a
-/// finished stream ends in the reader's first), so that a stream that never
-/// ends fails the test rather than hang it.
-@MainActor
-func elementsToTheEnd<Element: Sendable>(of stream: AsyncStream<Element>) async -> [Element]? {
-    let reader = Task { @MainActor in
-        var elements: [Element] = []
-        for await element in stream { elements.append(element) }
-        return Task.isCancelled ? nil : elements
-    }
-    for _ in 0..<100 { await Task.yield() }
-    reader.cancel()
-    return await reader.value
-}
-
-/// Whether `stream` has finished (see ``elementsToTheEnd(of:)``).
-@MainActor
-func hasFinished<Element: Sendable>(_ stream: AsyncStream<Element>) async -> Bool {
-    await elementsToTheEnd(of: stream) != nil
-}
-
 /// What a `DataStack` promises about its own lifetime: what ends, what is
 /// freed and what still runs once its last owner lets it go.
 @MainActor
 @Suite("DataStack lifetime")
 struct StackLifetimeTests {
     /// `changeSets()` ends when the stack is released, also when a monitor,
-    /// a publisher or a field observation kept by the app outlives it (each
-    /// keeps the store's main context, which would otherwise go on feeding
-    /// the stream, and a `for await` on it would never end).
+    /// a publisher or a field observation kept by the app outlives it (a
+    /// monitor or publisher keeps the store's main context, a field
+    /// observation its observation center, and either kept the stream open:
+    /// a `for await` on it never ended).
     @Test(arguments: ["nothing", "list monitor", "object monitor", "list publisher", "field observation"])
     func changeSetStreamsEndWhenTheStackIsReleased(kept: String) async throws {
         let directory = TemporaryDirectory()
