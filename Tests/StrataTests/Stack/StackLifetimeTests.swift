@@ -188,3 +188,28 @@ extension StackLifetimeTests {
         #expect(flag.ran, "the completion queued behind the awaited commit runs")
     }
 }
+
+extension StackLifetimeTests {
+    /// An in-memory store lives while anything keeps one of its connections:
+    /// a monitor kept after its stack keeps it, so the same `InMemoryStore`
+    /// added to a new stack finds its data; once both are gone it starts
+    /// empty (Storage.md, `InMemoryStore`).
+    @Test
+    func anInMemoryStoreLivesAsLongAsAMonitorOfItIsKept() throws {
+        let storage = InMemoryStore()
+        var first: DataStack? = DataStack(lifeSchema)
+        try first!.addStorageAndWait(storage)
+        try first!.perform(synchronous: { tx in _ = tx.create(Into<LifeNote>()) })
+        var monitor: ListMonitor<LifeNote>? = try first!.monitorList(From<LifeNote>())
+        first = nil
+        var second: DataStack? = DataStack(lifeSchema)
+        try second!.addStorageAndWait(storage)
+        #expect(try second!.fetchCount(From<LifeNote>()) == 1, "the kept monitor kept the store")
+        #expect(monitor?.numberOfObjects() == 1)
+        monitor = nil
+        second = nil
+        let third = DataStack(lifeSchema)
+        try third.addStorageAndWait(storage)
+        #expect(try third.fetchCount(From<LifeNote>()) == 0, "with nothing left of it, it starts empty")
+    }
+}
