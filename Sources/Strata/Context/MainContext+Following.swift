@@ -169,10 +169,15 @@ extension MainContext {
     }
 
     /// An awaiting caller resumed after its commit's merge: merging goes on.
+    ///
+    /// Holds the context until then: the completions of transactions queued
+    /// behind the caller's wait here (their own tasks found merging held),
+    /// and a caller that lets the stack go as it resumes would otherwise
+    /// free the context, and them, uncalled.
     func resumeMerging() {
         guard isHeldForResumption else { return }
         isHeldForResumption = false
-        Task { @MainActor [weak self] in self?.catchUp(yielding: true) }
+        Task { @MainActor in self.catchUp(yielding: true) }
     }
 
     // MARK: Reading a snapshot

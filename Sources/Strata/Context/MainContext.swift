@@ -38,6 +38,8 @@ final class MainContext {
     let wakeIsWaiting = Locked(false)
     /// How long the watcher waits between two looks at the store (the stack's setting).
     let pollingInterval: @Sendable () -> Duration
+    /// Whether ``close()`` ran: the store was removed, and nothing more is merged.
+    private(set) var isClosed = false
 
     /// A main context on `context`, which reads through the store's reader,
     /// at the generation of the reader's first snapshot.
@@ -60,6 +62,7 @@ final class MainContext {
     /// ``StrataError/storeNotAdded``. Objects keep the values they hold.
     /// Transaction completions still waiting run now, in order.
     func close() {
+        isClosed = true
         // Nothing more to follow: an observer added later (a field of an
         // object held from before) must not start a watcher or a listener.
         observation.didAddObserver = nil

@@ -1,6 +1,8 @@
 /// A running observation of one field of one object, started with
 /// `object.$field.observe { old, new in ... }`. Keep it: the observation
-/// stops when it is released or ``cancel()``ed.
+/// stops when it is released or ``cancel()``ed. It keeps its closure, so a
+/// closure that captures strongly whatever keeps the observation is a cycle:
+/// capture `[weak self]`.
 ///
 /// ```swift
 /// let token = person.$age.observe { old, new in
@@ -12,20 +14,24 @@
 @MainActor
 public final class FieldObservation {
     private var observer: (any ChangeSetObserver)?
-    private let center: ObservationCenter
+    /// `nil` for an observation that starts inactive (see ``start(_:field:decode:handler:)``).
+    private let center: ObservationCenter?
 
-    init(_ observer: any ChangeSetObserver, center: ObservationCenter) {
+    init(_ observer: any ChangeSetObserver, center: ObservationCenter?) {
         self.observer = observer
         self.center = center
-        center.add(observer, stage: .monitors)
+        center?.add(observer, stage: .monitors)
     }
 
-    /// Whether the observation still runs: not cancelled, and its object not deleted.
+    /// Whether the observation still runs: not cancelled, its object not
+    /// deleted, and its store still followed (not removed from the stack,
+    /// nor left by a stack released with nothing else keeping its main
+    /// context).
     ///
     /// ```swift
     /// if !token.isActive { token = nil }
     /// ```
-    public var isActive: Bool { (observer as? any FieldObserving)?.isFinished == false }
+    public var isActive: Bool { (observer as? any FieldObserving)?.isRunning == true }
 
     /// Stops the observation; the closure is not called again.
     ///
@@ -34,7 +40,7 @@ public final class FieldObservation {
     /// ```
     public func cancel() {
         guard let observer else { return }
-        center.remove(observer)
+        center?.remove(observer)
         self.observer = nil
     }
 
@@ -47,7 +53,8 @@ public final class FieldObservation {
 
 @MainActor
 private protocol FieldObserving {
-    var isFinished: Bool { get }
+    /// Whether a later commit may still call the handler.
+    var isRunning: Bool { get }
 }
 
 /// Follows one field of one object through merged change sets and calls
@@ -67,10 +74,15 @@ private final class FieldObserver<Value>: ChangeSetObserver, FieldObserving {
     var isFinished = false
     private weak var main: MainContext?
 
+    /// The main context merges into the center the observer is in: once it
+    /// is gone (its stack released, nothing else keeping it) or closed (its
+    /// store removed), nothing reaches the observer again.
+    var isRunning: Bool { !isFinished && main?.isClosed == false }
+
     init(
         object: ManagedObject, entity: EntityDescription, field: String,
         decode: @escaping (StoredValue) -> Value,
-        main: MainContext, handler: @escaping @MainActor (Value, Value) -> Void
+        main: MainContext?, handler: @escaping @MainActor (Value, Value) -> Void
     ) {
         guard let slot = entity.slot(of: field) else {
             misuse("Strata: \(entity.name) has no stored field named '\(field)'.")
@@ -82,7 +94,7 @@ private final class FieldObserver<Value>: ChangeSetObserver, FieldObserving {
         self.decode = decode
         self.handler = handler
         self.main = main
-        self.generation = max(main.generation, object.generation)
+        self.generation = max(main?.generation ?? 0, object.generation)
         self.current = object.value(at: slot)
     }
 
@@ -107,6 +119,11 @@ private final class FieldObserver<Value>: ChangeSetObserver, FieldObserving {
     }
 
     var watchedEntityNames: Set<String> { [entityName] }
+
+    /// The store was removed from the stack: nothing more is merged.
+    func observationDidEnd() {
+        isFinished = true
+    }
 
     /// Anything may have changed: the field is read again.
     func didRefresh(_ changeSet: ChangeSet) {
@@ -139,7 +156,8 @@ extension Field.Stored {
     /// cancelled, or the object is deleted.
     ///
     /// Observe fields of main-context objects (those the stack's fetches and
-    /// monitors return); on any other object this traps.
+    /// monitors return); on any other object this traps. An object kept after
+    /// its stack is released or its store removed gives an inactive observation.
     ///
     /// ```swift
     /// let person = try stack.fetchOne(From<Person>())!
@@ -165,6 +183,8 @@ extension Field.Coded {
     /// observation is released or cancelled, or the object is deleted.
     ///
     /// Observe fields of main-context objects; on any other object this traps.
+    /// An object kept after its stack is released or its store removed gives
+    /// an inactive observation.
     ///
     /// ```swift
     /// let token = person.$address.observe { old, new in
@@ -186,23 +206,27 @@ extension Field.Coded {
 
 extension FieldObservation {
     /// Starts observing the field named `field` of `object`, a main-context
-    /// object (else a trap), whose values `decode` reads.
+    /// object (else a trap), whose values `decode` reads. An object kept after
+    /// its main context is gone (its stack released) or closed (its store
+    /// removed) is no mistake: nothing will change it, and the observation
+    /// starts inactive.
     fileprivate static func start<Value>(
         _ object: ManagedObject?, field: String, decode: @escaping (StoredValue) -> Value,
         handler: @escaping @MainActor (Value, Value) -> Void
     ) -> FieldObservation {
         guard let object, let context = object.context,
             let entity = object.entity,
-            context.isReadOnly, let main = MainContext.owning(context)
+            context.isReadOnly
         else {
             misuse(
                 "Strata: observe '\(field)' on an object of the stack's main context "
                     + "(from stack.fetchAll, fetchExisting or a monitor); transaction objects "
                     + "and objects created with init() cannot be observed.")
         }
+        let main = MainContext.owning(context).flatMap { $0.isClosed ? nil : $0 }
         let observer = FieldObserver(
             object: object, entity: entity, field: field, decode: decode, main: main, handler: handler)
-        return FieldObservation(observer, center: main.observation)
+        return FieldObservation(observer, center: main?.observation)
     }
 }
 
@@ -274,7 +298,9 @@ extension ManagedObjectIdentifiable {
     /// and runs until it is released or cancelled, or the object is deleted.
     ///
     /// Observe fields of main-context objects (from the stack's fetches and
-    /// monitors); on any other object this traps.
+    /// monitors); on any other object this traps. An object kept after its
+    /// stack is released or its store removed gives an inactive observation
+    /// (`.initial` still reports at once).
     ///
     /// ```swift
     /// let person = try stack.fetchOne(From<Person>())!

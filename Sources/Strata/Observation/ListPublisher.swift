@@ -21,6 +21,8 @@ import Observation
 /// the main actor with `stack.fetchExisting(id)`.
 ///
 /// Let the publisher go to stop it: its ``snapshots`` sequences then finish.
+/// They finish too when `removeStorage()` takes its store out of the stack,
+/// since it publishes nothing more.
 @Observable
 @MainActor
 public final class ListPublisher<Object: ManagedObject> {
@@ -69,7 +71,9 @@ public final class ListPublisher<Object: ManagedObject> {
 
     /// Calls `closure` after every published change, for as long as `owner`
     /// lives (held weakly) or until ``removeObserver(_:)``. Adding the same
-    /// owner again replaces its closure.
+    /// owner again replaces its closure. The publisher keeps `closure`: one
+    /// that captures `owner` strongly keeps it alive, and a publisher it
+    /// holds, for good; capture it weakly, or read the publisher passed in.
     ///
     /// ```swift
     /// publisher.addObserver(self, notifyInitial: true) { [weak self] publisher in
@@ -98,8 +102,10 @@ public final class ListPublisher<Object: ManagedObject> {
     // MARK: AsyncSequence
 
     /// The current snapshot, then one snapshot per published change; the
-    /// sequence finishes when the publisher is released. Each access starts a
-    /// new sequence; snapshots are buffered, so a slow reader misses none.
+    /// sequence finishes when the publisher is released, or when
+    /// `removeStorage()` takes its store out of the stack (after which a
+    /// new sequence yields the last snapshot and finishes). Each access
+    /// starts a new sequence; snapshots are buffered, so a slow reader misses none.
     ///
     /// ```swift
     /// for await snapshot in publisher.snapshots {
@@ -189,6 +195,11 @@ public final class ListPublisher<Object: ManagedObject> {
 
         func didRefresh(_ changeSet: ChangeSet) {
             publisher?.publishIfNeeded()
+        }
+
+        /// The store was removed from the stack: nothing more is published.
+        func observationDidEnd() {
+            publisher?.audience.end()
         }
     }
 }

@@ -26,6 +26,8 @@ import Observation
 /// finish.
 ///
 /// Let the publisher go to stop it: its ``snapshots`` sequences then finish.
+/// They finish too when `removeStorage()` takes its store out of the stack,
+/// since it publishes nothing more.
 @Observable
 @MainActor
 @dynamicMemberLookup
@@ -156,7 +158,9 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
 
     /// Calls `closure` after every published change (including the deletion),
     /// for as long as `owner` lives (held weakly) or until ``removeObserver(_:)``.
-    /// Adding the same owner again replaces its closure.
+    /// Adding the same owner again replaces its closure. The publisher keeps
+    /// `closure`: one that captures `owner` strongly keeps it alive, and a
+    /// publisher it holds, for good; capture it weakly, or read the publisher passed in.
     ///
     /// ```swift
     /// publisher.addObserver(self, notifyInitial: true) { [weak self] publisher in
@@ -186,8 +190,9 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
 
     /// The current snapshot, then one per published change; after the object
     /// is deleted it yields `nil` and finishes, and it finishes when the
-    /// publisher is released. Each access starts a new sequence; snapshots
-    /// are buffered, so a slow reader misses none.
+    /// publisher is released, or when `removeStorage()` takes its store out
+    /// of the stack (it publishes nothing more). Each access starts a new
+    /// sequence; snapshots are buffered, so a slow reader misses none.
     ///
     /// ```swift
     /// for await snapshot in publisher.snapshots {
@@ -225,6 +230,11 @@ public final class ObjectPublisher<Object: ManagedObject>: ChangeSetObserver {
     }
 
     var watchedEntityNames: Set<String> { [entity.name] }
+
+    /// The store was removed from the stack: nothing more is published.
+    func observationDidEnd() {
+        audience.end()
+    }
 
     /// Anything may have changed: the object is read again.
     func didRefresh(_ changeSet: ChangeSet) {

@@ -16,6 +16,9 @@ final class PublisherAudience<Publisher: AnyObject, Value: Sendable> {
     private var removals = 0
     private var continuations: [Int: AsyncStream<Value>.Continuation] = [:]
     private var nextKey = 0
+    /// Whether the publisher will publish nothing more (its store was
+    /// removed from the stack): a stream asked for since ends at once.
+    private var hasEnded = false
 
     isolated deinit {
         finishStreams()
@@ -35,11 +38,11 @@ final class PublisherAudience<Publisher: AnyObject, Value: Sendable> {
     }
 
     /// A new stream that yields `current` first, then every published value.
-    /// With `finished`, it yields `current` and ends at once.
+    /// With `finished`, or once ``end()`` was called, it yields `current` and ends at once.
     func stream(startingWith current: Value, finished: Bool = false) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
         continuation.yield(current)
-        guard !finished else {
+        guard !finished, !hasEnded else {
             continuation.finish()
             return stream
         }
@@ -70,5 +73,12 @@ final class PublisherAudience<Publisher: AnyObject, Value: Sendable> {
     func finishStreams() {
         for continuation in continuations.values { continuation.finish() }
         continuations = [:]
+    }
+
+    /// Ends every stream, and every one asked for from now on: the publisher
+    /// follows nothing any more.
+    func end() {
+        hasEnded = true
+        finishStreams()
     }
 }

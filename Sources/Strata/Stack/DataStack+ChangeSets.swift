@@ -12,7 +12,9 @@ extension DataStack {
     /// as a change set with ``ChangeSet/isRefresh`` set, listing what changed
     /// among the objects the stack holds; it passes every entity and author
     /// filter, since anyone may have changed anything. The stream ends when the stack is
-    /// released; stop reading it (or cancel its task) to stop it.
+    /// released, also while a monitor, publisher or field observation of
+    /// its objects lives on, and when ``removeStorage()`` removes its stores; stop
+    /// reading it (or cancel its task) to stop it.
     ///
     /// ```swift
     /// Task { @MainActor in
@@ -35,8 +37,16 @@ extension DataStack {
         for main in mainContexts { main.observation.add(feed, stage: .streams) }
         changeSetFeeds.removeAll { $0.feed == nil }
         changeSetFeeds.append(WeakChangeSetFeed(feed: feed))
+        // The stack ends the stream when it goes (see `deinit`).
+        let ends = changeSetStreamEnds
+        let key = ends.withLock { ends in
+            defer { ends.next &+= 1 }
+            ends.continuations[ends.next] = continuation
+            return ends.next
+        }
         // The stream holds the feed; the stack and its main contexts hold it weakly.
         continuation.onTermination = { [weak self] _ in
+            _ = ends.withLock { $0.continuations.removeValue(forKey: key) }
             Task { @MainActor in
                 for main in self?.mainContexts ?? [] { main.observation.remove(feed) }
             }

@@ -21,7 +21,8 @@ extension DataStack {
 
     /// Removes every store from the stack and closes their connections, once a
     /// running transaction has given the writer back. Monitors and
-    /// publishers stop following it (change-set streams end); objects keep
+    /// publishers stop following it (change-set streams and publishers'
+    /// `snapshots` end, field observations become inactive); objects keep
     /// the values they hold, and reads and transactions throw
     /// ``StrataError/storeNotAdded`` until a store is added again. What this
     /// stack committed is merged first; every transaction completion is still

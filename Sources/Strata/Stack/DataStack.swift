@@ -58,6 +58,12 @@ public final class DataStack: Sendable {
     /// The feeds of the live ``changeSets(touching:author:)`` streams: a
     /// store added later feeds them too.
     @MainActor var changeSetFeeds: [WeakChangeSetFeed] = []
+    /// The continuations of those streams, by key, ended by `deinit`: a
+    /// monitor or publisher kept after the stack keeps its main context, and
+    /// a field observation its observation center, which would otherwise go
+    /// on feeding them, or never end them.
+    let changeSetStreamEnds = Locked<(next: Int, continuations: [Int: AsyncStream<ChangeSet>.Continuation])>(
+        (0, [:]))
     /// The migration steps run when the store was last added, for tests and diagnostics.
     let migrationsRun = Locked<[MigrationStep]>([])
 
@@ -119,6 +125,14 @@ public final class DataStack: Sendable {
         if DispatchQueue.getSpecific(key: Self.queueKey) != ObjectIdentifier(self) {
             transactionQueue.sync {}
         }
+        // The change-set streams end with the stack, whatever keeps its main
+        // contexts. Taken out first: finishing one runs its termination
+        // handler, which takes the lock.
+        let streams = changeSetStreamEnds.withLock { ends in
+            defer { ends.continuations = [:] }
+            return Array(ends.continuations.values)
+        }
+        for continuation in streams { continuation.finish() }
     }
 
     /// The migration steps adding `storage` would run, in order, without running

@@ -116,7 +116,8 @@ public struct SQLiteStore: StorageInterface {
 /// committed data while a transaction writes, but its file lives in a RAM
 /// file system (on Linux `/dev/shm` when it is writable, else the temporary
 /// directory) and is never synced. Its files are deleted once the stack, its
-/// transactions and the objects fetched from it are released; files left by a
+/// transactions, the objects fetched from it and the monitors and publishers
+/// made from it are released; files left by a
 /// process that crashed are deleted by the next one that opens an `InMemoryStore`.
 /// Each `InMemoryStore()` is a new, empty store.
 public struct InMemoryStore: StorageInterface {
