@@ -170,14 +170,20 @@ extension MainContext {
 
     /// An awaiting caller resumed after its commit's merge: merging goes on.
     ///
-    /// Holds the context until then: the completions of transactions queued
-    /// behind the caller's wait here (their own tasks found merging held),
-    /// and a caller that lets the stack go as it resumes would otherwise
-    /// free the context, and them, uncalled.
+    /// While completions of transactions queued behind the caller wait here
+    /// (their own tasks found merging held), the task holds the context
+    /// until it has run them: a caller that lets the stack go as it resumes
+    /// would otherwise free the context, and them, uncalled. Otherwise it
+    /// holds it weakly, so that a stack let go closes its connections at
+    /// once, not when the main actor comes to this task.
     func resumeMerging() {
         guard isHeldForResumption else { return }
         isHeldForResumption = false
-        Task { @MainActor in self.catchUp(yielding: true) }
+        if completions.isEmpty {
+            Task { @MainActor [weak self] in self?.catchUp(yielding: true) }
+        } else {
+            Task { @MainActor in self.catchUp(yielding: true) }
+        }
     }
 
     // MARK: Reading a snapshot
