@@ -33,7 +33,7 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
         _ sectionName: @escaping @Sendable (Value) -> String = defaultSectionName
     ) {
         self.path = ValuePath(keyPath)
-        self.name = { stored in (try? Value(storedValue: stored)).map(sectionName) ?? "" }
+        self.name = Self.naming(Value.self, sectionName)
     }
 
     /// Sections by a value reached through to-one relationships.
@@ -42,7 +42,7 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
         _ sectionName: @escaping @Sendable (Value) -> String = defaultSectionName
     ) {
         self.path = expression.path
-        self.name = { stored in (try? Value(storedValue: stored)).map(sectionName) ?? "" }
+        self.name = Self.naming(Value.self, sectionName)
     }
 
     /// Sections by the field `keyPath` names, as CoreStore's
@@ -63,8 +63,11 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
         switch named.storedField(for: "section by") {
         case let .success((path, valueType)):
             self.path = path
-            let storable = valueType as? any FieldStorable.Type
-            self.name = { stored in storable.flatMap { Self.defaultName(of: stored, as: $0) } ?? "" }
+            if let storable = valueType as? any FieldStorable.Type {
+                self.name = Self.naming(storable, defaultSectionName)
+            } else {
+                self.name = { _ in "" }
+            }
         case .failure(let error):
             self.path = ValuePath(field: nil)
             self.name = { _ in "" }
@@ -72,8 +75,12 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
         }
     }
 
-    private static func defaultName<Value: FieldStorable>(of stored: StoredValue, as _: Value.Type) -> String? {
-        (try? Value(storedValue: stored)).map(defaultSectionName)
+    /// A section's name from its stored value: `sectionName` of the value
+    /// as `Value`, or "" for a value that does not convert.
+    private static func naming<Value: FieldStorable>(
+        _: Value.Type, _ sectionName: @escaping @Sendable (Value) -> String
+    ) -> @Sendable (StoredValue) -> String {
+        { stored in (try? Value(storedValue: stored)).map(sectionName) ?? "" }
     }
 }
 

@@ -33,11 +33,14 @@ public struct OrderBy<Object: ManagedObject>: Sendable, Hashable {
         /// a key by name equals its key-path twin.
         var keyName: String? = nil
 
+        /// Whether the two keys sort alike: the same field or path, direction,
+        /// text options and NULL placement (a key by name equals its key-path twin).
         public static func == (left: Self, right: Self) -> Bool {
             (left.path, left.isAscending, left.options, left.nulls, left.problem)
                 == (right.path, right.isAscending, right.options, right.nulls, right.problem)
         }
 
+        /// Hashes what ``==`` compares.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(path)
             hasher.combine(isAscending)

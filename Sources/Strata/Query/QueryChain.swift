@@ -106,10 +106,13 @@ public struct GroupBy<Object: ManagedObject>: Sendable, Hashable {
     /// becomes one of a subclass. Not part of equality.
     var keyNames: [String]? = nil
 
+    /// Whether the two group by the same fields in the same order (a
+    /// grouping by names equals its key-path twin).
     public static func == (left: Self, right: Self) -> Bool {
         left.paths == right.paths && left.problem == right.problem
     }
 
+    /// Hashes what ``==`` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(paths)
         hasher.combine(problem)
