@@ -180,8 +180,8 @@ extension Where {
     /// entity itself); traps for another entity.
     init<Clause>(retyping clause: Where<Clause>) {
         checkClauseEntity("Where", Clause.self, Object.self)
-        if let deferred = clause.deferredFormat, Object.self != ManagedObject.self {
-            self.init(parsing: deferred.format, deferred.arguments, spelled: deferred.spelling)
+        if let deferred = clause.deferred, Object.self != ManagedObject.self {
+            self = deferred.retyped(as: Object.self)
         } else {
             self.init(unchecked: clause.predicate, depth: clause.depth)
         }

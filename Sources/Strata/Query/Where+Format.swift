@@ -129,15 +129,45 @@ extension Where {
             // without one, and Swift makes it `ManagedObject`, which has no
             // fields: the format is parsed again for the class it filters.
             if Object.self == ManagedObject.self {
-                deferredFormat = DeferredFormat(format: format, arguments: arguments, spelling: spelling)
+                deferred = .format(DeferredFormat(format: format, arguments: arguments, spelling: spelling))
             }
         }
     }
 }
 
-/// A format `Where` written without its class (`Where("age > %d", 30)` in a
-/// clause list), kept to be parsed again when the list applies it to a
-/// fetch of a class (``Where/init(retyping:)``).
+/// A `Where` written without its class (`Where("age > %d", 30)` in a clause
+/// list, alone or combined with others by `&&`, `||` and `!`), kept to be
+/// built again when the list applies it to a fetch of a class
+/// (``Where/init(retyping:)``). Each format in it is parsed again for that
+/// class; a part that names no field is kept as built.
+indirect enum DeferredWhere: Sendable {
+    case format(DeferredFormat)
+    /// A part that parsed without a class: a constant or raw SQL.
+    case built(WherePredicate, depth: Int)
+    case combined([DeferredWhere], conjunction: Bool)
+    case negated(DeferredWhere)
+
+    /// `operand`'s deferred form, or its predicate as built.
+    init<Object>(_ operand: Where<Object>) {
+        self = operand.deferred ?? .built(operand.predicate, depth: operand.depth)
+    }
+
+    /// The predicate built again for `Object`.
+    func retyped<Object>(as _: Object.Type) -> Where<Object> {
+        switch self {
+        case .format(let format):
+            return Where(parsing: format.format, format.arguments, spelled: format.spelling)
+        case let .built(predicate, depth):
+            return Where(unchecked: predicate, depth: depth)
+        case let .combined(operands, conjunction):
+            return .combining(operands.map { $0.retyped(as: Object.self) }, conjunction: conjunction)
+        case .negated(let operand):
+            return operand.retyped(as: Object.self).negated
+        }
+    }
+}
+
+/// A format `Where` written without its class, with its arguments.
 struct DeferredFormat: @unchecked Sendable {
     let format: String
     /// The arguments with every object replaced by its `ObjectID`: values of

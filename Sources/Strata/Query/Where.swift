@@ -15,9 +15,10 @@ public struct Where<Object: ManagedObject>: Sendable {
     let predicate: WherePredicate
     /// `predicate.depth`, kept so that combining predicates never walks them.
     let depth: Int
-    /// A format this predicate, of `ManagedObject`, could not parse for want
-    /// of a class; a clause list parses it again for the class it filters.
-    var deferredFormat: DeferredFormat? = nil
+    /// How to build this predicate, of `ManagedObject`, again for the class a
+    /// clause list filters: set when a format in it could not be parsed for
+    /// want of a class (see ``DeferredWhere``).
+    var deferred: DeferredWhere? = nil
 
     init(unchecked predicate: WherePredicate, depth: Int) {
         self.predicate = predicate

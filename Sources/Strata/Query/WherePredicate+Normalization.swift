@@ -135,6 +135,16 @@ extension Where {
     /// When the first operand is such a list, the result extends it (see
     /// ``TermList``), so that `a && b && c …` costs O(1) a term to build.
     static func combining(_ operands: [Where<Object>], conjunction: Bool) -> Where<Object> {
+        var combined = combiningBuilt(operands, conjunction: conjunction)
+        // Without a class, a format is invalid until a clause list parses it
+        // again: the combination is kept to be built again with it.
+        if operands.contains(where: { $0.deferred != nil }) {
+            combined.deferred = .combined(operands.map(DeferredWhere.init), conjunction: conjunction)
+        }
+        return combined
+    }
+
+    private static func combiningBuilt(_ operands: [Where<Object>], conjunction: Bool) -> Where<Object> {
         var base: TermList?
         var terms: [WherePredicate] = []
         var depth = 1
@@ -161,6 +171,11 @@ extension Where {
 
     /// The predicate that matches exactly the objects this one does not.
     var negated: Where<Object> {
+        if let deferred {
+            var negated = self
+            negated.deferred = .negated(deferred)
+            return negated
+        }
         if case .invalid = predicate { return self }
         let negated = predicate.negated
         return Where(negated, depth: negated.depth)

@@ -281,6 +281,61 @@ struct ClauseListTests {
         }
     }
 
+    /// Formats written without their class, combined with `&&`, `||`, `!`,
+    /// `&&?`, `combinedByAnd()` and `combinedByOr()` before a clause list
+    /// sees them (Swift makes every part a `Where<ManagedObject>`): random
+    /// trees of them filter exactly as the same trees of `Where<ProbeItem>`
+    /// do, and one bad format anywhere in a tree throws as its typed twin does.
+    @Test(arguments: cases)
+    func formatsCombinedWithoutTheirClassFilterAsTheirTypedTwins(kind: StoreKind, seed: UInt64) throws {
+        let directory = TemporaryDirectory()
+        let stack = try Self.populated(kind, seed: seed, items: 120, in: directory)
+        let groups = try stack.fetchAll(From<ProbeGroup>())
+        var random = ProbeRandom(seed: seed ^ 0xD3F3)
+        /// A random formula as both an untyped and a typed `Where`.
+        func tree(_ depth: Int) -> (Where<ManagedObject>, Where<ProbeItem>) {
+            if depth == 0 || random.chance(0.3) {
+                let number = random.integer()
+                switch random.below(7) {
+                case 0: return (Where("number > %d", number), Where("number > %d", number))
+                case 1: return (Where("other == %d OR maybe == nil", number), Where("other == %d OR maybe == nil", number))
+                case 2: return (Where("text BEGINSWITH[c] %@", "a"), Where("text BEGINSWITH[c] %@", "a"))
+                case 3:
+                    let group = random.pick(groups)
+                    return (Where("group == %@", group), Where("group == %@", group))
+                case 4:
+                    let value = random.chance(0.5)
+                    return (Where(value), Where(value))
+                case 5: return (Where("number", isEqualTo: number), Where("number", isEqualTo: number))
+                default:
+                    // A bad name, rarely: the whole tree then throws.
+                    return random.chance(0.2) ? (Where("nope > 1"), Where("nope > 1")) : (Where(), Where())
+                }
+            }
+            let (a, b) = (tree(depth - 1), tree(depth - 1))
+            switch random.below(6) {
+            case 0: return (a.0 && b.0, a.1 && b.1)
+            case 1: return (a.0 || b.0, a.1 || b.1)
+            case 2: return (!a.0, !a.1)
+            case 3: return (a.0 &&? b.0, a.1 &&? b.1)
+            case 4: return ([a.0, b.0].combinedByAnd(), [a.1, b.1].combinedByAnd())
+            default: return ([a.0, b.0].combinedByOr(), [a.1, b.1].combinedByOr())
+            }
+        }
+        var failures = 0
+        for index in 0..<150 where failures < 5 {
+            let (untyped, typed) = tree(1 + random.below(4))
+            let mismatches = [
+                mismatch("fetchAll", { try stack.fetchAll(From<ProbeItem>(), untyped).map(\.rowID) },
+                         { try stack.fetchAll(From<ProbeItem>().where(typed)).map(\.rowID) }),
+                mismatch("fetchCount", { try stack.fetchCount(From<ProbeItem>(), untyped) },
+                         { try stack.fetchCount(From<ProbeItem>().where(typed)) }),
+            ].compactMap { $0 }
+            failures += mismatches.count
+            #expect(mismatches.isEmpty, "seed \(seed), case \(index): \(typed)\n\(mismatches.joined(separator: "\n"))")
+        }
+    }
+
     // MARK: Helpers
 
     /// A stack of `kind`, in `directory`, with random probe data.
