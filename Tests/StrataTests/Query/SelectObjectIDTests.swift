@@ -116,6 +116,30 @@ struct SelectObjectIDTests {
         #expect(pending.2 == [.text("ZooLion/4"), .text(pending.0.description)])
     }
 
+    /// On a stack of several stores an ID names the store's configuration,
+    /// as the object's own ID does; a query over two stores that hold the
+    /// entity throws, as every `Select` query does.
+    @Test
+    func anIDNamesItsStoresConfiguration() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeConfigurationStack([nil, "Config1"], .inMemory, in: directory)
+        let (plain, cached) = try stack.perform(synchronous: { tx in
+            let plain = tx.create(Into<CfgItem>(nil))
+            let cached = tx.create(Into<CfgItem>("Config1"))
+            (plain.key, cached.key) = (1, 2)
+            return (plain.objectID, cached.objectID)
+        })
+        #expect(cached.configuration == "Config1")
+        #expect(try stack.queryValue(From<CfgItem>("Config1"), Select<CfgItem, ObjectID<CfgItem>>()) == cached)
+        #expect(try stack.queryValue(From<CfgItem>(nil), Select<CfgItem, ObjectID<CfgItem>>()) == plain)
+        #expect(try stack.queryAttributes(From<CfgItem>("Config1"), Select(.objectID())) == [
+            ["objectID": .text(cached.description)]
+        ])
+        #expect(throws: StrataError.self) {
+            try stack.queryValue(From<CfgItem>(), Select<CfgItem, ObjectID<CfgItem>>())
+        }
+    }
+
     /// CoreStore's answers at the edges: no match is `nil`; `.objectID()`
     /// asked as another type, or another term asked as an `ObjectID`, is
     /// `nil`; a query that groups or aggregates beside it throws, on every store.
