@@ -26,7 +26,8 @@ extension QueryableSource {
         try read { try $0.queryObjectID(query) }
     }
 
-    /// The ID of the first object the query matches (see ``queryValue(_:)-(QueryChain<Object,ObjectID<Object>>)``).
+    /// The ID of the first object the query matches, as the chained
+    /// `queryValue(from.select(select))` returns it.
     ///
     /// ```swift
     /// let annID = try stack.queryValue(

@@ -33,7 +33,8 @@ extension Select where Result == ObjectID<Object> {
     ///
     /// ```swift
     /// let firstAdult = try stack.queryValue(
-    ///     From<Person>().where(\.$age >= 18).orderBy(.ascending(\.$name)).select(Select()))
+    ///     From<Person>().where(\.$age >= 18).orderBy(.ascending(\.$name))
+    ///         .select(Select<Person, ObjectID<Person>>()))
     /// ```
     public init() {
         self.init([.objectID()])
