@@ -14,7 +14,8 @@ extension ObjectContext {
             row.values.enumerated().map { column, value in
                 guard query.select.terms[column].function == .objectID, case .integer(let rowID) = value
                 else { return value }
-                let id = AnyObjectID(entityName: row.entity.name, rowID: rowID, configuration: row.entity.configuration)
+                let id = AnyObjectID(
+                    entityName: row.entity.name, rowID: rowID, configuration: row.entity.configuration)
                 return .text(id.description)
             }
         })

@@ -103,7 +103,8 @@ extension ListMonitor {
             uncheckedDowncast($0.object, to: Object.self)
         }
         let name = runs[section].name
-        return ListSectionInfo(name: name, objects: objects, indexTitle: indexTitle(ofSectionNamed: name) ?? "")
+        return ListSectionInfo(
+            name: name, objects: objects, indexTitle: indexTitle(ofSectionNamed: name) ?? "")
     }
 
     /// The section's name, index title and objects, or `nil` when there is no such section.

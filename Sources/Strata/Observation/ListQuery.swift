@@ -90,7 +90,8 @@ extension From {
         sectionIndexTransformer: (@Sendable (_ sectionName: String?) -> String?)? = nil
     ) -> SectionedQuery<Object> {
         SectionedQuery(
-            from: self, sectionBy: SectionBy(keyPath, sectionName, sectionIndexTransformer: sectionIndexTransformer))
+            from: self,
+            sectionBy: SectionBy(keyPath, sectionName, sectionIndexTransformer: sectionIndexTransformer))
     }
 
     /// Sections the list by the field `keyPath` names, as CoreStore's
@@ -103,7 +104,8 @@ extension From {
     public func sectionBy(
         _ keyPath: String, sectionIndexTransformer: (@Sendable (_ sectionName: String?) -> String?)? = nil
     ) -> SectionedQuery<Object> {
-        SectionedQuery(from: self, sectionBy: SectionBy(keyPath, sectionIndexTransformer: sectionIndexTransformer))
+        SectionedQuery(
+            from: self, sectionBy: SectionBy(keyPath, sectionIndexTransformer: sectionIndexTransformer))
     }
 
     /// Sections the list as `sectionBy` says (by a path through to-one
