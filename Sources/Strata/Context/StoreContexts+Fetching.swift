@@ -130,6 +130,13 @@ extension StoreContexts {
             .queryAttributes(query)
     }
 
+    func queryObjectID<Object: ManagedObject>(
+        _ query: QueryChain<Object, ObjectID<Object>>
+    ) throws -> ObjectID<Object>? {
+        try oneHolding(Object.self, in: query.from.configurations, for: "a Select query runs in one store")
+            .queryObjectID(query)
+    }
+
     /// Each store a bulk write over `query` changes, with the query that
     /// selects there exactly the objects ``fetchAll(_:)`` returns from it:
     /// the query itself, or, when it reads several stores and pages them (a

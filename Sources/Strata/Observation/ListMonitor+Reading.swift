@@ -90,19 +90,21 @@ extension ListMonitor {
 
     /// The section's name, index title and objects; traps when there is no such section.
     public func sectionInfo(at section: Int) -> ListSectionInfo<Object> {
-        Self.sectionInfo(at: section, of: sectionRuns, in: members)
+        sectionInfo(at: section, of: sectionRuns, in: members)
     }
 
     /// Section `section` of a list held as `runs` over `members`: the
     /// current list, or the one before a change (for a deleted section).
-    static func sectionInfo(at section: Int, of runs: [ListSection], in members: ListMembers)
+    func sectionInfo(at section: Int, of runs: [ListSection], in members: ListMembers)
         -> ListSectionInfo<Object>
     {
-        let start = position(of: IndexPath(item: 0, section: section), in: runs)
+        let start = Self.position(of: IndexPath(item: 0, section: section), in: runs)
         let objects = members.entries(in: start..<(start + runs[section].count)).map {
             uncheckedDowncast($0.object, to: Object.self)
         }
-        return ListSectionInfo(name: runs[section].name, objects: objects)
+        let name = runs[section].name
+        return ListSectionInfo(
+            name: name, objects: objects, indexTitle: indexTitle(ofSectionNamed: name) ?? "")
     }
 
     /// The section's name, index title and objects, or `nil` when there is no such section.
@@ -120,17 +122,14 @@ extension ListMonitor {
 
     /// The index titles for a table view's section index: each section's
     /// ``ListSectionInfo/indexTitle``, in section order, each title once
-    /// (sections "Ann" and "Avery" share "A"). Empty titles are left out.
+    /// (sections "Ann" and "Avery" share "A"). Sections without one (a
+    /// `sectionIndexTransformer` answered `nil`) are left out.
     ///
     /// ```swift
     /// monitor.sectionIndexTitles()   // ["A", "B", "D"]
     /// ```
     public func sectionIndexTitles() -> [String] {
-        var seen: Set<String> = []
-        return sectionRuns.compactMap { section in
-            let title = ListSectionInfo<Object>.indexTitle(of: section.name)
-            return !title.isEmpty && seen.insert(title).inserted ? title : nil
-        }
+        sectionIndex.index
     }
 
     /// The section a table view's section index should scroll to for
@@ -138,14 +137,22 @@ extension ListMonitor {
     /// ``sectionIndexTitles()``: the first section with that index title.
     /// For a title no section has, the section of the title at
     /// `sectionIndex`, else the last section (0 for an empty list).
+    ///
+    /// ```swift
+    /// let section = monitor.targetSection(forSectionIndexTitle: "B", at: 1)
+    /// ```
     public func targetSection(forSectionIndexTitle sectionIndexTitle: String, at sectionIndex: Int) -> Int {
-        let titles = sectionRuns.map { ListSectionInfo<Object>.indexTitle(of: $0.name) }
-        if let section = titles.firstIndex(of: sectionIndexTitle) { return section }
-        let indexTitles = sectionIndexTitles()
-        if indexTitles.indices.contains(sectionIndex), let section = titles.firstIndex(of: indexTitles[sectionIndex]) {
-            return section
-        }
-        return max(sectionRuns.count - 1, 0)
+        self.sectionIndex.section(forTitle: sectionIndexTitle, at: sectionIndex)
+    }
+
+    /// The index title of a section named `name`, as the SectionBy gives it.
+    func indexTitle(ofSectionNamed name: String) -> String? {
+        (sectionBy?.indexTitle ?? SectionBy<Object>.defaultIndexTitle)(name)
+    }
+
+    /// The section index of the list as it is now.
+    private var sectionIndex: SectionIndexTitles {
+        SectionIndexTitles(names: sectionRuns.map(\.name), title: indexTitle(ofSectionNamed:))
     }
 
     // MARK: Where an object is

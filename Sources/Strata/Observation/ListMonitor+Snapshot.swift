@@ -15,6 +15,7 @@ extension ListMonitor {
         }
         return ListSnapshot(
             sectionIDs: sectionRuns.map(\.name), items: items, sectionEnds: sectionEnds(sectionRuns),
-            updatedItemIDs: updated)
+            updatedItemIDs: updated,
+            indexTitleOfSection: sectionBy?.indexTitle ?? SectionBy<Object>.defaultIndexTitle)
     }
 }

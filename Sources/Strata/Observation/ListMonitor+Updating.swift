@@ -161,7 +161,7 @@ extension ListMonitor {
         }
         // What each deleted section held, read before the members change.
         let deletedSectionInfos = wantsSections
-            ? deletedSections.reversed().map { (Self.sectionInfo(at: $0, of: oldSections, in: members), $0) }
+            ? deletedSections.reversed().map { (sectionInfo(at: $0, of: oldSections, in: members), $0) }
             : []
         for index in deletedSections.reversed() { sectionRuns.remove(at: index) }
         // With names not monotone in the section key, an emptied section can
@@ -353,7 +353,7 @@ extension ListMonitor {
             moved: changes.moves.map { (self[$0.to] as ManagedObject, $0.from, $0.to) },
             updated: changes.updates.map { (oldObject(at: $0), $0) },
             deletedSections: changes.deletedSections.reversed().map {
-                (Self.sectionInfo(at: $0, of: oldSections, in: oldMembers), $0)
+                (sectionInfo(at: $0, of: oldSections, in: oldMembers), $0)
             },
             insertedSections: changes.insertedSections)
     }

@@ -76,26 +76,36 @@ public struct SectionedQuery<Object: ManagedObject>: ListQuery {
 }
 
 extension From {
-    /// Sections the list by the field at `keyPath`, each named by `sectionName`.
+    /// Sections the list by the field at `keyPath`, each named by
+    /// `sectionName` and titled in a section index by `sectionIndexTransformer`
+    /// (see ``SectionBy``).
     ///
     /// ```swift
     /// From<Person>().orderBy(.ascending(\.$name)).sectionBy(\.$age) { "\($0 / 10 * 10)s" }
+    /// From<Person>().sectionBy(\.$age, sectionIndexTransformer: { $0.map { "\($0)+" } })
     /// ```
     public func sectionBy<Value: FieldStorable>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>,
-        _ sectionName: @escaping @Sendable (Value) -> String = defaultSectionName
+        _ sectionName: @escaping @Sendable (Value) -> String = defaultSectionName,
+        sectionIndexTransformer: (@Sendable (_ sectionName: String?) -> String?)? = nil
     ) -> SectionedQuery<Object> {
-        SectionedQuery(from: self, sectionBy: SectionBy(keyPath, sectionName))
+        SectionedQuery(
+            from: self,
+            sectionBy: SectionBy(keyPath, sectionName, sectionIndexTransformer: sectionIndexTransformer))
     }
 
     /// Sections the list by the field `keyPath` names, as CoreStore's
-    /// `.sectionBy("age")` (see ``SectionBy/init(_:)-(String)``).
+    /// `.sectionBy("age")` and `.sectionBy("age", sectionIndexTransformer:)`
+    /// (see ``SectionBy/init(_:sectionIndexTransformer:)``).
     ///
     /// ```swift
     /// From<Person>().orderBy(.ascending("name")).sectionBy("age")
     /// ```
-    public func sectionBy(_ keyPath: String) -> SectionedQuery<Object> {
-        SectionedQuery(from: self, sectionBy: SectionBy(keyPath))
+    public func sectionBy(
+        _ keyPath: String, sectionIndexTransformer: (@Sendable (_ sectionName: String?) -> String?)? = nil
+    ) -> SectionedQuery<Object> {
+        SectionedQuery(
+            from: self, sectionBy: SectionBy(keyPath, sectionIndexTransformer: sectionIndexTransformer))
     }
 
     /// Sections the list as `sectionBy` says (by a path through to-one

@@ -277,8 +277,10 @@ extension ListSnapshot {
             "Strata: the snapshot would hold two sections with ID "
                 + "\(repeatedAfter.subtracting(repeatedBefore).sorted())")
         let updated = updatedItemIDs.intersection(seen)
+        let indexTitleOfSection = self.indexTitleOfSection
         self = ListSnapshot(sections: sections)
         updatedItemIDs = updated
+        self.indexTitleOfSection = indexTitleOfSection
     }
 
     private static func repeated(_ ids: [String]) -> Set<String> {

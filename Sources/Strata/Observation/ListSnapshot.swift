@@ -51,6 +51,11 @@ public struct ListSnapshot<Object: ManagedObject>: Sendable, Equatable, RandomAc
     /// ```
     public internal(set) var updatedItemIDs: Set<ObjectID<Object>>
 
+    /// The index title of a section named by its argument (`nil` for none):
+    /// the ``SectionBy``'s, in a publisher's snapshot, kept through edits.
+    /// Equality leaves it out, as it does ``updatedItemIDs``.
+    var indexTitleOfSection: @Sendable (String) -> String? = SectionBy<Object>.defaultIndexTitle
+
     /// An empty snapshot: no sections, no items.
     ///
     /// ```swift
@@ -82,17 +87,21 @@ public struct ListSnapshot<Object: ManagedObject>: Sendable, Equatable, RandomAc
     /// non-decreasing, one per section, the last equal to `items.count`.
     init(
         sectionIDs: [String], items: [ObjectID<Object>], sectionEnds: [Int],
-        updatedItemIDs: Set<ObjectID<Object>> = []
+        updatedItemIDs: Set<ObjectID<Object>> = [],
+        indexTitleOfSection: @escaping @Sendable (String) -> String? = SectionBy<Object>.defaultIndexTitle
     ) {
         precondition(sectionIDs.count == sectionEnds.count && (sectionEnds.last ?? 0) == items.count)
         self.sectionIDs = sectionIDs
         self.items = items
         self.sectionEnds = sectionEnds
         self.updatedItemIDs = updatedItemIDs
+        self.indexTitleOfSection = indexTitleOfSection
     }
 
     /// Equal when both list the same sections, named alike, holding the same
-    /// items in the same order; ``updatedItemIDs`` is not compared.
+    /// items in the same order; ``updatedItemIDs`` is not compared, nor how
+    /// sections are titled in a section index (the ``SectionBy``'s closure,
+    /// which cannot be compared).
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.sectionIDs == rhs.sectionIDs && lhs.sectionEnds == rhs.sectionEnds && lhs.items == rhs.items
     }

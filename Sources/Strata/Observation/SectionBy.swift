@@ -15,9 +15,29 @@
 /// A monitor remembers the name of each integer or text value it has seen,
 /// so the closure must name a value the same way every time (no clock or
 /// changing settings in it); a monitor made again calls it afresh.
+///
+/// Each section also has an index title, for a table view's section index
+/// (``ListMonitor/sectionIndexTitles()``, ``ListSnapshot/sectionIndexTitles()``):
+/// by default its name's first character, upper-cased; with a
+/// `sectionIndexTransformer`, as CoreStore's, what that returns for the
+/// name, and none for `nil` or "" (the section is left out of the index).
+///
+/// ```swift
+/// let byAge = try stack.monitorSectionedList(
+///     From<Person>(), SectionBy(\.$age, sectionIndexTransformer: { $0.map { "\($0)+" } }),
+///     OrderBy<Person>(.ascending(\.$name)))
+/// byAge.sectionIndexTitles()   // ["30+", "41+"]
+/// ```
+///
+/// A `SectionBy` is not `Equatable`, as CoreStore's is not: it holds
+/// closures (the section name and the index title), which cannot be
+/// compared, and two sectionings by one field that name or title sections
+/// differently are not the same.
 public struct SectionBy<Object: ManagedObject>: Sendable {
     let path: ValuePath
     let name: @Sendable (StoredValue) -> String
+    /// The index title of a section named by its argument; `nil` for none.
+    let indexTitle: @Sendable (String) -> String?
     /// Why the sectioning, named by a string that names no stored field, is
     /// invalid: the monitor using it throws this.
     var problem: StrataError? = nil
@@ -27,22 +47,42 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
     public var sectionKeyPath: String { path.description }
 
     /// Sections by the field at `keyPath`, named by `sectionName`
-    /// (by default the value's description, unwrapped; `nil` is named "").
+    /// (by default the value's description, unwrapped; `nil` is named ""),
+    /// each with the index title `sectionIndexTransformer` gives its name
+    /// (by default the name's first character, upper-cased; see ``SectionBy``).
+    ///
+    /// ```swift
+    /// SectionBy(\.$age) { age in "\(age / 10 * 10)s" }                    // "30s", index "3"
+    /// SectionBy(\.$age, sectionIndexTransformer: { $0.map { "\($0)+" } })  // "31", index "31+"
+    /// SectionBy(\.$age, { "\($0 / 10 * 10)s" }, sectionIndexTransformer: { $0?.first.map(String.init) })
+    /// ```
+    ///
+    /// `sectionIndexTransformer` takes a `String?`, as CoreStore's does;
+    /// Strata always passes the section's name.
     public init<Value: FieldStorable>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>,
-        _ sectionName: @escaping @Sendable (Value) -> String = defaultSectionName
+        _ sectionName: @escaping @Sendable (Value) -> String = defaultSectionName,
+        sectionIndexTransformer: (@Sendable (_ sectionName: String?) -> String?)? = nil
     ) {
         self.path = ValuePath(keyPath)
         self.name = Self.naming(Value.self, sectionName)
+        self.indexTitle = Self.indexing(sectionIndexTransformer)
     }
 
-    /// Sections by a value reached through to-one relationships.
+    /// Sections by a value reached through to-one relationships, each
+    /// section with the index title `sectionIndexTransformer` gives its name.
+    ///
+    /// ```swift
+    /// SectionBy(\.$owner ~ \.$name, sectionIndexTransformer: { $0?.isEmpty == false ? "•" : nil })
+    /// ```
     public init<Value: FieldStorable>(
         _ expression: Where<Object>.Expression<Value>,
-        _ sectionName: @escaping @Sendable (Value) -> String = defaultSectionName
+        _ sectionName: @escaping @Sendable (Value) -> String = defaultSectionName,
+        sectionIndexTransformer: (@Sendable (_ sectionName: String?) -> String?)? = nil
     ) {
         self.path = expression.path
         self.name = Self.naming(Value.self, sectionName)
+        self.indexTitle = Self.indexing(sectionIndexTransformer)
     }
 
     /// Sections by the field `keyPath` names, as CoreStore's
@@ -53,12 +93,20 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
     /// ```swift
     /// let byAge = try stack.monitorSectionedList(
     ///     From<Person>(), SectionBy<Person>("age"), OrderBy<Person>(.ascending("name")))
+    /// let titled = SectionBy<Person>("age", sectionIndexTransformer: { $0.map { "Age \($0)" } })
     /// ```
+    ///
+    /// Each section's index title is what `sectionIndexTransformer`, as
+    /// CoreStore's, gives its name (by default the name's first character,
+    /// upper-cased; see ``SectionBy``).
     ///
     /// A name that is not a stored field makes an invalid sectioning, which
     /// the monitor or publisher using it reports by throwing
     /// ``StrataError/invalidValue(entity:field:reason:)``.
-    public init(_ keyPath: String) {
+    public init(
+        _ keyPath: String, sectionIndexTransformer: (@Sendable (_ sectionName: String?) -> String?)? = nil
+    ) {
+        self.indexTitle = Self.indexing(sectionIndexTransformer)
         let named = NamedKeyPath<Object>(text: keyPath, spelling: "SectionBy(\(String(reflecting: keyPath)))")
         switch named.storedField(for: "section by") {
         case let .success((path, valueType)):
@@ -73,6 +121,22 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
             self.name = { _ in "" }
             self.problem = error
         }
+    }
+
+    /// A section's index title from its name: the transformer's answer
+    /// (none for `nil` or ""), or without one the name's first character,
+    /// upper-cased (none for the name "").
+    private static func indexing(
+        _ transformer: (@Sendable (String?) -> String?)?
+    ) -> @Sendable (String) -> String? {
+        guard let transformer else { return defaultIndexTitle }
+        return { name in transformer(name).flatMap { $0.isEmpty ? nil : $0 } }
+    }
+
+    /// A section's index title without a transformer: its name's first
+    /// character, upper-cased, as `NSFetchedResultsController`'s default.
+    static func defaultIndexTitle(_ name: String) -> String? {
+        name.first.map { String($0).uppercased() }
     }
 
     /// A section's name from its stored value: `sectionName` of the value
@@ -101,21 +165,18 @@ extension Optional: UnwrappableSectionName {
 }
 
 /// One section of a monitored list. Two infos are equal when they have the
-/// same name and the same objects (the same instances) in the same order, so
-/// the info a `didInsertSection` callback receives equals
+/// same name, index title and objects (the same instances) in the same
+/// order, so the info a `didInsertSection` callback receives equals
 /// `monitor.sectionInfo(at:)` of its index.
 public struct ListSectionInfo<Object: ManagedObject>: Equatable {
     /// The section's name (the SectionBy closure's result).
     public let name: String
-    /// The first character of the name, upper-cased, for a section index.
-    public var indexTitle: String { Self.indexTitle(of: name) }
     /// The section's objects, in order.
     public let objects: [Object]
+    /// The section's title in a section index: what the SectionBy's
+    /// `sectionIndexTransformer` gives its name, by default the name's first
+    /// character, upper-cased; "" when it has none (CoreStore's `nil`).
+    public let indexTitle: String
     /// How many objects the section holds.
     public var numberOfObjects: Int { objects.count }
-
-    /// The index title of a section named `name`.
-    static func indexTitle(of name: String) -> String {
-        name.first.map { String($0).uppercased() } ?? ""
-    }
 }

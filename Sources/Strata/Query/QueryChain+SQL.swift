@@ -4,6 +4,9 @@ struct CompiledQuery {
     var arguments: [StoredValue]
     /// The terms' names, one a column.
     var names: [String]
+    /// Whether one more column follows the terms: the discriminator of an
+    /// inheritance tree's row, which names the entity of its objectID terms.
+    var readsEntity = false
 }
 
 extension QueryChain {
@@ -35,21 +38,29 @@ extension QueryChain {
             return sql
         }
         // Arguments bind in the order their placeholders appear, so clauses compile in SQL order.
-        let columns = try select.terms.map { term in
-            // A relationship's count is a subquery per object, not a value on a path.
-            guard term.function == .relatedCount, let relationship = term.path?.field else {
+        var columns = try select.terms.map { term in
+            guard term.function.isPerObject else {
                 return "\(term.sql(value: term.path.map(value), dialect: dialect)) AS \(SQL.quote(term.name))"
             }
             guard groupBy?.paths.isEmpty != false, !select.aggregates else {
+                let what = term.function == .objectID ? "an object's ID is" : "a relationship's count is"
                 throw StrataError.invalidValue(
                     entity: entity.name, field: term.name,
-                    reason: "a relationship's count is one per object, and a query with GroupBy "
+                    reason: "\(what) one per object, and a query with GroupBy "
                         + "or an aggregate returns rows that are not objects")
             }
+            // The row ID; the context makes it the ID (ObjectContext+Querying.swift).
+            guard term.function == .relatedCount, let relationship = term.path?.field else {
+                return "\(alias)._pk AS \(SQL.quote(term.name))"
+            }
+            // A relationship's count is a subquery per object, not a value on a path.
             let count = try compiler.relatedCount(
                 ValuePath(field: nil), relationship, in: entity, alias: alias)
             return "\(count.sql) AS \(SQL.quote(term.name))"
         }
+        // An ID names its row's concrete entity: read the discriminator after the terms.
+        let readsEntity = entity.sharesTable && select.terms.contains { $0.function == .objectID }
+        if readsEntity { columns.append("\(alias).\(SQL.quote(EntityTree.discriminatorColumn))") }
         try checkGroupKeys(in: entity)
         var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(entity.quotedTable) AS \(alias)"
         if let condition = try compiler.condition(
@@ -75,7 +86,8 @@ extension QueryChain {
                 + "OFFSET \(compiler.bind(.integer(Int64(max(options.fetchOffset, 0)))))"
         }
         return CompiledQuery(
-            sql: sql, arguments: compiler.arguments, names: select.terms.map(\.name))
+            sql: sql, arguments: compiler.arguments, names: select.terms.map(\.name),
+            readsEntity: readsEntity)
     }
 }
 
@@ -112,7 +124,7 @@ extension SelectTerm {
     func sql(value: String?, dialect: SQLDialect) -> String {
         guard let value else { return "count(*)" }
         switch function {
-        case .value, .relatedCount: return value
+        case .value, .relatedCount, .objectID: return value
         case .sum where valueKind == .text || valueKind == .blob:
             return "coalesce(sum(\(dialect.leadingNumber(value))), 0.0)"
         case .average where valueKind == .text || valueKind == .blob:

@@ -67,8 +67,13 @@ public struct SelectTerm<Object: ManagedObject>: Sendable, Hashable {
         case maximum = "max"
         /// Per object, how many objects a to-many relationship holds.
         case relatedCount = "related"
+        /// Per object, its ID (``SelectTerm/objectID(as:)``).
+        case objectID
 
-        var isAggregate: Bool { self != .value && self != .relatedCount }
+        var isAggregate: Bool { self != .value && self != .relatedCount && self != .objectID }
+        /// Whether the term reads one value per object, which a row of a
+        /// group does not have: a relationship's count, or the object's ID.
+        var isPerObject: Bool { self == .relatedCount || self == .objectID }
         /// Whether the result is a number computed from the values (not one of them).
         var computesNumber: Bool {
             self == .count || self == .sum || self == .average || self == .relatedCount

@@ -30,8 +30,10 @@ extension SelectTerm {
 
     /// `value`, a non-NULL result of this term, as `Result`; `nil` when it
     /// is not a value of that type (text as `Int`, 300 as `Int8`, a number
-    /// as `Date`).
+    /// as `Date`, an object's ID as anything but an `ObjectID`).
     func read<Result: FieldStorable>(_ value: StoredValue, as type: Result.Type) -> Result? {
+        // An ID is read only as an `ObjectID`, as CoreStore's only as an `NSManagedObjectID`.
+        if function == .objectID { return nil }
         if Result.self == Date.self, !resultIsDate { return nil }
         if let exact = try? Result(storedValue: value) { return exact }
         switch value {
