@@ -14,7 +14,7 @@ extension Field.Stored {
     /// `value` on a field named by a key path (`(\Animal.$species)`), which
     /// belongs to no object, traps.
     public var value: Value {
-        owningObject(of: declaredField, "\(name)").readStored(projection)
+        owningObject(of: declaredField).readStored(projection)
     }
 }
 
@@ -23,7 +23,7 @@ extension Field.Coded {
     /// projected value was read from, as `object.address` reads it; see
     /// ``Field/Stored/value``.
     public var value: Value {
-        owningObject(of: declaredField, "\(name)").readCoded(projection)
+        owningObject(of: declaredField).readCoded(projection)
     }
 }
 
@@ -32,18 +32,20 @@ extension Field.Relationship {
     /// projected value was read from, as `object.owner` reads them; see
     /// ``Field/Stored/value``.
     public var value: Value {
-        Value(relatedObjects: owningObject(of: declaredField, "\(name)")
+        Value(relatedObjects: owningObject(of: declaredField)
             .readRelated(named: name, as: Value.Target.self))
     }
 }
 
 /// The object a projected value (`object.$field`) was read from; a trap
 /// for a field named by a key path, which has none.
-private func owningObject<Value>(of field: DeclaredField<Value>?, _ name: String) -> ManagedObject {
+private func owningObject<Value>(of field: DeclaredField<Value>?) -> ManagedObject {
     guard let object = field?.object else {
+        let name = field?.declaration.name ?? "field"
         misuse(
-            "Strata: '\(name)'.value reads a field of an object: read it as object.$\(name).value "
-                + "or object.\(name), not on a key path's field.")
+            "Strata: \(name).value reads the field of an object: read it on object.$\(name), "
+                + "the projected value of a ManagedObject's field, not on a key path's field or a "
+                + "wrapper made by hand.")
     }
     return object
 }

@@ -90,9 +90,10 @@ extension Field {
         ///
         /// A field declared this way takes no `= value`. The closures run on
         /// the thread of the object they are given, for objects of any
-        /// context, hence `@Sendable`. A getter given an object of a class
-        /// other than the one its closure names traps, as does reading the
-        /// field itself (`object.speciesPlural`) inside its own getter.
+        /// context, hence `@Sendable`. A closure given an object of a class
+        /// other than the one it names traps. Inside its own getter, read the
+        /// field's value as `field.primitiveValue`: `object.speciesPlural`
+        /// would call the getter again, without end.
         public init<Object: ManagedObject>(
             _ name: String,
             customGetter: @escaping @Sendable (_ object: Object, _ field: Proxy) -> Value,
