@@ -319,6 +319,33 @@ struct FieldVirtualTests {
         })
     }
 
+    /// CoreStore's spellings that Strata refuses are compile errors that
+    /// say what to write instead; the rest compiles.
+    @Test
+    func refusedCoreStoreSpellingsAreCompileErrorsSayingWhatToDo() throws {
+        var source = DocSnippets.Source()
+        for line in [
+            "import Strata",
+            "final class Animal: ManagedObject {",
+            #"    @Field.Stored("species") var species: String = """#,
+            #"    @Field.Virtual("a", customGetter: { (object: Animal, _) in object.species },"#,
+            #"        affectedByKeyPaths: ["species"]) var a: String"#,
+            #"    @Field.Virtual("b", customGetter: { (object: Animal, _) in object.species })"#,
+            #"    var b: String = "b""#,
+            #"    @Field.Virtual("c", customGetter: { (object: Animal, _) in object.species }) var c: String"#,
+            #"    @Field.Virtual("d", customSetter: { (object: Animal, _, new) in object.species = new ?? "" })"#,
+            "    var d: String?",
+            #"    @Field.Virtual("e") var e: Int?"#,
+            "}",
+        ] {
+            source.append(line, from: nil)
+        }
+        let errors = try DocSnippetTests.typeCheck(source)
+        #expect(errors.count == 2, "\(errors)")
+        #expect(errors.contains { $0.contains("line 4") && $0.contains("Strata has no KVO") }, "\(errors)")
+        #expect(errors.contains { $0.contains("line 6") && $0.contains("takes no initial value") }, "\(errors)")
+    }
+
     @Test
     func misusesTrapSayingWhatToDo() async {
         let mistyped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -332,11 +359,21 @@ struct FieldVirtualTests {
         let keyPathValue = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = Field.Stored<String>(wrappedValue: "", "species").value
         }
+        // A setter that writes stored fields obeys the main context's rule.
+        let mainSetter = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            try await MainActor.run {
+                let directory = TemporaryDirectory()
+                let stack = try makeStack(virtualSchema, .inMemory, in: directory)
+                let id = try stack.perform(synchronous: { tx in tx.create(Into<VAnimal>()).objectID })
+                try stack.fetchExisting(id)?.speciesPlural = "cats"
+            }
+        }
         func message(_ result: ExitTest.Result?) -> String {
             String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         }
         #expect(message(mistyped).contains("the customGetter of VMistyped.twice takes a VKeeper"))
         #expect(message(unset).contains("the virtual field 'isPicked' has no value"))
+        #expect(message(mainSetter).contains("cannot set VAnimal.species on an object of the main context"))
         #expect(message(keyPathValue).contains("field.value reads the field of an object"))
     }
 }
