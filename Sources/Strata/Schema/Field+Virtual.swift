@@ -23,9 +23,9 @@ extension Field {
         public let name: String
         /// The in-memory value; `nil` while a field declared with a
         /// `customGetter` has not been given one.
-        var primitive: Value?
+        @usableFromInline var primitive: Value?
         /// The field's custom getter and setter, if any.
-        let accessors: VirtualAccessors<Value>
+        @usableFromInline var accessors: VirtualAccessors<Value>
 
         /// The in-memory value: what the field reads as without a
         /// `customGetter`. Outside a ``ManagedObject`` subclass (where the
@@ -167,41 +167,75 @@ extension Field {
         /// `object.speciesPlural`: the value its `customGetter` computes, or
         /// else its in-memory value; setting it calls its `customSetter`, or
         /// else sets the in-memory value.
+        // Inlinable, so that a field without a getter or setter reads and
+        // writes its value in place, as a plain property does; the wrapper
+        // is read through the key path only for the others.
+        @inlinable
         public static subscript<Object: ManagedObject>(
             _enclosingInstance object: Object,
             wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Value {
             get {
-                // The wrapper is copied out, so that the getter may set the
-                // field's primitive value without overlapping this access.
-                let field = object[keyPath: storageKeyPath]
-                guard let getter = field.declaredAccessors(at: storageKeyPath)?.getter else {
-                    return field.primitive ?? Self.unset(field.name)
+                if object[keyPath: storageKeyPath].accessors.isNone,
+                   let value = object[keyPath: storageKeyPath].primitive {
+                    return value
                 }
-                return getter(object, Proxy(object, storageKeyPath))
+                return computedValue(of: object, at: storageKeyPath)
             }
             set {
-                let field = object[keyPath: storageKeyPath]
-                guard let setter = field.declaredAccessors(at: storageKeyPath)?.setter else {
+                if object[keyPath: storageKeyPath].accessors.isNone {
                     object[keyPath: storageKeyPath].primitive = newValue
                     return
                 }
-                setter(object, Proxy(object, storageKeyPath), newValue)
+                setComputedValue(newValue, of: object, at: storageKeyPath)
             }
         }
 
-        /// The getter and setter of a field declared with them: held by a
-        /// prototype's wrapper, found through it by the key path otherwise.
-        private func declaredAccessors(at keyPath: AnyKeyPath) -> DeclaredVirtualField<Value>? {
-            switch accessors {
+        /// The value of a field with a getter, or of one whose primitive value is `nil`.
+        @inlinable
+        static func computedValue<Object: ManagedObject>(
+            of object: Object, at storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+        ) -> Value {
+            // The wrapper is copied out, so that the getter may set the
+            // field's primitive value without overlapping this access.
+            let field = object[keyPath: storageKeyPath]
+            guard let getter = accessors(of: field, in: object, at: storageKeyPath)?.getter else {
+                return field.primitive ?? Self.unset(field.name)
+            }
+            return getter(object, Proxy(object, storageKeyPath))
+        }
+
+        /// Sets a field that has a getter or a setter.
+        @inlinable
+        static func setComputedValue<Object: ManagedObject>(
+            _ newValue: Value, of object: Object, at storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+        ) {
+            let field = object[keyPath: storageKeyPath]
+            guard let setter = accessors(of: field, in: object, at: storageKeyPath)?.setter else {
+                object[keyPath: storageKeyPath].primitive = newValue
+                return
+            }
+            setter(object, Proxy(object, storageKeyPath), newValue)
+        }
+
+        /// The getter and setter of `field`, the wrapper at `keyPath` in
+        /// `object`, when it has them: held by a prototype's wrapper, and
+        /// found through the key path in the prototype by an ordinary
+        /// object's, which then keeps them for its next accesses.
+        @usableFromInline
+        static func accessors<Object: ManagedObject>(
+            of field: Self, in object: Object, at keyPath: ReferenceWritableKeyPath<Object, Self>
+        ) -> DeclaredVirtualField<Value>? {
+            switch field.accessors {
             case .none: return nil
-            case let .held(field): return field
+            case let .held(declared): return declared
             case .declared:
-                guard let field = DeclaredFields.field(at: keyPath) as? DeclaredVirtualField<Value> else {
+                guard let declared = DeclaredFields.field(at: keyPath) as? DeclaredVirtualField<Value> else {
                     misuse("Strata: \(keyPath) does not name a @Field.Virtual of a ManagedObject subclass.")
                 }
-                return field
+                object[keyPath: keyPath].accessors = .held(declared)
+                return declared
             }
         }
 
@@ -212,7 +246,8 @@ extension Field {
 
         /// The value of a field without a getter whose primitive value was
         /// set to `nil`: `nil` when `Value` is optional, else a trap.
-        private static func unset(_ name: String) -> Value {
+        @usableFromInline
+        static func unset(_ name: String) -> Value {
             if let optional = Value.self as? any ExpressibleByNilLiteral.Type,
                let none = optional.init(nilLiteral: ()) as? Value {
                 return none
@@ -226,10 +261,19 @@ extension Field {
 }
 
 /// Where a virtual field's getter and setter are: none, held by the wrapper
-/// (a prototype's), or declared and found through the prototype (an
-/// ordinary object's wrapper, which so holds no more than a word for them).
+/// (a prototype's, or an ordinary object's once it has used them), or
+/// declared and to be found through the prototype (an ordinary object's
+/// wrapper until then; either way, one word).
+@usableFromInline
 enum VirtualAccessors<Value> {
     case none
     case declared
     case held(DeclaredVirtualField<Value>)
+
+    /// Whether the field has neither getter nor setter.
+    @inlinable
+    var isNone: Bool {
+        if case .none = self { return true }
+        return false
+    }
 }

@@ -17,8 +17,9 @@ extension Field.Virtual {
     /// `primitiveValue`: reading `object.displayName` there calls the getter
     /// again, forever.
     public struct Proxy {
-        private let slot: any VirtualSlot<Value>
+        @usableFromInline let slot: any VirtualSlot<Value>
 
+        @inlinable
         init<Object: ManagedObject>(
             _ object: Object, _ keyPath: ReferenceWritableKeyPath<Object, Field.Virtual<Value>>
         ) {
@@ -37,6 +38,7 @@ extension Field.Virtual {
 
 /// Where a ``Field/Virtual/Proxy`` reads and writes the field's in-memory
 /// value, whatever class declares the field.
+@usableFromInline
 protocol VirtualSlot<Value> {
     associatedtype Value
     var primitive: Value? { get nonmutating set }
@@ -44,10 +46,18 @@ protocol VirtualSlot<Value> {
 
 /// The in-memory value of the virtual field at `keyPath` of `object`: two
 /// references, so that a proxy holds it inline, without an allocation.
-private struct ObjectVirtualSlot<Object: ManagedObject, Value>: VirtualSlot {
-    let object: Object
-    let keyPath: ReferenceWritableKeyPath<Object, Field.Virtual<Value>>
+@usableFromInline
+struct ObjectVirtualSlot<Object: ManagedObject, Value>: VirtualSlot {
+    @usableFromInline let object: Object
+    @usableFromInline let keyPath: ReferenceWritableKeyPath<Object, Field.Virtual<Value>>
 
+    @inlinable
+    init(object: Object, keyPath: ReferenceWritableKeyPath<Object, Field.Virtual<Value>>) {
+        self.object = object
+        self.keyPath = keyPath
+    }
+
+    @inlinable
     var primitive: Value? {
         get { object[keyPath: keyPath].primitive }
         nonmutating set { object[keyPath: keyPath].primitive = newValue }
@@ -57,13 +67,14 @@ private struct ObjectVirtualSlot<Object: ManagedObject, Value>: VirtualSlot {
 /// The declaration of a virtual field, with its custom getter and setter
 /// when it has them, taking any ``ManagedObject``: each checks that the
 /// object is of the class its closure names.
+@usableFromInline
 final class DeclaredVirtualField<Value>: AnyDeclaredField {
-    typealias Getter = @Sendable (ManagedObject, Field.Virtual<Value>.Proxy) -> Value
-    typealias Setter = @Sendable (ManagedObject, Field.Virtual<Value>.Proxy, Value) -> Void
+    @usableFromInline typealias Getter = @Sendable (ManagedObject, Field.Virtual<Value>.Proxy) -> Value
+    @usableFromInline typealias Setter = @Sendable (ManagedObject, Field.Virtual<Value>.Proxy, Value) -> Void
 
     let declaration: FieldDeclaration
-    let getter: Getter?
-    let setter: Setter?
+    @usableFromInline let getter: Getter?
+    @usableFromInline let setter: Setter?
 
     /// The declaration of a field without a getter or setter.
     init(_ name: String) {
