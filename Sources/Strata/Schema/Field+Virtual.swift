@@ -124,7 +124,8 @@ extension Field {
             self.name = name
             self.primitive = .some(nil)
             self.accessors = DeclaredFields.isDescribing
-                ? .held(DeclaredVirtualField(name, getter: Optional<@Sendable (Object, Proxy) -> Value>.none, setter: customSetter))
+                ? .held(DeclaredVirtualField(
+                    name, getter: Optional<@Sendable (Object, Proxy) -> Value>.none, setter: customSetter))
                 : .declared
         }
 
