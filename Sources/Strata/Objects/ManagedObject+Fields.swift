@@ -115,6 +115,16 @@ extension ManagedObject {
             .compactMap { $0 as? Target }
     }
 
+    /// The related objects of the relationship named `name`, found by name:
+    /// for a projected value (`object.$owner.value`), which has no key path.
+    final func readRelated<Target: ManagedObject>(named name: String, as type: Target.Type) -> [Target] {
+        guard let context, let entity else { return [] }
+        guard let relationship = entity.relationships[name] else {
+            misuse("Strata: \(entity.name) has no relationship named '\(name)'.")
+        }
+        return context.related(of: self, relationship: relationship).compactMap { $0 as? Target }
+    }
+
     final func writeRelated<Target: ManagedObject>(_ objects: [Target], at keyPath: AnyKeyPath) {
         guard let context, let entity else {
             trapDetachedWrite(DeclaredFields.field(at: keyPath)?.declaration.name ?? "\(keyPath)")
