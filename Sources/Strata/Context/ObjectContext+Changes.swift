@@ -138,7 +138,10 @@ extension ObjectContext {
         guard kind == .transaction, !pendingObjects.isEmpty else { return }
         let connection = try writeConnection()
         let objects = pendingObjects
-        for object in objects where object.invalidValues != nil {
+        // A deleted object's values are never written: an invalid one it
+        // holds (assigned before its deletion, or before an undo took back
+        // its creation) fails nothing, and comes back with the object.
+        for object in objects where object.invalidValues != nil && !object.isDeleted {
             if let (_, error) = object.invalidValues?.values.first { throw error }
         }
         if !connection.dialect.textHoldsNUL { try refuseTextHoldingNUL(objects) }
