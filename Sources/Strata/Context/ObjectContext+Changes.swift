@@ -58,6 +58,10 @@ extension ObjectContext {
             "SELECT \(larger)",
             [.text(entity.tableName)])
         guard case .integer(var lastRowID) = last ?? .integer(0) else { return 1 }
+        // IDs an undo history may bring back, given out by an earlier write
+        // transaction whose commit recorded nothing: this transaction's own,
+        // or another unsafe transaction's of the stack.
+        lastRowID = max(lastRowID, store.lastReservedRowID(in: entity.tableName))
         if let undoHistory {
             lastRowID = max(lastRowID, undoHistory.lastGivenRowID(in: entity, of: self))
         }

@@ -41,4 +41,31 @@ struct UndoEdgeTests {
         #expect(changes.deletedRowIDs(entity: "UndoPet") == [fido.objectID.rowID])
         #expect(try stack.fetchCount(From<UndoPet>()) == 0)
     }
+
+    /// A creation undone before any commit recorded its ID, then a commit
+    /// that saves nothing: another transaction of the stack, committing
+    /// before the redo, gives its object another ID, so the redone object
+    /// keeps its own and both commits succeed.
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func anotherTransactionNeverTakesTheIDOfAnObjectARedoBringsBack(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(undoSchema, kind, in: directory)
+        let tx = try stack.beginUnsafe(supportsUndo: true)
+        let ann = tx.create(Into<UndoPerson>())
+        ann.name = "Ann"
+        tx.undo()
+        #expect(try tx.commitAndWait() == nil)  // saves nothing, records no row ID
+        let bob = try stack.perform(synchronous: { other in
+            let bob = other.create(Into<UndoPerson>())
+            bob.name = "Bob"
+            return bob.objectID
+        })
+        #expect(bob != ann.objectID)
+        tx.redo()
+        let changes = try #require(try tx.commitAndWait())
+        #expect(changes.insertedRowIDs(entity: "UndoPerson") == [ann.objectID.rowID])
+        #expect(try stack.fetchExisting(ann.objectID)?.name == "Ann")
+        #expect(try stack.fetchExisting(bob)?.name == "Bob")
+    }
 }
