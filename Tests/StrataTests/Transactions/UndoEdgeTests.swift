@@ -68,4 +68,57 @@ struct UndoEdgeTests {
         #expect(try stack.fetchExisting(ann.objectID)?.name == "Ann")
         #expect(try stack.fetchExisting(bob)?.name == "Bob")
     }
+
+    /// A committed deletion that a `.deny` rule allowed only because the
+    /// object it denies was deleted too: undoing that second deletion alone
+    /// brings back an object holding the deleted one, which the commit
+    /// refuses, as it would have before the first commit (and as Core Data
+    /// refuses a save with a reference to a deleted object). Undoing both
+    /// brings both back.
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func anObjectADenyRuleCoversComesBackOnlyWithTheObjectItDenies(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        let tx = try stack.beginUnsafe(supportsUndo: true)
+        let ann = tx.create(Into<Owner>())
+        ann.passport = tx.create(Into<Passport>())
+        let bob = tx.create(Into<Owner>())
+        bob.passport = tx.create(Into<Passport>())
+        try tx.commitAndWait()
+        for owner in [ann, bob] {
+            tx.delete(owner)  // denied while the passport is there
+            try tx.flush()
+            tx.delete(owner.passport!)
+            try tx.flush()
+        }
+        try tx.commitAndWait()
+        #expect(try stack.fetchCount(From<Passport>()) == 0)
+
+        tx.undo()  // bob's passport's deletion: bob stays deleted
+        tx.undo()  // bob's deletion: both back
+        tx.undo()  // ann's passport's deletion: ann stays deleted
+        #expect(ann.isDeletedObject && !bob.isDeletedObject)
+        let error = #expect(throws: StrataError.self) { try tx.commitAndWait() }
+        guard case .deleteDenied(entity: "Owner", relationship: "passport", relatedCount: 1)? = error else {
+            Issue.record("expected .deleteDenied of Owner.passport, got \(String(describing: error))")
+            return
+        }
+        #expect(try stack.fetchCount(From<Passport>()) == 0)
+
+        let again = try stack.beginUnsafe(supportsUndo: true)
+        let cy = again.create(Into<Owner>())
+        let passport = again.create(Into<Passport>())
+        cy.passport = passport
+        try again.commitAndWait()
+        again.delete(cy)
+        try again.flush()
+        again.delete(passport)
+        try again.commitAndWait()
+        again.undo()
+        again.undo()
+        #expect(!cy.isDeletedObject && cy.passport === passport)
+        try again.commitAndWait()
+        #expect(try stack.fetchExisting(cy.objectID)?.passport?.objectID == passport.objectID)
+    }
 }
