@@ -16,6 +16,10 @@ struct UndoModelTests {
         let directory = TemporaryDirectory()
         let stack = try makeStack(undoSchema, kind, in: directory)
         var run = UndoModelRun(stack: stack, tx: try stack.beginUnsafe(supportsUndo: true))
+        // A second stack on the same store follows the commits through the
+        // log: undone creations must reach it as deletions, undone
+        // deletions as insertions with their IDs.
+        if kind != .inMemory { run.follower = try makeStack(undoSchema, kind, in: directory) }
         var actions: [String] = []
         for step in 0..<steps {
             // Relationship reads and fetches flush; checking without them at
@@ -40,6 +44,7 @@ struct UndoModelTests {
 struct UndoModelRun {
     let stack: DataStack
     let tx: UnsafeDataTransaction
+    var follower: DataStack?
     var model = UndoModel()
     var people: [UndoPerson] = []
     var pets: [UndoPet] = []
@@ -291,12 +296,15 @@ struct UndoModelRun {
         let fetchedPets = Set(indices(try tx.fetchAll(From<UndoPet>()), petIndex))
         expect(fetchedPets == Set(state.pets.keys), "fetched pets \(fetchedPets.sorted()) of \(state.pets.keys.sorted())")
         expect(try tx.fetchCount(From<UndoClub>()) == state.clubs.count, "club count")
-        if state == model.committed { found += try mainContextMismatches() }
+        if state == model.committed {
+            found += try mainContextMismatches(of: stack)
+            if let follower { found += try mainContextMismatches(of: follower).map { "follower: " + $0 } }
+        }
         return found
     }
 
-    /// Where the main context's reads disagree with the committed model.
-    private func mainContextMismatches() throws -> [String] {
+    /// Where the main context's reads of `stack` disagree with the committed model.
+    private func mainContextMismatches(of stack: DataStack) throws -> [String] {
         var found: [String] = []
         let state = model.committed
         // By the objects that exist: a rollback gives the IDs of the objects it
