@@ -58,6 +58,10 @@ extension ObjectContext {
             "SELECT \(larger)",
             [.text(entity.tableName)])
         guard case .integer(var lastRowID) = last ?? .integer(0) else { return 1 }
+        // IDs an undo history may bring back, given out by an earlier write
+        // transaction whose commit recorded nothing: this transaction's own,
+        // or another unsafe transaction's of the stack.
+        lastRowID = max(lastRowID, store.lastReservedRowID(in: entity.tableName))
         if let undoHistory {
             lastRowID = max(lastRowID, undoHistory.lastGivenRowID(in: entity, of: self))
         }
@@ -138,7 +142,10 @@ extension ObjectContext {
         guard kind == .transaction, !pendingObjects.isEmpty else { return }
         let connection = try writeConnection()
         let objects = pendingObjects
-        for object in objects where object.invalidValues != nil {
+        // A deleted object's values are never written: an invalid one it
+        // holds (assigned before its deletion, or before an undo took back
+        // its creation) fails nothing, and comes back with the object.
+        for object in objects where object.invalidValues != nil && !object.isDeleted {
             if let (_, error) = object.invalidValues?.values.first { throw error }
         }
         if !connection.dialect.textHoldsNUL { try refuseTextHoldingNUL(objects) }

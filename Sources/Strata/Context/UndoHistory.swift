@@ -89,6 +89,7 @@ final class UndoHistory {
         guard let group = undoGroups.popLast() else { return }
         withoutRecording { group.apply(commits: commits) }
         redoGroups.append(group)
+        reinstateDenials()
     }
 
     /// Puts back what the last undone group had changed.
@@ -96,12 +97,34 @@ final class UndoHistory {
         guard let group = redoGroups.popLast() else { return }
         withoutRecording { group.apply(commits: commits) }
         undoGroups.append(group)
+        reinstateDenials()
+    }
+
+    /// Keeps the `.deny` checks of every deletion the history holds exactly
+    /// while the deleted object is deleted: an undone deletion is no longer
+    /// judged at the commit, a redone one is again. So is one whose group
+    /// stays done: a commit cleared its check, and the object it denies
+    /// may since have come back with another group (a deletion undone
+    /// after the commit), holding the deleted object still.
+    private func reinstateDenials() {
+        var denials: [ObjectIdentifier: (context: ObjectContext, denials: [UndoRecord.Denial])] = [:]
+        for group in undoGroups + redoGroups {
+            for record in group.records where !record.denials.isEmpty {
+                denials[ObjectIdentifier(record.context), default: (record.context, [])].denials
+                    += record.denials
+            }
+        }
+        for (context, kept) in denials.values {
+            let owners = Set(kept.map { ObjectKey($0.owner.entity!, $0.owner.rowID) })
+            context.denyChecks.removeAll { check in check.owner.map(owners.contains) ?? false }
+            context.denyChecks += kept.filter(\.owner.isDeleted).map(\.check)
+        }
     }
 }
 
 /// One undo group: a record per context (store) it changed.
 final class UndoGroup {
-    private var records: [UndoRecord] = []
+    private(set) var records: [UndoRecord] = []
 
     func record(for context: ObjectContext) -> UndoRecord {
         if let record = records.first(where: { $0.context === context }) { return record }
@@ -146,8 +169,10 @@ final class UndoRecord {
     private var notes: [ObjectKey: Set<String>?] = [:]
     private var notedNames: [ObjectKey: Set<String>] = [:]
     private var notesCommit: Int
-    /// The `.deny` checks the group's deletions added, with their owners.
-    private var denials: [(owner: ManagedObject, check: DenyCheck)] = []
+    /// A `.deny` check a deletion added, with the deleted object.
+    typealias Denial = (owner: ManagedObject, check: DenyCheck)
+    /// The `.deny` checks the group's deletions added.
+    private(set) var denials: [Denial] = []
 
     init(context: ObjectContext) {
         self.context = context
@@ -226,7 +251,6 @@ final class UndoRecord {
                 context.deferredError = context.deferredError ?? context.translated(error)
             }
             applyNotes(commits: commits)
-            applyDenials()
         }
     }
 
@@ -281,16 +305,6 @@ final class UndoRecord {
             notes[key] = .some(current)
         }
         notesCommit = commits
-    }
-
-    /// Keeps the `.deny` checks of the group's deletions exactly while the
-    /// deleted objects are deleted: an undone deletion is no longer judged
-    /// at commit, a redone one is again (also after a commit cleared it).
-    private func applyDenials() {
-        guard !denials.isEmpty else { return }
-        let owners = Set(denials.map { ObjectKey($0.owner.entity!, $0.owner.rowID) })
-        context.denyChecks.removeAll { check in check.owner.map(owners.contains) ?? false }
-        context.denyChecks += denials.filter(\.owner.isDeleted).map(\.check)
     }
 }
 

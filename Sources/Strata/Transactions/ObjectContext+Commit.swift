@@ -61,6 +61,13 @@ extension ObjectContext {
                 // Nothing observable changed (say an object created and deleted
                 // again): roll back what was flushed, so that no other stack
                 // sees the file change without a commit in the log.
+                if undoHistory != nil {
+                    // But a redo may bring such an object back, with its ID:
+                    // the stack's other transactions must not give that ID out.
+                    for (entity, next) in zip(schema.entities, nextRowIDs) where next > 0 {
+                        store.reserveRowIDs(through: next - 1, in: entity.tableName)
+                    }
+                }
                 try connection.execute("ROLLBACK")
                 finishWriting(committed: true)
                 return nil

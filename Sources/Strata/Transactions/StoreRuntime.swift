@@ -30,6 +30,11 @@ final class StoreRuntime: Sendable {
     /// The generation of this stack's last commit and what waits for the
     /// main actor, changed only together with the COMMIT itself.
     private let committed: Locked<(generation: UInt64, delivered: [Delivery])>
+    /// Per table (by its name), the last row ID an undo history may bring
+    /// back that no commit recorded in `_strata_sequence` (a commit that
+    /// saved nothing, Transactions.md, Rule 12a): the stack's transactions
+    /// give out none up to it.
+    private let reservedRowIDs = Locked<[String: Int64]>([:])
 
     init(
         settings: StoreSettings, schema: Schema, writer: Connection, generation: UInt64, hasLog: Bool) {
@@ -109,6 +114,18 @@ final class StoreRuntime: Sendable {
         committed.withLock { state in
             state.delivered.append(.completion(after: state.generation, holdsMerges: holdingMerges, completion))
         }
+    }
+
+    /// Keeps the stack's transactions from giving out row IDs up to
+    /// `rowID` in `table`; called by the transaction that gave them out,
+    /// while it still holds the writer.
+    func reserveRowIDs(through rowID: Int64, in table: String) {
+        reservedRowIDs.withLock { $0[table] = max($0[table] ?? 0, rowID) }
+    }
+
+    /// The last row ID reserved in `table`, or 0.
+    func lastReservedRowID(in table: String) -> Int64 {
+        reservedRowIDs.withLock { $0[table] ?? 0 }
     }
 
     /// What this stack delivered since the last call, in commit order. Every

@@ -16,6 +16,10 @@ struct UndoModelTests {
         let directory = TemporaryDirectory()
         let stack = try makeStack(undoSchema, kind, in: directory)
         var run = UndoModelRun(stack: stack, tx: try stack.beginUnsafe(supportsUndo: true))
+        // A second stack on the same store follows the commits through the
+        // log: undone creations must reach it as deletions, undone
+        // deletions as insertions with their IDs.
+        if kind != .inMemory { run.follower = try makeStack(undoSchema, kind, in: directory) }
         var actions: [String] = []
         for step in 0..<steps {
             // Relationship reads and fetches flush; checking without them at
@@ -40,6 +44,7 @@ struct UndoModelTests {
 struct UndoModelRun {
     let stack: DataStack
     let tx: UnsafeDataTransaction
+    var follower: DataStack?
     var model = UndoModel()
     var people: [UndoPerson] = []
     var pets: [UndoPet] = []
@@ -60,7 +65,13 @@ struct UndoModelRun {
         }
         let state = model.current
         let name = "n\(Int.random(in: 0..<4, using: &random))"
-        switch Int.random(in: 0..<100, using: &random) {
+        let roll = Int.random(in: 0..<100, using: &random)
+        // Relationship changes and deletions read, and a read flushes, which
+        // a pending invalid value fails (the change is then not made).
+        if state.holdsInvalidValue, (22..<25).contains(roll) || (29..<69).contains(roll) {
+            return "nothing (an invalid value is pending)"
+        }
+        switch roll {
         case 0..<6:
             people.append(tx.create(Into<UndoPerson>()))
             people.last!.name = name
@@ -89,9 +100,24 @@ struct UndoModelRun {
             return "person \(person) named \(name), aged \(age)"
         case 25..<27:
             guard let pet = pick(state.pets.keys) else { return "nothing" }
-            pets[pet].name = name
-            model.change { $0.pets[pet]!.name = name }
-            return "pet \(pet) named \(name)"
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0:
+                pets[pet].weight = .nan
+                model.change {
+                    $0.pets[pet]!.weight = nil
+                    $0.pets[pet]!.invalidAssignments += 1
+                }
+                return "pet \(pet) weighs NaN"
+            case 1:
+                let weight = Int.random(in: 0..<2, using: &random)
+                pets[pet].weight = Double(weight)
+                model.change { $0.pets[pet]!.weight = weight }
+                return "pet \(pet) weighs \(weight)"
+            default:
+                pets[pet].name = name
+                model.change { $0.pets[pet]!.name = name }
+                return "pet \(pet) named \(name)"
+            }
         case 27..<29:
             guard let club = pick(state.clubs.keys) else { return "nothing" }
             clubs[club].title = name
@@ -202,10 +228,22 @@ struct UndoModelRun {
             model.change { $0.deleteClub(club) }
             return "delete club \(club)"
         case 69..<76:
+            // The group ends even when the flush refuses an invalid value.
+            if state.holdsInvalidValue {
+                #expect(throws: StrataError.self) { try tx.flush() }
+                model.endGroup()
+                return "flush (refused)"
+            }
             try tx.flush()
             model.endGroup()
             return "flush"
         case 76..<81:
+            // A refused commit rolls back, and ends the history.
+            if state.holdsInvalidValue {
+                #expect(throws: StrataError.self) { try tx.commitAndWait() }
+                model.rollback()
+                return "commit (refused)"
+            }
             try tx.commitAndWait()
             model.commit()
             return "commit"
@@ -243,7 +281,10 @@ struct UndoModelRun {
 
         expect(tx.canUndo == model.canUndo, "canUndo \(tx.canUndo)")
         expect(tx.canRedo == model.canRedo, "canRedo \(tx.canRedo)")
-        if state != model.committed { expect(tx.hasChanges, "hasChanges false with changes") }
+        // (An invalid value alone is no change `hasChanges` sees: its object's values are as they were.)
+        if state != model.committed, !state.holdsInvalidValue {
+            expect(tx.hasChanges, "hasChanges false with changes")
+        }
         for (index, person) in people.enumerated() {
             guard let expected = state.people[index] else {
                 expect(person.isDeletedObject, "person \(index) exists")
@@ -251,7 +292,7 @@ struct UndoModelRun {
             }
             expect(!person.isDeletedObject, "person \(index) deleted")
             expect(person.name == expected.name && person.age == expected.age, "person \(index) fields")
-            guard reading else { continue }
+            guard reading, !state.holdsInvalidValue else { continue }
             expect(Set(indices(person.pets, petIndex)) == state.pets(of: index), "person \(index) pets")
             expect(indices(person.queue, petIndex) == expected.queue, "person \(index) queue")
             expect(Set(indices(person.clubs, clubIndex)) == state.clubs(of: index), "person \(index) clubs")
@@ -266,7 +307,11 @@ struct UndoModelRun {
                 continue
             }
             expect(!pet.isDeletedObject && pet.name == expected.name, "pet \(index)")
-            guard reading else { continue }
+            expect(
+                expected.weight.map { pet.weight == Double($0) } ?? pet.weight.isNaN,
+                "pet \(index) weighs \(pet.weight), not \(expected.weight.map(String.init) ?? "NaN")")
+            // Every read flushes, which an invalid value fails.
+            guard reading, !state.holdsInvalidValue else { continue }
             expect(pet.owner.flatMap { peopleIndex[ObjectIdentifier($0)] } == expected.owner, "pet \(index) owner")
             expect(
                 pet.queuedAt.flatMap { peopleIndex[ObjectIdentifier($0)] } == state.queuedAt(index),
@@ -279,24 +324,27 @@ struct UndoModelRun {
                 continue
             }
             expect(!club.isDeletedObject && club.title == expected.title, "club \(index)")
-            guard reading else { continue }
+            guard reading, !state.holdsInvalidValue else { continue }
             expect(Set(indices(club.members, peopleIndex)) == expected.members, "club \(index) members")
             expect(indices(club.ranking, peopleIndex) == expected.ranking, "club \(index) ranking")
             expect(indices(club.lineup, peopleIndex) == expected.lineup, "club \(index) lineup")
         }
-        guard reading else { return found }
+        guard reading, !state.holdsInvalidValue else { return found }
         expect(
             Set(indices(try tx.fetchAll(From<UndoPerson>()), peopleIndex)) == Set(state.people.keys),
             "fetched people")
         let fetchedPets = Set(indices(try tx.fetchAll(From<UndoPet>()), petIndex))
         expect(fetchedPets == Set(state.pets.keys), "fetched pets \(fetchedPets.sorted()) of \(state.pets.keys.sorted())")
         expect(try tx.fetchCount(From<UndoClub>()) == state.clubs.count, "club count")
-        if state == model.committed { found += try mainContextMismatches() }
+        if state == model.committed {
+            found += try mainContextMismatches(of: stack)
+            if let follower { found += try mainContextMismatches(of: follower).map { "follower: " + $0 } }
+        }
         return found
     }
 
-    /// Where the main context's reads disagree with the committed model.
-    private func mainContextMismatches() throws -> [String] {
+    /// Where the main context's reads of `stack` disagree with the committed model.
+    private func mainContextMismatches(of stack: DataStack) throws -> [String] {
         var found: [String] = []
         let state = model.committed
         // By the objects that exist: a rollback gives the IDs of the objects it

@@ -53,6 +53,10 @@ struct UndoModelState: Equatable {
     struct Pet: Equatable {
         var name = ""
         var owner: Int?
+        /// The weight, `nil` for NaN: a value only a flush refuses.
+        var weight: Int? = 0
+        /// How many times NaN was assigned: each is a change (NaN equals nothing).
+        var invalidAssignments = 0
     }
     struct Club: Equatable {
         var title = ""
@@ -64,6 +68,9 @@ struct UndoModelState: Equatable {
     var people: [Int: Person] = [:]
     var pets: [Int: Pet] = [:]
     var clubs: [Int: Club] = [:]
+
+    /// Whether an existing pet holds NaN, which fails every flush and commit.
+    var holdsInvalidValue: Bool { pets.values.contains { $0.weight == nil } }
 
     func pets(of person: Int) -> Set<Int> { Set(pets.filter { $0.value.owner == person }.keys) }
     func queuedAt(_ pet: Int) -> Int? { people.first { $0.value.queue.contains(pet) }?.key }
