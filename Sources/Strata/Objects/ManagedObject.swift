@@ -270,14 +270,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Whether the object has changes its transaction has not committed:
     /// it was created or deleted, a field or to-one relationship holds
     /// another value than at the start, a to-many relationship gained or
-    /// lost a member, or a bulk write (`deleteAll`, `updateAll`) changed its
-    /// row. Always `false` in the main context, and once the change is
-    /// committed or rolled back: a deleted object then has none.
+    /// lost a member, a field was given a value the commit will refuse
+    /// (as Core Data's `hasChanges` is true until validation fails at the
+    /// save), or a bulk write (`deleteAll`, `updateAll`) changed its row.
+    /// Always `false` in the main context, and once the change is committed
+    /// or rolled back: a deleted object then has none.
     public final var hasChanges: Bool {
         // A deletion is a change only while it is pending: a committed one,
         // a rolled-back insert and a merged one leave the context's map.
         if isDeleted { return !isInserted && identitySlot >= 0 }
-        if isInserted { return true }
+        if isInserted || invalidValues != nil { return true }
         if let baseline, let entity, entity.hasChangedFields(from: baseline, to: values) { return true }
         return context?.hasChangesBesideFields(self) ?? false
     }

@@ -119,6 +119,30 @@ struct CustomFieldStorableTests {
         #expect(try stack.fetchExisting(id)?.temperature == Celsius(degrees: 36.6))
     }
 
+    /// A value the commit will refuse is a pending change, as in Core Data,
+    /// where `hasChanges` is true until validation fails at the save: code
+    /// that commits only `if tx.hasChanges` then sees the error instead of
+    /// dropping the value. Setting the stored value back undoes the change.
+    @Test(arguments: StoreKind.allCases)
+    func aValueTheCommitWillRefuseIsAPendingChange(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(readingSchema, kind, in: directory)
+        let id = try stack.perform(synchronous: { tx in
+            let reading = tx.create(Into<Reading>())
+            reading.temperature = Celsius(degrees: 36.6)
+            return reading.objectID
+        })
+        try stack.perform(synchronous: { tx in
+            let reading = try #require(tx.edit(id))
+            #expect(!reading.hasChanges && !tx.hasChanges)
+            reading.temperature = Celsius(degrees: .nan)
+            #expect(reading.hasChanges && tx.hasChanges)
+            #expect(tx.updatedObjects(Reading.self).map(\.objectID) == [id])
+            reading.temperature = Celsius(degrees: 36.6)
+            #expect(!reading.hasChanges && !tx.hasChanges)
+        })
+    }
+
     /// A NaN default (also the first value a `dynamicInitialValue:` gives,
     /// which the field declares as its default) is refused with the schema.
     @Test(arguments: [false, true])
