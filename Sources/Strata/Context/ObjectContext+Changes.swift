@@ -339,7 +339,7 @@ extension ObjectContext {
     }
 
     /// Whether the transaction holds anything to commit: exactly when
-    /// committing it reports a change set.
+    /// committing it reports a change set, or refuses an invalid value.
     ///
     /// Objects count by their own ``ManagedObject/hasChanges``. Relationship
     /// notes (link rows and inverses) and bulk writes count only for rows the

@@ -125,8 +125,10 @@ public class BaseDataTransaction {
     }
 
     /// Whether the transaction has changes it has not committed: exactly
-    /// when committing it now would report a change set. Objects created and
-    /// deleted again (one by one or with ``deleteAll(_:)``) are no change.
+    /// when committing it now would report a change set, or refuse a value
+    /// a field was given (``StrataError/invalidValue(entity:field:reason:)``).
+    /// Objects created and deleted again (one by one or with
+    /// ``deleteAll(_:)``) are no change.
     ///
     /// ```swift
     /// let draft = tx.create(Into<Person>())
