@@ -121,7 +121,11 @@ public final class PostgreSQLServer: Sendable {
         let stop = asOwner(binaries.appendingPathComponent("pg_ctl").path,
                            ["-D", dataDirectory.path, "-m", "immediate", "-w", "stop"])
         let quoted = stop.map { "'\($0)'" }.joined(separator: " ")
-        let script = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; "
+        // `kill -0` succeeds on a zombie: a test process that has exited but
+        // is not yet reaped counts as ended too (state Z in /proc).
+        let pid = getpid()
+        let script = "while kill -0 \(pid) 2>/dev/null && "
+            + "[ \"$(sed 's/.*) //' /proc/\(pid)/stat 2>/dev/null | cut -c1)\" != Z ]; do sleep 1; done; "
             + "\(quoted) >/dev/null 2>&1; rm -rf '\(folder.path)'"
         _ = try? Self.spawn("/usr/bin/setsid", ["/bin/sh", "-c", script], output: "/dev/null")
     }

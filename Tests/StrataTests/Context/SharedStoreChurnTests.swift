@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 @testable import Strata
 import StrataPostgreSQL
 import Testing
@@ -122,7 +121,10 @@ struct SharedStoreChurnTests {
 
     /// Everything the log has held so far, read before each purge.
     final class Archive: Sendable {
-        private let read = Mutex<[CommitRecord]>([])
+        // Strata's `Locked` (a pthread mutex), not `Mutex`: the thread
+        // sanitizer does not see `Mutex`'s futex and reported the records
+        // read under it from two writers' threads as a race.
+        private let read = Locked<[CommitRecord]>([])
         var records: [CommitRecord] { read.withLock { $0 } }
 
         /// Reads what is new in the log; with a purge, inside the same lock,
