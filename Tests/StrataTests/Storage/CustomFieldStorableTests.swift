@@ -97,12 +97,7 @@ struct CustomFieldStorableTests {
     @Test(arguments: StoreKind.allCases)
     func aNaNSetOnAHeldObjectFailsItsCommitAndKeepsTheStoredValue(kind: StoreKind) throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(readingSchema, kind, in: directory)
-        let id = try stack.perform(synchronous: { tx in
-            let reading = tx.create(Into<Reading>())
-            reading.temperature = Celsius(degrees: 36.6)
-            return reading.objectID
-        })
+        let (stack, id) = try Self.storedReading(kind, in: directory)
         let error = #expect(throws: StrataError.self) {
             try stack.perform(synchronous: { tx in
                 let reading = try #require(tx.edit(id))
@@ -126,12 +121,7 @@ struct CustomFieldStorableTests {
     @Test(arguments: StoreKind.allCases)
     func aValueTheCommitWillRefuseIsAPendingChange(kind: StoreKind) throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(readingSchema, kind, in: directory)
-        let id = try stack.perform(synchronous: { tx in
-            let reading = tx.create(Into<Reading>())
-            reading.temperature = Celsius(degrees: 36.6)
-            return reading.objectID
-        })
+        let (stack, id) = try Self.storedReading(kind, in: directory)
         try stack.perform(synchronous: { tx in
             let reading = try #require(tx.edit(id))
             #expect(!reading.hasChanges && !tx.hasChanges)
@@ -141,6 +131,19 @@ struct CustomFieldStorableTests {
             reading.temperature = Celsius(degrees: 36.6)
             #expect(!reading.hasChanges && !tx.hasChanges)
         })
+    }
+
+    /// A stack of `kind` holding one reading of 36.6 degrees, and its ID.
+    private static func storedReading(
+        _ kind: StoreKind, in directory: TemporaryDirectory
+    ) throws -> (DataStack, ObjectID<Reading>) {
+        let stack = try makeStack(readingSchema, kind, in: directory)
+        let id = try stack.perform(synchronous: { tx in
+            let reading = tx.create(Into<Reading>())
+            reading.temperature = Celsius(degrees: 36.6)
+            return reading.objectID
+        })
+        return (stack, id)
     }
 
     /// A NaN default (also the first value a `dynamicInitialValue:` gives,
