@@ -133,15 +133,22 @@ final class ObjectContext {
         }
     }
 
+    /// What ``resolveSlot(ofFieldAt:in:)`` gives for a field with a
+    /// `customGetter` or `customSetter`: no slot, so that its accessors take
+    /// the slow path, which runs them.
+    static let slotOfCustomAccessors = -1
+
     /// Resolves the value slot of the field whose wrapper is at `keyPath` by
-    /// the field's name, and remembers it for the entity.
+    /// the field's name, and remembers it for the entity; for a field with
+    /// custom accessors, ``slotOfCustomAccessors``.
     @inline(never)
     func resolveSlot(ofFieldAt keyPath: AnyKeyPath, in entity: EntityDescription) -> Int {
-        guard let name = DeclaredFields.field(at: keyPath)?.declaration.name,
-              let slot = entity.slot(of: name)
+        guard let field = DeclaredFields.field(at: keyPath),
+              var slot = entity.slot(of: field.declaration.name)
         else {
             misuse("Strata: \(keyPath) does not name a stored field of \(entity.name).")
         }
+        if field.hasCustomAccessors { slot = Self.slotOfCustomAccessors }
         if remember(keyPath, for: entity) {
             fieldSlots[entity.index].append((ObjectIdentifier(keyPath), slot))
         }

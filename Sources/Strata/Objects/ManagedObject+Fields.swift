@@ -1,7 +1,8 @@
 /// The plumbing between the `@Field` property wrappers and the owning context.
 extension ManagedObject {
     /// The stored value of the field whose wrapper is at `keyPath`, or `nil`
-    /// when the slow path must decide (a detached object, an invalid pending value).
+    /// when the slow path must decide (a detached object, an invalid pending
+    /// value, a field with custom accessors).
     @usableFromInline
     final func storedValue(forField keyPath: AnyKeyPath) -> StoredValue? {
         guard invalidValues == nil else { return nil }
@@ -9,18 +10,21 @@ extension ManagedObject {
             context.resolvedSlot(ofFieldAt: keyPath, in: entity)
                 ?? context.resolveSlot(ofFieldAt: keyPath, in: entity)
         }
-        return slot.map { value(at: $0) }
+        guard let slot, slot != ObjectContext.slotOfCustomAccessors else { return nil }
+        return value(at: slot)
     }
 
     /// Assigns a field's new stored value; `false` when the slow path must
-    /// handle it (a detached object, an invalid pending value, a NaN that a
-    /// ``FieldStorable`` of the app's own made, which the slow path refuses).
+    /// handle it (a detached object, an invalid pending value, a field with
+    /// custom accessors, a NaN that a ``FieldStorable`` of the app's own
+    /// made, which the slow path refuses).
     @usableFromInline
     final func assignStoredValue(_ value: StoredValue, forField keyPath: AnyKeyPath) -> Bool {
         guard invalidValues == nil, !value.isNaN else { return false }
         return withMembership { context, entity in
             let slot = context.resolvedSlot(ofFieldAt: keyPath, in: entity)
                 ?? context.resolveSlot(ofFieldAt: keyPath, in: entity)
+            if slot == ObjectContext.slotOfCustomAccessors { return false }
             if context.isReadOnly || !context.isOpen || isDeleted {
                 _ = checkedWritableContext(entity.attributes[slot].name)  // traps with the reason
             }
@@ -58,6 +62,24 @@ extension ManagedObject {
         } catch {
             context!.assignInvalid(value, error: StrataError.wrapping(error), slot: slot, of: self)
         }
+    }
+
+    /// A stored field's value as `object.field` reads it when the fast path
+    /// could not: through the field's `customGetter` if it has one.
+    @usableFromInline
+    final func readStoredField<Value: FieldStorable>(_ field: DeclaredField<Value>) -> Value {
+        guard let getter = field.storedAccessors?.getter else { return readStored(field) }
+        return getter(self, Field.Stored.Proxy(object: self, field: field))
+    }
+
+    /// Sets a stored field as `object.field = value` does when the fast path
+    /// could not: through the field's `customSetter` if it has one. The
+    /// object must be writable before the setter runs.
+    @usableFromInline
+    final func writeStoredField<Value: FieldStorable>(_ value: Value, _ field: DeclaredField<Value>) {
+        guard let setter = field.storedAccessors?.setter else { return writeStored(value, field) }
+        _ = writableSlot(of: field.declaration.name)
+        setter(self, Field.Stored.Proxy(object: self, field: field), value)
     }
 
     /// A stored field's value, read as the field's own accessor reads it:

@@ -16,22 +16,27 @@ final class DeclaredField<Value>: AnyDeclaredField {
     let defaultValue: Value
     /// How a coded field's values are stored; `nil` for any other field.
     let coding: FieldCoding<Value>?
+    /// A stored field's `customGetter` and `customSetter` (a
+    /// ``StoredAccessors`` of `Value`); `nil` for a field without them,
+    /// which its accessors read and write in place.
+    let accessors: (any AnyStoredAccessors)?
     /// The object whose field this is, in a projected value; `nil` otherwise.
     let object: ManagedObject?
 
     init(
         _ declaration: FieldDeclaration, defaultValue: Value, coding: FieldCoding<Value>? = nil,
-        object: ManagedObject? = nil
+        accessors: (any AnyStoredAccessors)? = nil, object: ManagedObject? = nil
     ) {
         self.declaration = declaration
         self.defaultValue = defaultValue
         self.coding = coding
+        self.accessors = accessors
         self.object = object
     }
 
     /// The same declaration, carrying `object`: a projected value.
     func projected(onto object: ManagedObject) -> DeclaredField {
-        DeclaredField(declaration, defaultValue: defaultValue, coding: coding, object: object)
+        DeclaredField(declaration, defaultValue: defaultValue, coding: coding, accessors: accessors, object: object)
     }
 
     /// How a coded field's values are stored.
@@ -52,10 +57,18 @@ protocol AnyDeclaredField: AnyObject {
     var declaration: FieldDeclaration { get }
     /// The Swift type of the field's values (`Int?`, `Set<Pet>`…).
     var valueType: Any.Type { get }
+    /// Whether reading or setting the field runs a `customGetter` or
+    /// `customSetter`, so that its accessors must not take the fast path.
+    var hasCustomAccessors: Bool { get }
+}
+
+extension AnyDeclaredField {
+    var hasCustomAccessors: Bool { false }
 }
 
 extension DeclaredField {
     var valueType: Any.Type { Value.self }
+    var hasCustomAccessors: Bool { accessors != nil }
 }
 
 /// Where the declarations of a model's fields are read: one prototype per

@@ -90,7 +90,7 @@ extension Field {
         @usableFromInline
         static func declare(
             _ defaultValue: Value, _ name: String, _ options: FieldOptions, _ renamingIdentifier: String?,
-            initialValue: (@Sendable () throws -> StoredValue)? = nil
+            initialValue: (@Sendable () throws -> StoredValue)? = nil, accessors: StoredAccessors<Value>? = nil
         ) -> DeclaredField<Value> {
             let declaration = FieldDeclaration(
                 name: name, renamingIdentifier: renamingIdentifier, initialValue: initialValue,
@@ -100,7 +100,7 @@ extension Field {
                     Value.storedType, isOptional: Value.isOptional,
                     defaultValue: try defaultValue.storableValue(), options: options)
             }
-            return DeclaredField(declaration, defaultValue: defaultValue)
+            return DeclaredField(declaration, defaultValue: defaultValue, accessors: accessors)
         }
 
         /// Unavailable: the value lives in the object, read through the
@@ -141,14 +141,14 @@ extension Field {
                    let value = try? Value(storedValue: stored) {
                     return value
                 }
-                return object.readStored(Self.declared(in: object, at: storageKeyPath))
+                return object.readStoredField(Self.declared(in: object, at: storageKeyPath))
             }
             set {
                 if let stored = try? newValue.storedValue(),
                    object.assignStoredValue(stored, forField: storageKeyPath) {
                     return
                 }
-                object.writeStored(newValue, Self.declared(in: object, at: storageKeyPath))
+                object.writeStoredField(newValue, Self.declared(in: object, at: storageKeyPath))
             }
         }
     }

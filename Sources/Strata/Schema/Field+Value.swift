@@ -14,7 +14,7 @@ extension Field.Stored {
     /// `value` on a field named by a key path (`(\Animal.$species)`), which
     /// belongs to no object, traps.
     public var value: Value {
-        owningObject(of: declaredField).readStored(projection)
+        owningObject(of: declaredField).readStoredField(projection)
     }
 }
 

@@ -90,13 +90,13 @@ final class DeclaredVirtualField<Value>: AnyDeclaredField {
     ) {
         declaration = FieldDeclaration(name: name, kind: .virtual)
         if let getter {
-            self.getter = { object, field in getter(Self.owner(object, name, "customGetter"), field) }
+            self.getter = { object, field in getter(customAccessorOwner(object, name, "customGetter"), field) }
         } else {
             self.getter = nil
         }
         if let setter {
             self.setter = { object, field, value in
-                setter(Self.owner(object, name, "customSetter"), field, value)
+                setter(customAccessorOwner(object, name, "customSetter"), field, value)
             }
         } else {
             self.setter = nil
@@ -105,16 +105,4 @@ final class DeclaredVirtualField<Value>: AnyDeclaredField {
 
     var valueType: Any.Type { Value.self }
 
-    /// `object` as the class a closure of the field named `name` takes.
-    private static func owner<Object: ManagedObject>(
-        _ object: ManagedObject, _ name: String, _ closure: String
-    ) -> Object {
-        guard let owner = object as? Object else {
-            misuse(
-                "Strata: the \(closure) of \(type(of: object)).\(name) takes a \(Object.self), "
-                    + "but was given a \(type(of: object)). Name the class that declares the field "
-                    + "in the closure: { (object: DeclaringClass, field) in ... }.")
-        }
-        return owner
-    }
 }
