@@ -20,6 +20,13 @@ import Foundation
 /// change set larger than half the list (past that, re-fetching is no dearer).
 @MainActor
 public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
+    /// Data of your own kept with the monitor, as CoreStore's
+    /// `monitor.userInfo`; see ``UserInfo``.
+    ///
+    /// ```swift
+    /// monitor.userInfo[ScreenKeys.scrollOffset] = 120.0
+    /// ```
+    public nonisolated let userInfo = UserInfo()
     let main: MainContext
     let entity: EntityDescription
     /// The query the monitor shows.

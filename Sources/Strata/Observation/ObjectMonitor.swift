@@ -21,6 +21,13 @@
 /// `"pets"`) among the changed keys. See ``observedRelationships``.
 @MainActor
 public final class ObjectMonitor<Object: ManagedObject>: ChangeSetObserver {
+    /// Data of your own kept with the monitor, as CoreStore's
+    /// `monitor.userInfo`; see ``UserInfo``.
+    ///
+    /// ```swift
+    /// monitor.userInfo[ScreenKeys.lastShown] = Date()
+    /// ```
+    public nonisolated let userInfo = UserInfo()
     let main: MainContext
     let entity: EntityDescription
     /// The monitored object's ID.

@@ -37,6 +37,13 @@ public final class DataStack: Sendable {
     public func entityTypesByName(for type: ManagedObject.Type) -> [String: ManagedObject.Type] {
         schema.entityTypesByName(for: type)
     }
+    /// Data of your own kept with the stack, under keys of your own, as
+    /// CoreStore's `dataStack.userInfo`; see ``UserInfo``.
+    ///
+    /// ```swift
+    /// stack.userInfo[CacheKeys.thumbnails] = ThumbnailCache()
+    /// ```
+    public let userInfo = UserInfo()
     let transactionQueue = DispatchQueue(label: "Strata.DataStack.transactions")
     /// The open stores, one per configuration: the default configuration's
     /// first, then the named ones by name. Every stack and process orders

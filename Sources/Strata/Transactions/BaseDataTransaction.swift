@@ -8,6 +8,13 @@ public class BaseDataTransaction {
     let contexts: StoreContexts
     /// The name the change set of this transaction's commit carries, if any.
     public let author: String?
+    /// Data of your own kept with the transaction while it lives, as
+    /// CoreStore's `transaction.userInfo`; see ``UserInfo``.
+    ///
+    /// ```swift
+    /// tx.userInfo[AuditKeys.reason] = "nightly sync"
+    /// ```
+    public let userInfo = UserInfo()
     /// What ``ImportableObject/prepareImport(for:in:)`` loaded, by object
     /// type, while an import call of that type runs.
     @usableFromInline var preparedImports: [ObjectIdentifier: Any] = [:]
