@@ -63,12 +63,17 @@ extension ListMonitor {
         let evaluator = MemoryEvaluator(graph: main.context)
         var writer = ListKey.Writer()
         var section = ""
-        for (index, spec) in specs.enumerated() {
+        // By index, not `enumerated()`, which copies each key spec.
+        for index in specs.indices {
             let value: StoredValue
-            if let slot = spec.slot { value = object.value(at: slot) } else { value = evaluator.value(spec.path, of: object) }
+            if let slot = specs[index].slot {
+                value = object.value(at: slot)
+            } else {
+                value = evaluator.value(specs[index].path, of: object)
+            }
             // When sectioned, the section key leads the keys.
-            if index == 0, sectionBy != nil { section = sectionName(ofValue: value) }
-            writer.append(spec.path.isDecimal ? DecimalOrdering.sortValue(value) : value, spec)
+            if index == 0, namesSection != nil { section = sectionName(ofValue: value) }
+            writer.append(specs[index].path.isDecimal ? DecimalOrdering.sortValue(value) : value, specs[index])
         }
         return ListMember(object: object, key: ListKey(writer, rowID: object.rowID), section: section)
     }
@@ -78,15 +83,15 @@ extension ListMonitor {
     /// not once a changed member); other values are named each time, so that
     /// `0.0` and `-0.0`, equal as keys, keep names of their own.
     func sectionName(ofValue value: StoredValue) -> String {
-        guard let sectionBy else { return "" }
+        guard let namesSection else { return "" }
         let key: SectionNameKey
         switch value {
         case .integer(let integer): key = .integer(integer)
         case .text(let text): key = .text(Array(text.utf8))
-        case .null, .real, .blob: return sectionBy.name(value)
+        case .null, .real, .blob: return namesSection(value)
         }
         if let name = namesByValue[key] { return name }
-        let name = sectionBy.name(value)
+        let name = namesSection(value)
         if namesByValue.count >= 4_096 { namesByValue.removeAll(keepingCapacity: true) }
         namesByValue[key] = name
         return name
