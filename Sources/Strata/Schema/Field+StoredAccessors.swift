@@ -132,24 +132,32 @@ struct StoredAccessors<Value: FieldStorable>: AnyStoredAccessors {
         setter: (@Sendable (Object, Field.Stored<Value>.Proxy, Value) -> Void)?
     ) {
         guard getter != nil || setter != nil else { return nil }
-        if let getter {
-            self.getter = { object, field in getter(customAccessorOwner(object, name, "customGetter"), field) }
-        } else {
-            self.getter = nil
-        }
-        if let setter {
-            self.setter = { object, field, value in
-                setter(customAccessorOwner(object, name, "customSetter"), field, value)
-            }
-        } else {
-            self.setter = nil
-        }
+        self.getter = anyOwner(getter, of: name)
+        self.setter = anyOwner(setter, of: name)
     }
+}
+
+/// A field's `customGetter`, taking any ``ManagedObject`` and trapping on
+/// one not of the class it names.
+func anyOwner<Object: ManagedObject, Proxy, Value>(
+    _ getter: (@Sendable (Object, Proxy) -> Value)?, of name: String
+) -> (@Sendable (ManagedObject, Proxy) -> Value)? {
+    guard let getter else { return nil }
+    return { object, field in getter(customAccessorOwner(object, name, "customGetter"), field) }
+}
+
+/// A field's `customSetter`, taking any ``ManagedObject`` and trapping on
+/// one not of the class it names.
+func anyOwner<Object: ManagedObject, Proxy, Value>(
+    _ setter: (@Sendable (Object, Proxy, Value) -> Void)?, of name: String
+) -> (@Sendable (ManagedObject, Proxy, Value) -> Void)? {
+    guard let setter else { return nil }
+    return { object, field, value in setter(customAccessorOwner(object, name, "customSetter"), field, value) }
 }
 
 /// `object` as the class a field's custom `closure` (`"customGetter"` or
 /// `"customSetter"`) names; a trap saying what to write when it is not one.
-func customAccessorOwner<Object: ManagedObject>(_ object: ManagedObject, _ name: String, _ closure: String) -> Object {
+private func customAccessorOwner<Object: ManagedObject>(_ object: ManagedObject, _ name: String, _ closure: String) -> Object {
     guard let owner = object as? Object else {
         misuse(
             "Strata: the \(closure) of \(type(of: object)).\(name) takes a \(Object.self), "

@@ -89,20 +89,9 @@ final class DeclaredVirtualField<Value>: AnyDeclaredField {
         setter: (@Sendable (Object, Field.Virtual<Value>.Proxy, Value) -> Void)?
     ) {
         declaration = FieldDeclaration(name: name, kind: .virtual)
-        if let getter {
-            self.getter = { object, field in getter(customAccessorOwner(object, name, "customGetter"), field) }
-        } else {
-            self.getter = nil
-        }
-        if let setter {
-            self.setter = { object, field, value in
-                setter(customAccessorOwner(object, name, "customSetter"), field, value)
-            }
-        } else {
-            self.setter = nil
-        }
+        self.getter = anyOwner(getter, of: name)
+        self.setter = anyOwner(setter, of: name)
     }
 
     var valueType: Any.Type { Value.self }
-
 }
