@@ -224,7 +224,6 @@ extension DataStack: CommitMerging {
     private func runTransaction<Result>(
         _ contexts: StoreContexts, author: String?, _ body: (StoreContexts) throws -> Result
     ) throws -> Result {
-        transactionQueue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
         defer {
             for context in contexts.all { context.isOpen = false }
             // Freeing the transaction's objects waits on the queue, off the caller's path.
