@@ -117,8 +117,14 @@ final class EntityObjectTable {
     }
 
     private func setSlotBeyondDirect(_ slot: Int, for rowID: Int64) {
-        // The direct array grows while it stays at most ~4 entries per live object.
-        let limit = Int64(max(1 << 16, 4 * (liveCount + 1)))
+        // The direct array grows while it stays at most ~4 entries per live
+        // object, and up to 65,536 entries in any case in the main context's
+        // table (which lives as long as the stack) or once 64 objects are
+        // live. A transaction's table holding a few objects keeps a far row ID
+        // in the overflow: an array up to it, allocated and zeroed for each
+        // transaction, cost more than a small transaction's own fetch.
+        let floor = ownership == .unretained || liveCount >= 64 ? 1 << 16 : 0
+        let limit = Int64(max(floor, 4 * (liveCount + 1)))
         if rowID >= 0, rowID < limit {
             if rowID >= Int64(direct.count) { growDirect(to: min(Int(limit), max(Int(rowID) + 1, direct.count * 2))) }
             direct[Int(rowID)] = Int32(slot + 1)
