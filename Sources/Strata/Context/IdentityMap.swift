@@ -35,6 +35,9 @@ struct IdentityMap {
         for table in tables { try table.forEach(body) }
     }
 
+    /// How many objects the map holds.
+    var count: Int { tables.reduce(0) { $0 + $1.count } }
+
     func removeAll() {
         for table in tables { table.removeAll() }
     }
@@ -153,6 +156,9 @@ final class EntityObjectTable {
             overflow = overflow.filter { $0.key < Int64(oldCount) || $0.key >= Int64(size) }
         }
     }
+
+    /// How many objects the table holds.
+    var count: Int { liveCount }
 
     func object(_ rowID: Int64) -> ManagedObject? {
         guard let slot = slot(of: rowID), let entry = slab[slot] else { return nil }

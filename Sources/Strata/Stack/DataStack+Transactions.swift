@@ -226,9 +226,16 @@ extension DataStack: CommitMerging {
     ) throws -> Result {
         defer {
             for context in contexts.all { context.isOpen = false }
-            // Freeing the transaction's objects waits on the queue, off the caller's path.
-            let disposal = ContextDisposal(contexts.all)
-            transactionQueue.async { disposal.dispose() }
+            if contexts.all.allSatisfy({ $0.registeredCount <= ContextDisposal.inlineLimit }) {
+                // A few objects are freed at once: a block queued for them would
+                // wake a thread, and the next transaction would wait for it on the
+                // queue, both costing more than the freeing.
+                for context in contexts.all { context.removeAllObjects() }
+            } else {
+                // Freeing many objects waits on the queue, off the caller's path.
+                let disposal = ContextDisposal(contexts.all)
+                transactionQueue.async { disposal.dispose() }
+            }
         }
         let result: Result
         do {
@@ -323,6 +330,9 @@ extension DataStack: CommitMerging {
 /// `@unchecked Sendable`: the context is created, finished and disposed of on
 /// the one serial transaction queue; nothing else touches it in between.
 private final class ContextDisposal: @unchecked Sendable {
+    /// Up to how many objects a context's are freed in place instead.
+    static let inlineLimit = 256
+
     private var contexts: [ObjectContext]
 
     init(_ contexts: [ObjectContext]) {
