@@ -39,7 +39,9 @@ extension DataStack: CommitMerging {
         let result = try StrataError.catching {
             try withoutActuallyEscaping(body) { body in
                 try transactionQueue.sync {
-                    try runTransaction(transactionContexts(stores), author: author) { contexts in
+                    try runTransaction(
+                        transactionContexts(stores), author: author, mergesOnReturn: isolation === MainActor.shared
+                    ) { contexts in
                         try body(SynchronousDataTransaction(contexts: contexts, author: author))
                     }
                 }
@@ -221,8 +223,12 @@ extension DataStack: CommitMerging {
         StoreContexts(stores.map { ObjectContext(kind: .transaction, schema: $0.schema, store: $0) }, schema: schema)
     }
 
+    /// Runs `body` in `contexts` and commits. Unless `mergesOnReturn` (a
+    /// synchronous transaction called from the main actor, which merges
+    /// right after this returns), the commit asks the main actor to merge.
     private func runTransaction<Result>(
-        _ contexts: StoreContexts, author: String?, _ body: (StoreContexts) throws -> Result
+        _ contexts: StoreContexts, author: String?, mergesOnReturn: Bool = false,
+        _ body: (StoreContexts) throws -> Result
     ) throws -> Result {
         defer {
             for context in contexts.all { context.isOpen = false }
@@ -244,7 +250,8 @@ extension DataStack: CommitMerging {
             contexts.rollback()
             throw StrataError.wrapping(error)
         }
-        try contexts.commit(author: author, didCommit: scheduleMerge)
+        // A merge task would find nothing left by the time the main actor ran it.
+        try contexts.commit(author: author, didCommit: mergesOnReturn ? {} : scheduleMerge)
         return result
     }
 
