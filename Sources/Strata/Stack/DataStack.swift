@@ -116,8 +116,8 @@ public final class DataStack: Sendable {
         self.schema = schemaHistory.currentSchema
         // Marks the queue once, here, where nothing runs on it: set from a
         // block on the queue itself (once per transaction, as it was), libdispatch
-        // cannot apply it at once and queues it behind that block, waking a
-        // thread for it and sending the next transaction down its slow path.
+        // suspends and resumes the queue to apply it, which woke a worker
+        // thread and sent the next transaction's sync down its slow path.
         transactionQueue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
     }
 
