@@ -15,6 +15,7 @@ import ThrowawayPostgreSQL
 /// swift run -c release StrataBenchmarks 100000 follow # another process's commits reaching a monitor
 /// swift run -c release StrataBenchmarks 100000 idle   # CPU of a live monitor while nothing changes
 /// swift run -c release StrataBenchmarks 100000 crossStore  # 1,000 commits over two store files
+/// swift run -c release StrataBenchmarks 100000 smallTx # 10,000 read-modify-write transactions by a unique field
 /// swift run -c release StrataBenchmarks 200000 bulk   # every bulk write below, on 200,000 rows:
 ///   bulkDelete 200000     # delete half the rows by an indexed range (bulkDeleteScan: unindexed)
 ///   bulkUpdate 200000     # set one field of half the rows by an indexed range (bulkUpdateScan:
@@ -48,6 +49,7 @@ struct BenchmarkMain {
         ("wideIn", Scenario.wideIn),
         ("editMany", Scenario.editMany),
         ("crossStore", Scenario.crossStore),
+        ("smallTx", Scenario.smallTransactions),
     ]
 
     /// The PostgreSQL scenarios run by ``Runner``, by key; with `pgLatency`

@@ -2,7 +2,7 @@ import CSQLite
 import Strata
 
 /// A row as the raw side materializes it: the same fields as ``UniqueBench``.
-private struct RawUniqueRow {
+struct RawUniqueRow {
     var rowID: Int64
     var code: String
     var name: String
@@ -89,13 +89,13 @@ extension Scenario {
 
 /// What the lookup scenario adds up per hit: the record's index, recovered
 /// from its score (`index * 0.25`), so a wrong row changes the sum.
-private func lookupChecksum(score: Double) -> Int {
+func lookupChecksum(score: Double) -> Int {
     Int(score * 4)
 }
 
 /// Creates one ``UniqueBench`` per record in one synchronous transaction.
 @MainActor
-private func strataInsertUnique(_ records: [BenchRecord], into stack: DataStack) throws {
+func strataInsertUnique(_ records: [BenchRecord], into stack: DataStack) throws {
     try stack.perform(synchronous: { tx in
         for (index, record) in records.enumerated() {
             let object = tx.create(Into<UniqueBench>())
@@ -108,7 +108,7 @@ private func strataInsertUnique(_ records: [BenchRecord], into stack: DataStack)
 }
 
 /// Inserts every record into the raw ``UniqueBench`` table in one transaction.
-private func rawInsertUnique(_ records: [BenchRecord], into database: RawDatabase) throws {
+func rawInsertUnique(_ records: [BenchRecord], into database: RawDatabase) throws {
     try database.execute("BEGIN")
     let insert = try database.prepare(RawUniqueSchema.insert)
     let transient = strata_sqlite_transient()

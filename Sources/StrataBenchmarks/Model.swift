@@ -64,6 +64,7 @@ enum RawUniqueSchema {
         """
     static let insert = "INSERT INTO UniqueBench (code, name, age, score) VALUES (?, ?, ?, ?)"
     static let selectByCode = "SELECT _pk, code, name, age, score FROM UniqueBench WHERE code = ?"
+    static let updateAge = "UPDATE UniqueBench SET age = ? WHERE _pk = ?"
 }
 
 /// The unique code of record `index`: `SKU-00012345`.

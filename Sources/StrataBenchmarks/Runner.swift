@@ -132,6 +132,16 @@ struct ScenarioResult {
         return "\(name)strata \(side(strata))   raw \(side(raw))   best \(format(ratio, 2))x   "
             + "median \(format(medianRatios.elapsed, 2))x (cpu \(format(medianRatios.cpu, 2))x)   "
             + "peak \(megabytes(strata.peakGrowth)) / \(megabytes(raw.peakGrowth))"
+            + (Self.showsCPU ? "   cpu med \(cpu(strata)) / \(cpu(raw)) ms" : "")
+    }
+
+    /// With `STRATA_BENCH_CPU` set, the line ends with each side's median
+    /// CPU time: on a shared machine a ratio of two noisy figures hides
+    /// which side moved.
+    static let showsCPU = ProcessInfo.processInfo.environment["STRATA_BENCH_CPU"] != nil
+
+    private func cpu(_ timings: Timings) -> String {
+        format(median(timings.cpuTimes.map(\.milliseconds)), 1)
     }
 }
 

@@ -35,6 +35,9 @@ struct IdentityMap {
         for table in tables { try table.forEach(body) }
     }
 
+    /// How many objects the map holds.
+    var count: Int { tables.reduce(0) { $0 + $1.count } }
+
     func removeAll() {
         for table in tables { table.removeAll() }
     }
@@ -117,8 +120,14 @@ final class EntityObjectTable {
     }
 
     private func setSlotBeyondDirect(_ slot: Int, for rowID: Int64) {
-        // The direct array grows while it stays at most ~4 entries per live object.
-        let limit = Int64(max(1 << 16, 4 * (liveCount + 1)))
+        // The direct array grows while it stays at most ~4 entries per live
+        // object, and up to 65,536 entries in any case in the main context's
+        // table (which lives as long as the stack) or once 64 objects are
+        // live. A transaction's table holding a few objects keeps a far row ID
+        // in the overflow: an array up to it, allocated and zeroed for each
+        // transaction, cost more than a small transaction's own fetch.
+        let floor = ownership == .unretained || liveCount >= 64 ? 1 << 16 : 0
+        let limit = Int64(max(floor, 4 * (liveCount + 1)))
         if rowID >= 0, rowID < limit {
             if rowID >= Int64(direct.count) { growDirect(to: min(Int(limit), max(Int(rowID) + 1, direct.count * 2))) }
             direct[Int(rowID)] = Int32(slot + 1)
@@ -147,6 +156,9 @@ final class EntityObjectTable {
             overflow = overflow.filter { $0.key < Int64(oldCount) || $0.key >= Int64(size) }
         }
     }
+
+    /// How many objects the table holds.
+    var count: Int { liveCount }
 
     func object(_ rowID: Int64) -> ManagedObject? {
         guard let slot = slot(of: rowID), let entry = slab[slot] else { return nil }

@@ -347,6 +347,9 @@ final class ObjectContext {
         try objects.forEach(body)
     }
 
+    /// How many objects the context holds.
+    var registeredCount: Int { objects.count }
+
     /// Forgets every object; used when a transaction ends.
     func removeAllObjects() {
         objects.removeAll()

@@ -39,7 +39,9 @@ extension DataStack: CommitMerging {
         let result = try StrataError.catching {
             try withoutActuallyEscaping(body) { body in
                 try transactionQueue.sync {
-                    try runTransaction(transactionContexts(stores), author: author) { contexts in
+                    try runTransaction(
+                        transactionContexts(stores), author: author, mergesOnReturn: isolation === MainActor.shared
+                    ) { contexts in
                         try body(SynchronousDataTransaction(contexts: contexts, author: author))
                     }
                 }
@@ -221,15 +223,25 @@ extension DataStack: CommitMerging {
         StoreContexts(stores.map { ObjectContext(kind: .transaction, schema: $0.schema, store: $0) }, schema: schema)
     }
 
+    /// Runs `body` in `contexts` and commits. Unless `mergesOnReturn` (a
+    /// synchronous transaction called from the main actor, which merges
+    /// right after this returns), the commit asks the main actor to merge.
     private func runTransaction<Result>(
-        _ contexts: StoreContexts, author: String?, _ body: (StoreContexts) throws -> Result
+        _ contexts: StoreContexts, author: String?, mergesOnReturn: Bool = false,
+        _ body: (StoreContexts) throws -> Result
     ) throws -> Result {
-        transactionQueue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
         defer {
             for context in contexts.all { context.isOpen = false }
-            // Freeing the transaction's objects waits on the queue, off the caller's path.
-            let disposal = ContextDisposal(contexts.all)
-            transactionQueue.async { disposal.dispose() }
+            if contexts.all.allSatisfy({ $0.registeredCount <= ContextDisposal.inlineLimit }) {
+                // A few objects are freed at once: a block queued for them would
+                // wake a thread, and the next transaction would wait for it on the
+                // queue, both costing more than the freeing.
+                for context in contexts.all { context.removeAllObjects() }
+            } else {
+                // Freeing many objects waits on the queue, off the caller's path.
+                let disposal = ContextDisposal(contexts.all)
+                transactionQueue.async { disposal.dispose() }
+            }
         }
         let result: Result
         do {
@@ -238,7 +250,8 @@ extension DataStack: CommitMerging {
             contexts.rollback()
             throw StrataError.wrapping(error)
         }
-        try contexts.commit(author: author, didCommit: scheduleMerge)
+        // A merge task would find nothing left by the time the main actor ran it.
+        try contexts.commit(author: author, didCommit: mergesOnReturn ? {} : scheduleMerge)
         return result
     }
 
@@ -324,6 +337,9 @@ extension DataStack: CommitMerging {
 /// `@unchecked Sendable`: the context is created, finished and disposed of on
 /// the one serial transaction queue; nothing else touches it in between.
 private final class ContextDisposal: @unchecked Sendable {
+    /// Up to how many objects a context's are freed in place instead.
+    static let inlineLimit = 256
+
     private var contexts: [ObjectContext]
 
     init(_ contexts: [ObjectContext]) {

@@ -121,6 +121,11 @@ public final class DataStack: Sendable {
     public init(schemaHistory: SchemaHistory) {
         self.schemaHistory = schemaHistory
         self.schema = schemaHistory.currentSchema
+        // Marks the queue once, here, where nothing runs on it: set from a
+        // block on the queue itself (once per transaction, as it was), libdispatch
+        // suspends and resumes the queue to apply it, which woke a worker
+        // thread and sent the next transaction's sync down its slow path.
+        transactionQueue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
     }
 
     deinit {

@@ -101,6 +101,21 @@ struct IdentityMapTests {
         #expect(table.object(17_500) === many[17_499])
     }
 
+    @Test func findsAFewFarRowIDsOnceManyDenseOnesFollow() {
+        let table = EntityObjectTable(ownership: .strong)
+        // A transaction's few objects with far row IDs sit in the overflow...
+        let few = Self.objects(stride(from: 1_000, through: 63_000, by: 1_000))
+        few.forEach(table.insert)
+        for object in few { #expect(table.object(object.rowID) === object) }
+        // ...and are found where the direct array moves them once many are live.
+        let many = Self.objects(1...999)
+        many.forEach(table.insert)
+        for object in few + many where table.object(object.rowID) !== object {
+            Issue.record("row \(object.rowID) is not found as its object")
+        }
+        #expect(table.object(64_000) == nil)
+    }
+
     @Test func forgetsARemovedObject() {
         let table = EntityObjectTable(ownership: .strong)
         let all = Self.objects([1, 2, 100_000])

@@ -117,6 +117,18 @@ struct ConcurrencyTests {
         #expect(try stack.fetchAll(From<TxCounter>()).map(\.value) == [1], "the outer transaction committed")
     }
 
+    /// The stack's very first transaction, before it touches the store (so
+    /// no writer is held): only the queue's mark tells a nested perform.
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func nestedPerformInAStacksFirstTransactionThrowsBeforeTheStoreIsTouched(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(TxSchema.schema, kind, in: directory)
+        let outcome = try stack.perform(synchronous: { _ in outcomeOfNestedPerform(stack) })
+        #expect(outcome == "nestedTransaction")
+        #expect(try stack.fetchCount(From<TxCounter>()) == 0)
+    }
+
     @Test(arguments: StoreKind.allCases)
     @MainActor
     func synchronousPerformInsideAnAsyncPerformThrowsNestedTransaction(_ kind: StoreKind) async throws {
