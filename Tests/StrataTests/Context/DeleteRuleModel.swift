@@ -11,7 +11,7 @@ struct RulePair: Hashable {
 /// the other, a deletion nullifies or cascades at once, and `.deny` is
 /// judged at commit against the links the deleted object still holds then
 /// to objects that are not deleted. Objects are named by their tags.
-struct DeleteRuleModel {
+struct DeleteRuleModel: Equatable {
     /// Every object that exists, by tag.
     var kinds: [Int: RuleKind] = [:]
     var links = [Set<RulePair>](repeating: [], count: RuleRole.linkCount)
@@ -21,7 +21,12 @@ struct DeleteRuleModel {
 
     /// The open transaction's deletions and `.deny` checks.
     var deleted: Set<Int> = []
-    var denials: [(tag: Int, role: RuleRole)] = []
+    var denials: [Denial] = []
+
+    struct Denial: Equatable {
+        let tag: Int
+        let role: RuleRole
+    }
 
     func isAlive(_ tag: Int) -> Bool { kinds[tag] != nil && !deleted.contains(tag) }
 
@@ -113,7 +118,7 @@ struct DeleteRuleModel {
             let related = linked(tag, role).filter(isAlive)
             switch role.rule {
             case .deny:
-                if !related.isEmpty { denials.append((tag, role)) }
+                if !related.isEmpty { denials.append(Denial(tag: tag, role: role)) }
             case .nullify:
                 for partner in related { unlink(tag, partner, role) }
             case .cascade:
@@ -135,7 +140,8 @@ struct DeleteRuleModel {
     /// deleted. A to-one counts the distinct objects held, a to-many the links.
     func commitError() -> StrataError? {
         var remaining: [String: (role: RuleRole, links: Set<RulePair>, targets: Set<Int>)] = [:]
-        for (tag, role) in denials {
+        for denial in denials {
+            let (tag, role) = (denial.tag, denial.role)
             let key = role.description
             for partner in linked(tag, role) where isAlive(partner) {
                 remaining[key, default: (role, [], [])].links.insert(pair(tag, partner, role))
@@ -161,5 +167,45 @@ struct DeleteRuleModel {
         positions = positions.filter { kinds[$0.key.from] != nil && kinds[$0.key.to] != nil }
         deleted = []
         denials = []
+    }
+}
+
+/// The undo and redo stacks of an unsafe transaction begun with
+/// `supportsUndo: true` (Docs/Transactions.md, Rule 12a), as whole states
+/// of the model: a group is what changed between two boundaries (a
+/// `flush()`, an `undo()`), and a bulk write ends the history.
+struct DeleteRuleUndoModel {
+    private var undoStack: [DeleteRuleModel] = []
+    private var redoStack: [DeleteRuleModel] = []
+    /// The state before the open group's first change.
+    private var openBefore: DeleteRuleModel?
+
+    /// Notes a change that took the model from `before`.
+    mutating func changed(from before: DeleteRuleModel) {
+        guard openBefore == nil else { return }
+        openBefore = before
+        redoStack.removeAll()
+    }
+
+    mutating func endGroup() {
+        if let openBefore { undoStack.append(openBefore) }
+        openBefore = nil
+    }
+
+    mutating func undo(_ model: inout DeleteRuleModel) {
+        endGroup()
+        guard let before = undoStack.popLast() else { return }
+        redoStack.append(model)
+        model = before
+    }
+
+    mutating func redo(_ model: inout DeleteRuleModel) {
+        guard let after = redoStack.popLast() else { return }
+        undoStack.append(model)
+        model = after
+    }
+
+    mutating func removeAll() {
+        self = DeleteRuleUndoModel()
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// Docs/Transactions.md, Rules 7 and 8: random transactions of creations,
 /// relationship changes from either side, deletions one by one and with
-/// `deleteAll`, and flushes, against `DeleteRuleModel`. Each commit must
+/// `deleteAll`, flushes, undos and redos, against `DeleteRuleModel`. Each commit must
 /// fail exactly when the model's `.deny` rules say, with the same error;
 /// after each, the store must hold the model's objects and links, read from
 /// both sides, with no key left pointing at a deleted row. Before some
@@ -14,10 +14,24 @@ import Testing
 struct DeleteRuleModelTests {
     @Test(arguments: StoreKind.allCases)
     func randomTransactionsMatchTheModel(_ kind: StoreKind) throws {
+        try check(kind, oneTransaction: false)
+    }
+
+    /// One unsafe transaction with undo commits round after round: undo
+    /// and redo reach past commits, bringing deleted objects back with their
+    /// links, and the `.deny` checks of the deletions they keep or redo.
+    @Test(arguments: StoreKind.allCases)
+    func oneUndoableTransactionMatchesTheModel(_ kind: StoreKind) throws {
+        try check(kind, oneTransaction: true)
+    }
+
+    private func check(_ kind: StoreKind, oneTransaction: Bool) throws {
         var random = SplitMix64.random()
-        let rounds = kind == .postgreSQL ? 40 : 150
+        let rounds = kind == .postgreSQL ? 50 : 200
         let directory = TemporaryDirectory()
-        var run = DeleteRuleRun(stack: try makeStack(deleteRuleSchema, kind, in: directory))
+        let stack = try makeStack(deleteRuleSchema, kind, in: directory)
+        let kept = oneTransaction ? try stack.beginUnsafe(supportsUndo: true) : nil
+        var run = DeleteRuleRun(stack: stack, kept: kept)
         var outcomes: [String: Int] = [:]
         for round in 0..<rounds {
             var actions: [String] = []
@@ -43,18 +57,29 @@ struct DeleteRuleModelTests {
 @MainActor
 struct DeleteRuleRun {
     let stack: DataStack
+    /// The one transaction every round uses, if any.
+    let kept: UnsafeDataTransaction?
     var model = DeleteRuleModel()
     var nextTag = 1
+    /// The kept transaction's objects and undo history.
+    var objects: [Int: ManagedObject] = [:]
+    var history = DeleteRuleUndoModel()
 
-    init(stack: DataStack) {
+    init(stack: DataStack, kept: UnsafeDataTransaction? = nil) {
         self.stack = stack
+        self.kept = kept
     }
 
     /// One transaction: a few random actions, maybe a check of its reads,
     /// then its commit, judged against the model. Returns "committed" or "denied".
     mutating func round(_ random: inout SplitMix64, actions: inout [String]) throws -> String {
-        let tx = try stack.beginUnsafe()
-        var objects: [Int: ManagedObject] = [:]
+        let undoable = kept != nil || random.next() % 2 == 0
+        let tx = try kept ?? stack.beginUnsafe(supportsUndo: undoable)
+        if kept == nil {
+            history = DeleteRuleUndoModel()
+            objects = [:]
+            if undoable { actions.append("begin with undo") }
+        }
         for kind in RuleKind.roots {
             for object in try kind.fetchAll(tx) { objects[ruleTag(of: object)] = object }
         }
@@ -63,10 +88,14 @@ struct DeleteRuleRun {
             let tags = model.kinds.keys.filter { kinds.contains(model.kinds[$0]!) && model.isAlive($0) }.sorted()
             return tags.isEmpty ? nil : tags[Int(random.next() % UInt64(tags.count))]
         }
-        for _ in 0..<Int(random.next() % 6) + 1 {
+        for _ in 0..<Int(random.next() % 8) + 1 {
             let roll = random.next() % 100
+            // Creations, relationship changes and deletions open an undo group.
+            let previous = model
+            var isChange = true
+            defer { if isChange, model != previous { history.changed(from: previous) } }
             switch roll {
-            case 0..<25:
+            case 0..<22:
                 let kind = RuleKind.allCases[Int(random.next() % UInt64(RuleKind.allCases.count))]
                 let object = kind.create(in: tx)
                 setTag(nextTag, of: object)
@@ -74,7 +103,7 @@ struct DeleteRuleRun {
                 model.create(nextTag, kind)
                 actions.append("create \(kind) \(nextTag)")
                 nextTag += 1
-            case 25..<65:
+            case 22..<60:
                 let role = RuleRole.all[Int(random.next() % UInt64(RuleRole.all.count))]
                 guard let holder = pick(role.holders) else { continue }
                 var members: [Int] = []
@@ -88,12 +117,12 @@ struct DeleteRuleRun {
                 role.set(objects[holder]!, to: members.map { objects[$0]! })
                 model.set(holder, role, to: members)
                 actions.append("\(holder).\(role.name) = \(members)")
-            case 65..<85:
+            case 60..<76:
                 guard let victim = pick(Set(RuleKind.allCases)) else { continue }
                 tx.delete(objects[victim]!)
                 model.delete(victim)
                 actions.append("delete \(victim)")
-            case 85..<95:
+            case 76..<84:
                 let kind = RuleKind.roots[Int(random.next() % UInt64(RuleKind.roots.count))]
                 let low = Int(random.next() % UInt64(nextTag))
                 let high = low + Int(random.next() % 4)
@@ -102,9 +131,23 @@ struct DeleteRuleRun {
                 for tag in model.kinds.keys.sorted() where kinds.contains(model.kinds[tag]!) && (low..<high).contains(tag) {
                     model.delete(tag)
                 }
+                history.removeAll()
+                isChange = false
                 actions.append("deleteAll \(kind) \(low)..<\(high)")
+            case 84..<92 where undoable:
+                tx.undo()
+                history.undo(&model)
+                isChange = false
+                actions.append("undo")
+            case 92..<96 where undoable:
+                tx.redo()
+                history.redo(&model)
+                isChange = false
+                actions.append("redo")
             default:
                 try tx.flush()
+                history.endGroup()
+                isChange = false
                 actions.append("flush")
             }
         }
@@ -117,6 +160,7 @@ struct DeleteRuleRun {
             try tx.commitAndWait()
         } catch {
             model = before
+            history.removeAll()
             guard let expected, error == expected else {
                 throw DeleteRuleMismatch(mismatches: ["commit threw \(error), the model \(String(describing: expected))"])
             }
@@ -127,6 +171,7 @@ struct DeleteRuleRun {
             model = before
             throw DeleteRuleMismatch(mismatches: ["commit succeeded, the model says \(expected)"])
         }
+        history.endGroup()
         model.commit()
         actions.append("commit")
         return "committed"

@@ -129,7 +129,7 @@ enum RuleKind: Int, CaseIterable, CustomStringConvertible {
 
 /// One side of a relationship of the world: the links it reads are those
 /// of `link`, from the side `forward` says.
-struct RuleRole: CustomStringConvertible {
+struct RuleRole: Equatable, CustomStringConvertible {
     let link: Int
     let forward: Bool
     let entity: String
