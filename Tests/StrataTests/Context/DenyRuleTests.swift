@@ -112,4 +112,46 @@ struct DenyRuleTests {
         }
         #expect(try stack.fetchExisting(annID)?.passport?.number == "P1")
     }
+
+    /// The main context's monitors see the commit a lifted denial let
+    /// through: the deletion, and the passport's new holder on both sides.
+    @Test(arguments: StoreKind.allCases)
+    func monitorsSeeTheDeletionAndTheNewHolder(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        let (annID, bobID) = try annWithPassport(stack)
+        let passportID = try #require(try stack.fetchOne(From<Passport>())).objectID
+        let owners = try stack.monitorList(From<Owner>().orderBy(.ascending(\.$name)))
+        let passportMonitor = try stack.monitorObject(passportID)
+        let passportObserver = DenyObjectObserver<Passport>()
+        passportMonitor.addObserver(passportObserver)
+        let bobMonitor = try stack.monitorObject(bobID)
+        let bobObserver = DenyObjectObserver<Owner>()
+        bobMonitor.addObserver(bobObserver)
+        let annMonitor = try stack.monitorObject(annID)
+        let annObserver = DenyObjectObserver<Owner>()
+        annMonitor.addObserver(annObserver)
+        try stack.perform(synchronous: { tx in
+            tx.delete(annID)
+            tx.edit(passportID)?.holder = tx.edit(bobID)
+        })
+        #expect(owners.objectsInAllSections().map(\.name) == ["Bob"])
+        #expect(annObserver.deleted && annMonitor.isObjectDeleted)
+        #expect(passportObserver.updates == [["holder"]])
+        #expect(bobObserver.updates == [["passport"]])
+        #expect(passportMonitor.object?.holder?.name == "Bob")
+        #expect(bobMonitor.object?.passport?.objectID == passportID)
+    }
+}
+
+@MainActor
+private final class DenyObjectObserver<Object: ManagedObject>: ObjectObserver {
+    typealias ObjectEntityType = Object
+    var updates: [Set<String>] = []
+    var deleted = false
+
+    func objectMonitor(_ monitor: ObjectMonitor<Object>, didUpdateObject object: Object, changedPersistentKeys: Set<String>) {
+        updates.append(changedPersistentKeys)
+    }
+    func objectMonitor(_ monitor: ObjectMonitor<Object>, didDeleteObject object: Object) { deleted = true }
 }
