@@ -15,7 +15,7 @@ struct DeleteRuleModel: Equatable {
     /// Every object that exists, by tag.
     var kinds: [Int: RuleKind] = [:]
     var links = [Set<RulePair>](repeating: [], count: RuleRole.linkCount)
-    /// The positions of the ordered link's pairs: only their order counts.
+    /// The positions of the ordered links' pairs: only their order counts.
     var positions: [RulePair: Int] = [:]
     var nextPosition = 0
 

@@ -1,7 +1,7 @@
 import Strata
 
 // A world for delete rules: every rule on both sides of to-one, one-to-one,
-// unordered, ordered and many-to-many relationships, a self reference, a
+// unordered, ordered and many-to-many (ordered on one side) relationships, a self reference, a
 // to-one without inverse, and a subentity that inherits its base's
 // relationships and declares one of its own. Each object carries a `tag`
 // unique across the world, which the model (`DeleteRuleModel`) names it by.
@@ -39,7 +39,7 @@ final class RuleCar: ManagedObject {
 
 final class RuleClub: ManagedObject {
     @Field.Stored("tag") var tag: Int = 0
-    @Field.Relationship("members", deleteRule: .deny) var members: Set<RulePerson>
+    @Field.Relationship("members", deleteRule: .deny) var members: [RulePerson]
 }
 
 final class RuleVet: ManagedObject {
@@ -159,7 +159,7 @@ struct RuleRole: Equatable, CustomStringConvertible {
         RuleRole(link: 3, forward: true, entity: "Person", name: "clubs", holders: RuleKind.people,
                  partners: [.club], toOne: false, rule: .nullify),
         RuleRole(link: 3, forward: false, entity: "Club", name: "members", holders: [.club],
-                 partners: RuleKind.people, toOne: false, rule: .deny),
+                 partners: RuleKind.people, toOne: false, rule: .deny, ordered: true),
         RuleRole(link: 4, forward: true, entity: "Person", name: "mentor", holders: RuleKind.people,
                  partners: RuleKind.people, toOne: true, rule: .nullify),
         RuleRole(link: 4, forward: false, entity: "Person", name: "mentees", holders: RuleKind.people,
@@ -188,7 +188,7 @@ struct RuleRole: Equatable, CustomStringConvertible {
         case ("Person", "cars"): (object as! RulePerson).cars
         case ("Car", "driver"): [(object as! RuleCar).driver].compactMap { $0 }
         case ("Person", "clubs"): Array((object as! RulePerson).clubs)
-        case ("Club", "members"): Array((object as! RuleClub).members)
+        case ("Club", "members"): (object as! RuleClub).members
         case ("Person", "mentor"): [(object as! RulePerson).mentor].compactMap { $0 }
         case ("Person", "mentees"): Array((object as! RulePerson).mentees)
         case ("Pet", "vet"): [(object as! RulePet).vet].compactMap { $0 }
@@ -208,7 +208,7 @@ struct RuleRole: Equatable, CustomStringConvertible {
         case ("Person", "cars"): (object as! RulePerson).cars = members.map { $0 as! RuleCar }
         case ("Car", "driver"): (object as! RuleCar).driver = members.first as! RulePerson?
         case ("Person", "clubs"): (object as! RulePerson).clubs = Set(members.map { $0 as! RuleClub })
-        case ("Club", "members"): (object as! RuleClub).members = Set(members.map { $0 as! RulePerson })
+        case ("Club", "members"): (object as! RuleClub).members = members.map { $0 as! RulePerson }
         case ("Person", "mentor"): (object as! RulePerson).mentor = members.first as! RulePerson?
         case ("Person", "mentees"): (object as! RulePerson).mentees = Set(members.map { $0 as! RulePerson })
         case ("Pet", "vet"): (object as! RulePet).vet = members.first as! RuleVet?
