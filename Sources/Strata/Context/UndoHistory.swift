@@ -54,8 +54,34 @@ final class UndoHistory {
         openGroup = nil
     }
 
-    /// Forgets every group: after a rollback, a failed commit or a bulk write.
-    func removeAll() {
+    /// The `.deny` checks of deletions whose groups ``removeAll()`` forgot
+    /// while their objects stayed deleted (a bulk write ended the history
+    /// after them, or a rollback after their commit). An undo of a later
+    /// group may still bring back an object such a deletion was allowed only
+    /// because that object was deleted too; the check finds it at the next
+    /// commit, as it does when the deletion's group is kept.
+    private var forgottenDenials: [ForgottenDenial] = []
+
+    private struct ForgottenDenial {
+        unowned let context: ObjectContext
+        let denial: UndoRecord.Denial
+    }
+
+    /// Forgets every group: after a rollback, a failed commit or a bulk
+    /// write. The `.deny` checks of deletions that stay are kept (see
+    /// `forgottenDenials`) unless `keepingDenials` is `false`.
+    func removeAll(keepingDenials: Bool = true) {
+        if keepingDenials {
+            for group in undoGroups + redoGroups + (openGroup.map { [$0] } ?? []) {
+                for record in group.records {
+                    forgottenDenials += record.denials.map { ForgottenDenial(context: record.context, denial: $0) }
+                }
+            }
+            // A deletion a rollback took back is judged no more.
+            forgottenDenials.removeAll { !$0.denial.owner.isDeleted }
+        } else {
+            forgottenDenials.removeAll()
+        }
         openGroup = nil
         undoGroups.removeAll()
         redoGroups.removeAll()
@@ -103,9 +129,10 @@ final class UndoHistory {
     /// Keeps the `.deny` checks of every deletion the history holds exactly
     /// while the deleted object is deleted: an undone deletion is no longer
     /// judged at the commit, a redone one is again. So is one whose group
-    /// stays done: a commit cleared its check, and the object it denies
-    /// may since have come back with another group (a deletion undone
-    /// after the commit), holding the deleted object still.
+    /// stays done, or was forgotten (`forgottenDenials`): a commit cleared
+    /// its check, and the object it denies may since have come back with
+    /// another group (a deletion undone after the commit), holding the
+    /// deleted object still.
     private func reinstateDenials() {
         var denials: [ObjectIdentifier: (context: ObjectContext, denials: [UndoRecord.Denial])] = [:]
         for group in undoGroups + redoGroups {
@@ -113,6 +140,10 @@ final class UndoHistory {
                 denials[ObjectIdentifier(record.context), default: (record.context, [])].denials
                     += record.denials
             }
+        }
+        for forgotten in forgottenDenials {
+            denials[ObjectIdentifier(forgotten.context), default: (forgotten.context, [])].denials
+                .append(forgotten.denial)
         }
         for (context, kept) in denials.values {
             let owners = Set(kept.map { ObjectKey($0.owner.entity!, $0.owner.rowID) })

@@ -121,4 +121,32 @@ struct UndoEdgeTests {
         try again.commitAndWait()
         #expect(try stack.fetchExisting(cy.objectID)?.passport?.objectID == passport.objectID)
     }
+
+    /// The same when a bulk write ended the history between the two
+    /// deletions: the first one's group is forgotten, but not its `.deny`
+    /// check, so undoing the second deletion still fails the commit instead
+    /// of saving a passport whose holder's row is gone.
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func aBulkWriteBetweenTwoDeletionsKeepsTheDenyRuleOfTheFirst(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        let tx = try stack.beginUnsafe(supportsUndo: true)
+        let ann = tx.create(Into<Owner>())
+        let passport = tx.create(Into<Passport>())
+        ann.passport = passport
+        tx.create(Into<Club>())
+        try tx.commitAndWait()
+        tx.delete(ann)  // denied while the passport is there
+        #expect(try tx.deleteAll(From<Club>()) == 1)  // ends the history
+        tx.delete(passport)
+        try tx.commitAndWait()
+        tx.undo()  // the passport's deletion: ann stays deleted
+        #expect(ann.isDeletedObject && !passport.isDeletedObject)
+        #expect(throws: StrataError.deleteDenied(entity: "Owner", relationship: "passport", relatedCount: 1)) {
+            try tx.commitAndWait()
+        }
+        #expect(try stack.fetchCount(From<Passport>()) == 0)
+        #expect(try stack.fetchCount(From<Owner>()) == 0)
+    }
 }
