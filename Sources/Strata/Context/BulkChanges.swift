@@ -55,6 +55,12 @@ struct DenyCheck {
     /// delete's check, which covers many (see `UndoRecord`).
     var owner: ObjectKey? = nil
 
+    /// Whether `other` checks the same relationship of the same rows for the same owner.
+    func isSame(as other: DenyCheck) -> Bool {
+        relationship.entity == other.relationship.entity && relationship.name == other.relationship.name
+            && rowIDs == other.rowIDs && owner == other.owner
+    }
+
     /// Whether a check of `relationship` lists the related rows: a to-one
     /// whose link lives only in the deleted row, so that it stands while the
     /// related row exists. A one-to-one's partner keeps a key back, which

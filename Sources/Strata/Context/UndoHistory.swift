@@ -54,37 +54,37 @@ final class UndoHistory {
         openGroup = nil
     }
 
-    /// The `.deny` checks of deletions whose groups ``removeAll()`` forgot
-    /// while their objects stayed deleted (a bulk write ended the history
-    /// after them, or a rollback after their commit). An undo of a later
-    /// group may still bring back an object such a deletion was allowed only
-    /// because that object was deleted too; the check finds it at the next
-    /// commit, as it does when the deletion's group is kept.
-    private var forgottenDenials: [ForgottenDenial] = []
+    /// The `.deny` checks a bulk write found pending when it ended the
+    /// history (of object deletions, whose groups it forgot, and of bulk
+    /// deletions, which have none). An undo of a later group may still bring
+    /// back an object such a deletion was allowed only because that object
+    /// was deleted too; the check finds it at the next commit, as it does
+    /// when the deletion's group is kept. A rollback or a failed commit
+    /// forgets them: the committed state they return to links nothing to a
+    /// deleted object.
+    private var forgottenChecks: [ForgottenCheck] = []
 
-    private struct ForgottenDenial {
+    private struct ForgottenCheck {
         unowned let context: ObjectContext
-        let denial: UndoRecord.Denial
+        let check: DenyCheck
     }
 
-    /// Forgets every group: after a rollback, a failed commit or a bulk
-    /// write. The `.deny` checks of deletions that stay are kept (see
-    /// `forgottenDenials`) unless `keepingDenials` is `false`.
-    func removeAll(keepingDenials: Bool = true) {
-        if keepingDenials {
-            for group in undoGroups + redoGroups + (openGroup.map { [$0] } ?? []) {
-                for record in group.records {
-                    forgottenDenials += record.denials.map { ForgottenDenial(context: record.context, denial: $0) }
-                }
-            }
-            // A deletion a rollback took back is judged no more.
-            forgottenDenials.removeAll { !$0.denial.owner.isDeleted }
-        } else {
-            forgottenDenials.removeAll()
-        }
+    /// Forgets every group: after a rollback or a failed commit.
+    func removeAll() {
+        forgottenChecks.removeAll()
         openGroup = nil
         undoGroups.removeAll()
         redoGroups.removeAll()
+    }
+
+    /// Forgets every group after a bulk write, keeping the `.deny` checks
+    /// pending in `contexts` (see `forgottenChecks`).
+    func removeAll(keepingDenyChecksOf contexts: [ObjectContext]) {
+        let pending = contexts.flatMap { context in
+            context.denyChecks.map { ForgottenCheck(context: context, check: $0) }
+        }
+        removeAll()
+        forgottenChecks = pending
     }
 
     func noteGivenRowID(_ rowID: Int64, in entity: EntityDescription, of context: ObjectContext) {
@@ -129,10 +129,10 @@ final class UndoHistory {
     /// Keeps the `.deny` checks of every deletion the history holds exactly
     /// while the deleted object is deleted: an undone deletion is no longer
     /// judged at the commit, a redone one is again. So is one whose group
-    /// stays done, or was forgotten (`forgottenDenials`): a commit cleared
-    /// its check, and the object it denies may since have come back with
-    /// another group (a deletion undone after the commit), holding the
-    /// deleted object still.
+    /// stays done, or was forgotten by a bulk write (`forgottenChecks`): a
+    /// commit cleared its check, and the object it denies may since have
+    /// come back with another group (a deletion undone after the commit),
+    /// holding the deleted object still.
     private func reinstateDenials() {
         var denials: [ObjectIdentifier: (context: ObjectContext, denials: [UndoRecord.Denial])] = [:]
         for group in undoGroups + redoGroups {
@@ -141,14 +141,16 @@ final class UndoHistory {
                     += record.denials
             }
         }
-        for forgotten in forgottenDenials {
-            denials[ObjectIdentifier(forgotten.context), default: (forgotten.context, [])].denials
-                .append(forgotten.denial)
-        }
+
         for (context, kept) in denials.values {
             let owners = Set(kept.map { ObjectKey($0.owner.entity!, $0.owner.rowID) })
             context.denyChecks.removeAll { check in check.owner.map(owners.contains) ?? false }
             context.denyChecks += kept.filter(\.owner.isDeleted).map(\.check)
+        }
+        // Judged again at the next commit, each once.
+        for forgotten in forgottenChecks
+        where !forgotten.context.denyChecks.contains(where: { $0.isSame(as: forgotten.check) }) {
+            forgotten.context.denyChecks.append(forgotten.check)
         }
     }
 }

@@ -32,7 +32,7 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     deinit {
         contexts.rollback()
         // The history holds objects, which hold their context, which holds the history.
-        undoHistory?.removeAll(keepingDenials: false)
+        undoHistory?.removeAll()
         for context in contexts.all {
             context.undoHistory = nil
             context.removeAllObjects()

@@ -149,4 +149,27 @@ struct UndoEdgeTests {
         #expect(try stack.fetchCount(From<Passport>()) == 0)
         #expect(try stack.fetchCount(From<Owner>()) == 0)
     }
+
+    /// A bulk deletion has no undo group; its `.deny` check outlives the
+    /// commit too, so that undoing the deletion of the object it denied
+    /// fails the next commit.
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func aBulkDeletionsDenyRuleIsJudgedAgainAfterAnUndo(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        let tx = try stack.beginUnsafe(supportsUndo: true)
+        let passport = tx.create(Into<Passport>())
+        passport.holder = tx.create(Into<Owner>())
+        try tx.commitAndWait()
+        #expect(try tx.deleteAll(From<Owner>()) == 1)  // denied while the passport is there
+        tx.delete(passport)
+        try tx.commitAndWait()
+        tx.undo()  // the passport's deletion
+        #expect(!passport.isDeletedObject)
+        #expect(throws: StrataError.deleteDenied(entity: "Owner", relationship: "passport", relatedCount: 1)) {
+            try tx.commitAndWait()
+        }
+        #expect(try stack.fetchCount(From<Passport>()) == 0)
+    }
 }
