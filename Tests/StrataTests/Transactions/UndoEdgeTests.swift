@@ -135,7 +135,7 @@ struct UndoEdgeTests {
         let ann = tx.create(Into<Owner>())
         let passport = tx.create(Into<Passport>())
         ann.passport = passport
-        tx.create(Into<Club>())
+        _ = tx.create(Into<Club>())
         try tx.commitAndWait()
         tx.delete(ann)  // denied while the passport is there
         #expect(try tx.deleteAll(From<Club>()) == 1)  // ends the history
