@@ -143,8 +143,9 @@ extension ObjectContext {
                 if case .foreignKey(let inverseSlot) = inverse(of: relationship)?.storage {
                     // One-to-one: the partner's key back says whether the link
                     // still stands; the deleted row's own key is gone with it.
+                    let column = SQL.quote(target.attributes[inverseSlot].name)
                     sql = "SELECT count(*) FROM \(target.quotedTable) "
-                        + "WHERE \(SQL.quote(target.attributes[inverseSlot].name)) \(connection.dialect.inRowIDList)"
+                        + "WHERE \(column) \(connection.dialect.inRowIDList)"
                 } else {
                     sql = "SELECT count(*) FROM \(target.quotedTable) WHERE _pk \(connection.dialect.inRowIDList)"
                 }

@@ -172,4 +172,26 @@ struct UndoEdgeTests {
         }
         #expect(try stack.fetchCount(From<Passport>()) == 0)
     }
+
+    /// An undone creation reads as deleted, but was never deleted: the
+    /// `.deny` check of its deletion, undone before it, is not judged.
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func undoingTheDeletionAndTheCreationOfAnObjectLeavesNoDenyCheck(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(deleteRuleSchema, kind, in: directory)
+        let tx = try stack.beginUnsafe(supportsUndo: true)
+        let vet = tx.create(Into<RuleVet>())
+        try tx.commitAndWait()
+        let pet = tx.create(Into<RulePet>())
+        try tx.flush()
+        pet.vet = vet
+        tx.delete(pet)  // denied while the vet is there
+        tx.undo()  // the link and the deletion
+        tx.undo()  // the creation
+        #expect(pet.isDeletedObject && !vet.isDeletedObject)
+        try tx.commitAndWait()
+        #expect(try stack.fetchCount(From<RulePet>()) == 0)
+        #expect(try stack.fetchCount(From<RuleVet>()) == 1)
+    }
 }
