@@ -46,10 +46,31 @@ struct BulkChanges {
 /// commit fails.
 struct DenyCheck {
     let relationship: RelationshipDescription
-    /// For a to-one held by the deleted rows (a foreign key of theirs), the
-    /// related rows' IDs; otherwise the deleted rows' own IDs.
+    /// For a to-one only the deleted rows hold (a foreign key of theirs,
+    /// with no key back: ``isJudgedByRelatedRows(_:inverse:)``), the related
+    /// rows' IDs; otherwise the deleted rows' own IDs, which the related
+    /// rows (or link rows) hold while the link stands.
     var rowIDs: [Int64]
     /// The deleted object whose relationship it checks; `nil` for a bulk
     /// delete's check, which covers many (see `UndoRecord`).
     var owner: ObjectKey? = nil
+
+    /// Whether `other` checks the same relationship of the same rows for the same owner.
+    func isSame(as other: DenyCheck) -> Bool {
+        relationship.entity == other.relationship.entity && relationship.name == other.relationship.name
+            && rowIDs == other.rowIDs && owner == other.owner
+    }
+
+    /// Whether a check of `relationship` lists the related rows: a to-one
+    /// whose link lives only in the deleted row, so that it stands while the
+    /// related row exists. A one-to-one's partner keeps a key back, which
+    /// tells at commit whether the link still stands (the transaction may
+    /// have given the partner to another object since the deletion).
+    static func isJudgedByRelatedRows(
+        _ relationship: RelationshipDescription, inverse: RelationshipDescription?
+    ) -> Bool {
+        guard case .foreignKey = relationship.storage else { return false }
+        if case .foreignKey = inverse?.storage { return false }
+        return true
+    }
 }

@@ -180,7 +180,7 @@ private struct BulkDeletion {
         var heldIndex = 0
         for relationship in relationships {
             if case .foreignKey = relationship.storage {
-                try applyRule(of: relationship, toHeld: keys[heldIndex])
+                try applyRule(of: relationship, toHeld: keys[heldIndex], by: deleted)
                 heldIndex += 1
             } else {
                 try applyRule(of: relationship, deleted: deleted, list)
@@ -190,15 +190,18 @@ private struct BulkDeletion {
         return deleted.count
     }
 
-    /// A to-one the deleted rows held: `related` are the rows it pointed to.
-    private mutating func applyRule(of relationship: RelationshipDescription, toHeld related: [Int64]) throws {
+    /// A to-one the deleted rows (`deleted`) held: `related` are the rows it pointed to.
+    private mutating func applyRule(
+        of relationship: RelationshipDescription, toHeld related: [Int64], by deleted: [Int64]
+    ) throws {
         let target = context.targetEntity(of: relationship)
         let gone = changes.deleted[target.tableIndex] ?? []
         let related = Array(Set(related).subtracting(gone))
         guard !related.isEmpty else { return }
         switch relationship.deleteRule {
         case .deny:
-            denyChecks.append(DenyCheck(relationship: relationship, rowIDs: related))
+            let byRelated = DenyCheck.isJudgedByRelatedRows(relationship, inverse: context.inverse(of: relationship))
+            denyChecks.append(DenyCheck(relationship: relationship, rowIDs: byRelated ? related : deleted))
         case .cascade:
             pending.append((target, "\(target.quotedTable) WHERE _pk \(connection.dialect.inRowIDList)", [SQL.rowIDList(related)]))
         case .nullify:

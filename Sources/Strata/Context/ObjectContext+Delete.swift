@@ -22,7 +22,7 @@ extension ObjectContext {
                 guard !related.isEmpty else { break }
                 let owner = ObjectKey(entity, object.rowID)
                 let check: DenyCheck
-                if case .foreignKey = relationship.storage {
+                if DenyCheck.isJudgedByRelatedRows(relationship, inverse: inverse(of: relationship)) {
                     check = DenyCheck(relationship: relationship, rowIDs: related.map(\.rowID), owner: owner)
                 } else {
                     check = DenyCheck(relationship: relationship, rowIDs: [object.rowID], owner: owner)
@@ -119,7 +119,9 @@ extension ObjectContext {
 
     /// Fails the commit if a `.deny` relationship of a deleted object still
     /// holds objects, judged against the transaction's final (flushed) state,
-    /// one query per relationship. When none does, the link rows the deleted
+    /// one query per relationship: a link the transaction undid after the
+    /// deletion (a one-to-one partner given to another object, a member
+    /// given another owner) denies nothing. When none does, the link rows the deleted
     /// objects own through such relationships point only at deleted objects,
     /// and go.
     func checkDenyRules() throws {
@@ -138,7 +140,15 @@ extension ObjectContext {
             let sql: String
             switch relationship.storage {
             case .foreignKey:
-                sql = "SELECT count(*) FROM \(target.quotedTable) WHERE _pk \(connection.dialect.inRowIDList)"
+                if case .foreignKey(let inverseSlot) = inverse(of: relationship)?.storage {
+                    // One-to-one: the partner's key back says whether the link
+                    // still stands; the deleted row's own key is gone with it.
+                    let column = SQL.quote(target.attributes[inverseSlot].name)
+                    sql = "SELECT count(*) FROM \(target.quotedTable) "
+                        + "WHERE \(column) \(connection.dialect.inRowIDList)"
+                } else {
+                    sql = "SELECT count(*) FROM \(target.quotedTable) WHERE _pk \(connection.dialect.inRowIDList)"
+                }
             case .inverseForeignKey(let targetSlot, _):
                 sql = "SELECT count(*) FROM \(target.quotedTable) "
                     + "WHERE \(SQL.quote(target.attributes[targetSlot].name)) \(connection.dialect.inRowIDList)"

@@ -54,11 +54,37 @@ final class UndoHistory {
         openGroup = nil
     }
 
-    /// Forgets every group: after a rollback, a failed commit or a bulk write.
+    /// The `.deny` checks a bulk write found pending when it ended the
+    /// history (of object deletions, whose groups it forgot, and of bulk
+    /// deletions, which have none). An undo of a later group may still bring
+    /// back an object such a deletion was allowed only because that object
+    /// was deleted too; the check finds it at the next commit, as it does
+    /// when the deletion's group is kept. A rollback or a failed commit
+    /// forgets them: the committed state they return to links nothing to a
+    /// deleted object.
+    private var forgottenChecks: [ForgottenCheck] = []
+
+    private struct ForgottenCheck {
+        unowned let context: ObjectContext
+        let check: DenyCheck
+    }
+
+    /// Forgets every group: after a rollback or a failed commit.
     func removeAll() {
+        forgottenChecks.removeAll()
         openGroup = nil
         undoGroups.removeAll()
         redoGroups.removeAll()
+    }
+
+    /// Forgets every group after a bulk write, keeping the `.deny` checks
+    /// pending in `contexts` (see `forgottenChecks`).
+    func removeAll(keepingDenyChecksOf contexts: [ObjectContext]) {
+        let pending = contexts.flatMap { context in
+            context.denyChecks.map { ForgottenCheck(context: context, check: $0) }
+        }
+        removeAll()
+        forgottenChecks = pending
     }
 
     func noteGivenRowID(_ rowID: Int64, in entity: EntityDescription, of context: ObjectContext) {
@@ -101,23 +127,37 @@ final class UndoHistory {
     }
 
     /// Keeps the `.deny` checks of every deletion the history holds exactly
-    /// while the deleted object is deleted: an undone deletion is no longer
-    /// judged at the commit, a redone one is again. So is one whose group
-    /// stays done: a commit cleared its check, and the object it denies
-    /// may since have come back with another group (a deletion undone
-    /// after the commit), holding the deleted object still.
+    /// while the deletion is done (its group on the undo stack) and the
+    /// deleted object deleted: an undone deletion is no longer judged at the
+    /// commit, a redone one is again. So is one whose group stays done, or
+    /// was forgotten by a bulk write (`forgottenChecks`): a commit cleared
+    /// its check, and the object it denies may since have come back with
+    /// another group (a deletion undone after the commit), holding the
+    /// deleted object still. An undone creation reads as deleted too, but
+    /// its deletion, undone before it, waits on the redo stack: not judged.
     private func reinstateDenials() {
-        var denials: [ObjectIdentifier: (context: ObjectContext, denials: [UndoRecord.Denial])] = [:]
-        for group in undoGroups + redoGroups {
-            for record in group.records where !record.denials.isEmpty {
-                denials[ObjectIdentifier(record.context), default: (record.context, [])].denials
-                    += record.denials
+        typealias ContextDenials = (
+            context: ObjectContext, all: [UndoRecord.Denial], done: [UndoRecord.Denial]
+        )
+        var denials: [ObjectIdentifier: ContextDenials] = [:]
+        for (groups, done) in [(undoGroups, true), (redoGroups, false)] {
+            for group in groups {
+                for record in group.records where !record.denials.isEmpty {
+                    let key = ObjectIdentifier(record.context)
+                    denials[key, default: (record.context, [], [])].all += record.denials
+                    if done { denials[key]!.done += record.denials }
+                }
             }
         }
-        for (context, kept) in denials.values {
-            let owners = Set(kept.map { ObjectKey($0.owner.entity!, $0.owner.rowID) })
+        for (context, all, done) in denials.values {
+            let owners = Set(all.map { ObjectKey($0.owner.entity!, $0.owner.rowID) })
             context.denyChecks.removeAll { check in check.owner.map(owners.contains) ?? false }
-            context.denyChecks += kept.filter(\.owner.isDeleted).map(\.check)
+            context.denyChecks += done.filter(\.owner.isDeleted).map(\.check)
+        }
+        // Judged again at the next commit, each once.
+        for forgotten in forgottenChecks
+        where !forgotten.context.denyChecks.contains(where: { $0.isSame(as: forgotten.check) }) {
+            forgotten.context.denyChecks.append(forgotten.check)
         }
     }
 }

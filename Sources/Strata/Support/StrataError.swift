@@ -76,7 +76,10 @@ public enum StrataError: Error, Sendable {
     /// the entity that declares the fields: in an inheritance tree, the
     /// base entity for an inherited field, whichever subentity clashed.
     case uniqueConstraintViolation(entity: String, fields: [String])
-    /// A `.deny` delete rule refused to delete an object that still has related objects.
+    /// A `.deny` delete rule refused to delete an object that, when the
+    /// transaction committed, was still linked through `relationship` to
+    /// objects not deleted: `relatedCount` of them (links, for a to-many),
+    /// counted over every deleted object of `entity` (Docs/Transactions.md, Rule 8).
     case deleteDenied(entity: String, relationship: String, relatedCount: Int)
     /// `perform(synchronous:)` was called from inside a transaction of the same
     /// stack, or a transaction needed the writer on the thread where another

@@ -109,7 +109,7 @@ extension BaseDataTransaction {
     private func endingUndoHistory<Result>(_ body: () throws -> Result) throws -> Result {
         guard let history = contexts.primary.undoHistory else { return try body() }
         let result = try history.withoutRecording(body)
-        history.removeAll()
+        history.removeAll(keepingDenyChecksOf: contexts.all)
         return result
     }
 }

@@ -93,7 +93,11 @@ public class BaseDataTransaction {
         deferringFailure(or: nil) { try contexts.fetchExisting(id) }
     }
 
-    /// Deletes an object (from any context), applying its relationships' delete rules.
+    /// Deletes an object (from any context), applying its relationships'
+    /// delete rules: `.nullify` and `.cascade` at once, `.deny` at commit,
+    /// against the links the object still has then (a partner the
+    /// transaction gave to another object since does not count), failing
+    /// the commit with ``StrataError/deleteDenied(entity:relationship:relatedCount:)``.
     public func delete<Object: ManagedObject>(_ object: Object?) {
         guard let mine = edit(object), let context = mine.context else { return }
         deferringFailure(or: ()) { try context.delete(mine) }

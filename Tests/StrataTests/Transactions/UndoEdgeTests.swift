@@ -121,4 +121,77 @@ struct UndoEdgeTests {
         try again.commitAndWait()
         #expect(try stack.fetchExisting(cy.objectID)?.passport?.objectID == passport.objectID)
     }
+
+    /// The same when a bulk write ended the history between the two
+    /// deletions: the first one's group is forgotten, but not its `.deny`
+    /// check, so undoing the second deletion still fails the commit instead
+    /// of saving a passport whose holder's row is gone.
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func aBulkWriteBetweenTwoDeletionsKeepsTheDenyRuleOfTheFirst(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        let tx = try stack.beginUnsafe(supportsUndo: true)
+        let ann = tx.create(Into<Owner>())
+        let passport = tx.create(Into<Passport>())
+        ann.passport = passport
+        _ = tx.create(Into<Club>())
+        try tx.commitAndWait()
+        tx.delete(ann)  // denied while the passport is there
+        #expect(try tx.deleteAll(From<Club>()) == 1)  // ends the history
+        tx.delete(passport)
+        try tx.commitAndWait()
+        tx.undo()  // the passport's deletion: ann stays deleted
+        #expect(ann.isDeletedObject && !passport.isDeletedObject)
+        #expect(throws: StrataError.deleteDenied(entity: "Owner", relationship: "passport", relatedCount: 1)) {
+            try tx.commitAndWait()
+        }
+        #expect(try stack.fetchCount(From<Passport>()) == 0)
+        #expect(try stack.fetchCount(From<Owner>()) == 0)
+    }
+
+    /// A bulk deletion has no undo group; its `.deny` check outlives the
+    /// commit too, so that undoing the deletion of the object it denied
+    /// fails the next commit.
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func aBulkDeletionsDenyRuleIsJudgedAgainAfterAnUndo(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        let tx = try stack.beginUnsafe(supportsUndo: true)
+        let passport = tx.create(Into<Passport>())
+        passport.holder = tx.create(Into<Owner>())
+        try tx.commitAndWait()
+        #expect(try tx.deleteAll(From<Owner>()) == 1)  // denied while the passport is there
+        tx.delete(passport)
+        try tx.commitAndWait()
+        tx.undo()  // the passport's deletion
+        #expect(!passport.isDeletedObject)
+        #expect(throws: StrataError.deleteDenied(entity: "Owner", relationship: "passport", relatedCount: 1)) {
+            try tx.commitAndWait()
+        }
+        #expect(try stack.fetchCount(From<Passport>()) == 0)
+    }
+
+    /// An undone creation reads as deleted, but was never deleted: the
+    /// `.deny` check of its deletion, undone before it, is not judged.
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func undoingTheDeletionAndTheCreationOfAnObjectLeavesNoDenyCheck(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(deleteRuleSchema, kind, in: directory)
+        let tx = try stack.beginUnsafe(supportsUndo: true)
+        let vet = tx.create(Into<RuleVet>())
+        try tx.commitAndWait()
+        let pet = tx.create(Into<RulePet>())
+        try tx.flush()
+        pet.vet = vet
+        tx.delete(pet)  // denied while the vet is there
+        tx.undo()  // the link and the deletion
+        tx.undo()  // the creation
+        #expect(pet.isDeletedObject && !vet.isDeletedObject)
+        try tx.commitAndWait()
+        #expect(try stack.fetchCount(From<RulePet>()) == 0)
+        #expect(try stack.fetchCount(From<RuleVet>()) == 1)
+    }
 }
