@@ -32,7 +32,8 @@ extension Field.Stored {
     /// it names traps.
     @inlinable @inline(__always)
     public init<Object: ManagedObject>(
-        wrappedValue: Value, _ name: String, _ options: FieldOptions = [], renamingIdentifier: String? = nil,
+        wrappedValue: Value, _ name: String, _ options: FieldOptions = [],
+        renamingIdentifier: String? = nil,
         customGetter: (@Sendable (_ object: Object, _ field: Proxy) -> Value)? = nil,
         customSetter: (@Sendable (_ object: Object, _ field: Proxy, _ newValue: Value) -> Void)? = nil
     ) {
@@ -152,12 +153,16 @@ func anyOwner<Object: ManagedObject, Proxy, Value>(
     _ setter: (@Sendable (Object, Proxy, Value) -> Void)?, of name: String
 ) -> (@Sendable (ManagedObject, Proxy, Value) -> Void)? {
     guard let setter else { return nil }
-    return { object, field, value in setter(customAccessorOwner(object, name, "customSetter"), field, value) }
+    return { object, field, value in
+        setter(customAccessorOwner(object, name, "customSetter"), field, value)
+    }
 }
 
 /// `object` as the class a field's custom `closure` (`"customGetter"` or
 /// `"customSetter"`) names; a trap saying what to write when it is not one.
-private func customAccessorOwner<Object: ManagedObject>(_ object: ManagedObject, _ name: String, _ closure: String) -> Object {
+private func customAccessorOwner<Object: ManagedObject>(
+    _ object: ManagedObject, _ name: String, _ closure: String
+) -> Object {
     guard let owner = object as? Object else {
         misuse(
             "Strata: the \(closure) of \(type(of: object)).\(name) takes a \(Object.self), "

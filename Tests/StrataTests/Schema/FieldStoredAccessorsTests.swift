@@ -21,7 +21,9 @@ class SAccount: ManagedObject {
     @Field.Stored("name") var name: String = ""
 
     /// Reads as the name until a nickname is set.
-    @Field.Stored("nickname", customGetter: { (object: SAccount, field) in field.primitiveValue ?? object.name })
+    @Field.Stored("nickname", customGetter: { (object: SAccount, field) in
+        field.primitiveValue ?? object.name
+    })
     var nickname: String?
 
     /// Never goes down.
@@ -51,7 +53,9 @@ final class SAdmin: SAccount, ImportableUniqueObject {
 
     static var uniqueIDKeyPath: KeyPath<SAdmin, Field.Stored<String>> { \.$email }
 
-    static func uniqueID(from source: [String: String], in transaction: BaseDataTransaction) throws -> String? {
+    static func uniqueID(
+        from source: [String: String], in transaction: BaseDataTransaction
+    ) throws -> String? {
         source["email"]
     }
 
@@ -67,7 +71,9 @@ final class SPlainEmail: ManagedObject {
 }
 
 final class SCustomEmail: ManagedObject {
-    @Field.Stored("email", .unique, customGetter: { (object: SCustomEmail, field) in field.primitiveValue + "!" })
+    @Field.Stored("email", .unique, customGetter: { (object: SCustomEmail, field) in
+        field.primitiveValue + "!"
+    })
     var email: String = ""
 }
 
@@ -77,7 +83,8 @@ final class SMistyped: ManagedObject {
 }
 
 let accessorSchema = Schema(
-    "SA1", entities: [Entity<SAccount>("SAccount"), Entity<SAdmin>("SAdmin"), Entity<SMistyped>("SMistyped")])
+    "SA1",
+    entities: [Entity<SAccount>("SAccount"), Entity<SAdmin>("SAdmin"), Entity<SMistyped>("SMistyped")])
 
 /// An account's fields as stored, the model the tests check against.
 private struct StoredAccount: Equatable {
@@ -125,7 +132,8 @@ struct FieldStoredAccessorsTests {
         let ann = try #require(try stack.fetchExisting(id))
         #expect(ann.email == "ann@example.org")
         #expect(ann.visits == 5)
-        #expect(try stack.queryValue(From<SAccount>().select(String.self, .attribute(\.$email))) == "Ann@Example.ORG")
+        let stored = try stack.queryValue(From<SAccount>().select(String.self, .attribute(\.$email)))
+        #expect(stored == "Ann@Example.ORG")
         #expect(try stack.fetchOne(From<SAccount>().where(\.$nickname == nil)) === ann)
         let snapshot = try #require(ann.asSnapshot(in: stack))
         #expect(snapshot.$email == "Ann@Example.ORG")
@@ -183,7 +191,9 @@ struct FieldStoredAccessorsTests {
         #expect(admins.map(\.name) == ["Bob", "Cy", "Other"])
         #expect(admins.map(\.visits) == [7, 2, 0])
         #expect(admins.map(\.email) == ["bo@x", "cy@x", "bo@x"])
-        #expect(try stack.queryValue(From<SAdmin>().select(String.self, .attribute(\.$email)).where(\.$name == "Bob")) == "Bo@X")
+        let bobs = try stack.queryValue(
+            From<SAdmin>().select(String.self, .attribute(\.$email)).where(\.$name == "Bob"))
+        #expect(bobs == "Bo@X")
     }
 
     /// Random writes through the accessors and their `primitiveValue`, over
@@ -217,8 +227,10 @@ struct FieldStoredAccessorsTests {
                     switch Int.random(in: 0..<6, using: &random) {
                     case 0:
                         emailsSet += 1
-                        let email = spaces.randomElement(using: &random)! + emails.randomElement(using: &random)!
-                            + "\(emailsSet)" + spaces.randomElement(using: &random)!
+                        let (lead, base, trail) = (
+                            spaces.randomElement(using: &random)!, emails.randomElement(using: &random)!,
+                            spaces.randomElement(using: &random)!)
+                        let email = lead + base + "\(emailsSet)" + trail
                         object.email = email
                         stored.email = email.trimmingCharacters(in: .whitespaces)
                     case 1:
