@@ -31,6 +31,7 @@ public final class UserInfo: @unchecked Sendable {
     /// static let lastSync = UserInfo.Key<Date>()
     /// ```
     public final class Key<Value>: Sendable {
+        /// A new key, unlike every other.
         public init() {}
     }
 
