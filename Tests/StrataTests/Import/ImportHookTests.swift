@@ -114,4 +114,26 @@ struct ImportHookTests {
         })
         #expect(try nodes(stack) == ["1:one merged:1/1", "2:two again:1/0"])
     }
+
+    /// A hook that deletes an object the batch's lookup found and creates
+    /// another with its ID (a record replaced upstream): the ID's own record
+    /// later in the batch updates the new one, never inserts a second.
+    @Test(arguments: StoreKind.allCases)
+    func anObjectAHookRecreatedAfterDeletingTheFoundOneIsUpdatedByItsRecord(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(hookSchema, kind, in: directory)
+        try stack.perform(synchronous: { tx in
+            _ = try tx.importUniqueObjects(Into<HookNode>(), sourceArray: [
+                HookRecord(id: 1, name: "one"), HookRecord(id: 2, name: "two"),
+            ])
+        })
+        let imported = try stack.perform(synchronous: { tx in
+            try tx.importUniqueObjects(Into<HookNode>(), sourceArray: [
+                HookRecord(id: 1, name: "one again", deleteID: 2, createID: 2),
+                HookRecord(id: 2, name: "two again"),
+            ]).map(\.remoteID)
+        })
+        #expect(imported == [1, 2])
+        #expect(try nodes(stack) == ["1:one again:1/1", "2:two again:0/1"])
+    }
 }
