@@ -203,10 +203,14 @@ extension BaseDataTransaction {
                     let source = sources[index]
                     if createdDuringUniqueImport.count > createdSeen {
                         // Objects created since the lookup (by a hook's nested import or
-                        // create, or by this loop) are matched too, never duplicated.
+                        // create, or by this loop) are matched too, never duplicated; one
+                        // that replaces a deleted holder of its ID (a hook deleted the
+                        // object the lookup found, then made another) takes its place.
                         for case let object as Object in createdDuringUniqueImport[createdSeen...]
                         where !object.isDeletedObject {
-                            if let key = storedKey(of: object), existing[key] == nil { existing[key] = object }
+                            if let key = storedKey(of: object), existing[key]?.isDeletedObject ?? true {
+                                existing[key] = object
+                            }
                         }
                         createdSeen = createdDuringUniqueImport.count
                     }
