@@ -85,6 +85,26 @@ struct CoreStoreParityImportTests {
         }
     }
 
+    /// Rule 1 holds for the IDs `preProcess` adds as well: one of `nil` is
+    /// skipped, never inserted as an object without an ID.
+    @Test(arguments: StoreKind.allCases)
+    func anIDOfNilThatPreProcessAddsIsSkippedToo(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try seededStack(kind, in: directory)
+        let imported = try stack.perform(synchronous: { tx in
+            try tx.importUniqueObjects(
+                Into<CSPImported>(), sourceArray: [["testEntityID": Int64(106), "testNumber": 6]]
+            ) { byID in
+                var mapping = byID
+                mapping[nil] = ["testNumber": 7]
+                return mapping
+            }.map(\.testEntityID)
+        })
+        #expect(imported == [106])
+        #expect(try stack.fetchCount(From<CSPImported>().where(\.$testEntityID == nil)) == 0)
+        #expect(try stack.fetchCount(From<CSPImported>()) == 6)
+    }
+
     /// ImportTests.test_ThatImportUniqueObject_CanThrowError: an insert hook's
     /// error leaves the object created in the transaction, holding its unique
     /// ID and nothing else; an update hook's error leaves the existing object
