@@ -105,7 +105,8 @@ extension BaseDataTransaction {
     ///   bytes are, as the store's unique index compares them.
     /// - `preProcess` receives the sources by ID and returns the ones to
     ///   import; it may drop or replace them. IDs it adds that were not in
-    ///   `sourceArray` are imported after the others, in no particular order.
+    ///   `sourceArray` are imported after the others, in no particular order
+    ///   (an ID of `nil` it adds is skipped, as in `sourceArray`).
     ///   Without it (`nil`, the default) the sources are imported as
     ///   deduplicated, and no dictionary of them is built.
     /// - IDs are matched in batches of 500, one `IN (...)` query per batch,
@@ -155,7 +156,9 @@ extension BaseDataTransaction {
             return id
         }
         if let preProcess {
-            let processed = try Self.preProcessed(pending.map { ($0.id, sources[$0.index]) }, by: preProcess)
+            var processed = try Self.preProcessed(pending.map { ($0.id, sources[$0.index]) }, by: preProcess)
+            // An ID of `nil` preProcess adds is skipped too (Rule 1).
+            if idMayBeNull { processed.removeAll { (try? $0.id.storedValue())?.isNull == true } }
             sources = processed.map(\.source)
             pending = processed.enumerated().map { (id: $1.id, index: $0) }
         }
