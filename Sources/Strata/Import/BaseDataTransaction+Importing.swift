@@ -156,7 +156,8 @@ extension BaseDataTransaction {
             return id
         }
         if let preProcess {
-            var processed = try Self.preProcessed(pending.map { ($0.id, sources[$0.index]) }, by: preProcess)
+            var processed = try Self.preProcessed(
+                pending.map { ($0.id, sources[$0.index]) }, by: preProcess)
             // An ID of `nil` preProcess adds is skipped too (Rule 1).
             if idMayBeNull { processed.removeAll { (try? $0.id.storedValue())?.isNull == true } }
             sources = processed.map(\.source)
@@ -211,7 +212,9 @@ extension BaseDataTransaction {
                         // object the lookup found, then made another) takes its place.
                         for case let object as Object in createdDuringUniqueImport[createdSeen...]
                         where !object.isDeletedObject {
-                            if let key = storedKey(of: object), existing[key]?.isDeletedObject ?? true {
+                            if let key = storedKey(of: object),
+                               existing[key]?.isDeletedObject ?? true
+                            {
                                 existing[key] = object
                             }
                         }

@@ -91,7 +91,8 @@ final class ModelItem: ManagedObject, ImportableUniqueObject {
     private func fill(from source: ModelRecord, in transaction: BaseDataTransaction) throws {
         if !source.name.isEmpty { name = source.name }
         if let deleteID = source.deleteID {
-            transaction.delete(try transaction.fetchOne(From<ModelItem>().where(\.$remoteID == deleteID)))
+            let doomed = try transaction.fetchOne(From<ModelItem>().where(\.$remoteID == deleteID))
+            transaction.delete(doomed)
         }
         if let createID = source.createID,
            try transaction.fetchCount(From<ModelItem>().where(\.$remoteID == createID)) == 0
@@ -242,7 +243,8 @@ struct ImportModelTests {
 
     static func rows(_ items: [ModelItem]) -> [String] {
         items.sorted { $0.remoteID < $1.remoteID }.map {
-            "\($0.remoteID):\($0.name):\($0.inserts)/\($0.updates)->\($0.ref.map { String($0.remoteID) } ?? "-")"
+            let ref = $0.ref.map { String($0.remoteID) } ?? "-"
+            return "\($0.remoteID):\($0.name):\($0.inserts)/\($0.updates)->\(ref)"
         }
     }
 
@@ -301,7 +303,8 @@ struct ImportModelTests {
         do {
             let result =
                 kind == 1
-                ? try after.importMany(records) : try after.importMany(records, drop: drop, rename: rename, add: add)
+                ? try after.importMany(records)
+                : try after.importMany(records, drop: drop, rename: rename, add: add)
             expected = .success(describe(result, in: after))
         } catch let error as ModelImportError {
             expected = .failure(error)
@@ -312,7 +315,8 @@ struct ImportModelTests {
         do {
             let objects: [ModelItem]
             if kind == 1 {
-                objects = try tx.importUniqueObject(Into<ModelItem>(), source: records[0]).map { [$0] } ?? []
+                let one = try tx.importUniqueObject(Into<ModelItem>(), source: records[0])
+                objects = one.map { [$0] } ?? []
             } else if usePreProcess {
                 objects = try tx.importUniqueObjects(Into<ModelItem>(), sourceArray: records) { byID in
                     var kept = byID
@@ -326,7 +330,9 @@ struct ImportModelTests {
             }
             actual = .success(try describe(objects, in: tx))
         } catch {
-            guard case .userError(let wrapped as ModelImportError)? = error as? StrataError else { throw error }
+            guard case .userError(let wrapped as ModelImportError)? = error as? StrataError else {
+                throw error
+            }
             actual = .failure(wrapped)
         }
         if actual != expected {
@@ -439,6 +445,7 @@ struct ImportModelTests {
             if seen != model.rows { return }
         }
         try tx.commitAndWait()
-        #expect(Self.rows(try stack.fetchAll(From<ModelItem>())) == model.rows, "seed \(seed), last commit")
+        let stored = Self.rows(try stack.fetchAll(From<ModelItem>()))
+        #expect(stored == model.rows, "seed \(seed), last commit")
     }
 }
