@@ -42,9 +42,19 @@ struct ListKey {
     init(_ values: [StoredValue], specs: [ListSortKey], rowID: Int64) {
         var writer = Writer()
         for (value, spec) in zip(values, specs) {
-            writer.append(value, spec)
+            writer.append(value, spec.rule)
         }
         self.init(writer, rowID: rowID)
+    }
+
+    /// How one sort key's values are encoded: plain values, so that encoding
+    /// a member's keys copies no key path.
+    struct Rule {
+        let ascending: Bool
+        let nullsFirst: Bool
+        let options: TextOptions
+        /// Decimals are encoded by their sort value (``DecimalOrdering``).
+        let isDecimal: Bool
     }
 
     /// The key a writer has encoded, for the member with `rowID`.
@@ -63,19 +73,19 @@ struct ListKey {
         /// XOR-ed into every byte of a descending key, which reverses its order.
         private var mask: UInt8 = 0
 
-        mutating func append(_ value: StoredValue, _ spec: ListSortKey) {
-            mask = spec.ascending ? 0 : 0xFF
+        mutating func append(_ value: StoredValue, _ rule: Rule) {
+            mask = rule.ascending ? 0 : 0xFF
             switch value {
             case .null:
                 // Written unmasked: below every tag when NULLs come first, above when last.
-                put(spec.nullsFirst ? 0x00 : 0xFF)
+                put(rule.nullsFirst ? 0x00 : 0xFF, count: 1)
             case .integer(let integer):
                 appendNumber(Double(integer), tieBreak: Self.tieBreak(integer))
             case .real(let real):
                 appendNumber(real == 0 ? 0 : real, tieBreak: 0)  // -0.0 sorts with 0.0, as in SQLite
             case .text(let text):
                 byte(0x20)
-                let folded = spec.options.isEmpty ? text : TextMatching.fold(text, spec.options)
+                let folded = rule.options.isEmpty ? text : TextMatching.fold(text, rule.options)
                 appendEscaped(folded.utf8)
             case .blob(let data):
                 byte(0x30)
@@ -90,12 +100,9 @@ struct ListKey {
             byte(0x10)
             let bits = approximation.bitPattern
             let ordered = approximation.sign == .minus ? ~bits : bits | (1 << 63)
-            for shift in stride(from: 56, through: 0, by: -8) {
-                byte(UInt8(truncatingIfNeeded: ordered >> UInt64(shift)))
-            }
+            put(ordered ^ wideMask, count: 8)
             let biased = UInt16(bitPattern: tieBreak) ^ 0x8000
-            byte(UInt8(biased >> 8))
-            byte(UInt8(truncatingIfNeeded: biased))
+            put(UInt64(biased) ^ (wideMask & 0xFFFF), count: 2)
         }
 
         /// The integer minus the double nearest to it, exactly.
@@ -119,21 +126,41 @@ struct ListKey {
             byte(0)
         }
 
+        /// `mask` in each of a word's bytes.
+        private var wideMask: UInt64 { UInt64(mask) &* 0x0101_0101_0101_0101 }
+
         private mutating func byte(_ value: UInt8) {
-            put(value ^ mask)
+            put(UInt64(value ^ mask), count: 1)
         }
 
-        private mutating func put(_ value: UInt8) {
-            let shift = UInt64(56 - 8 * (count % 8))
-            switch count / 8 {
-            case 0: words.0 |= UInt64(value) << shift
-            case 1: words.1 |= UInt64(value) << shift
-            case 2: words.2 |= UInt64(value) << shift
-            default:
-                if tail == nil { tail = [] }
-                tail?.append(value)
+        /// Appends the `count` (1 through 8) low bytes of `value`, most
+        /// significant first: a number's eight bytes in at most two steps
+        /// while they fit the words, not eight.
+        private mutating func put(_ value: UInt64, count bytes: Int) {
+            var left = bytes
+            while left > 0 {
+                let word = count / 8
+                guard word < 3 else {
+                    if tail == nil { tail = [] }
+                    for index in stride(from: left - 1, through: 0, by: -1) {
+                        tail?.append(UInt8(truncatingIfNeeded: value >> UInt64(8 * index)))
+                    }
+                    count += left
+                    return
+                }
+                // The next bytes go into this word's free low bytes.
+                let room = 8 - count % 8
+                let taken = min(room, left)
+                let chunk = (value >> UInt64(8 * (left - taken))) & (UInt64.max >> UInt64(64 - 8 * taken))
+                let placed = chunk << UInt64(8 * (room - taken))
+                switch word {
+                case 0: words.0 |= placed
+                case 1: words.1 |= placed
+                default: words.2 |= placed
+                }
+                count += taken
+                left -= taken
             }
-            count += 1
         }
     }
 }

@@ -18,7 +18,7 @@ struct ListMembers: Sequence {
 
     let chunkCapacity: Int
     private(set) var count = 0
-    private var chunks: [ContiguousArray<ListEntry>] = []
+    private(set) var chunks: [ContiguousArray<ListEntry>] = []
     /// Where each chunk starts in the list; no chunk is empty.
     private var starts: [Int] = []
     /// The key of each chunk's last entry.

@@ -17,7 +17,7 @@ extension ListMonitor {
 
     /// Fetches the list from the store and rebuilds every index.
     func load() throws {
-        namesByValue = [:]
+        namesBySectionKey = SectionNameCache()
         let fetchQuery = query.ordered(by: orderForFetch)
         isLoading = true
         defer { isLoading = false }
@@ -60,41 +60,31 @@ extension ListMonitor {
 
     /// The object as a member: its key and its section name, each value read once.
     func member(_ object: ManagedObject) -> ListMember {
-        let evaluator = MemoryEvaluator(graph: main.context)
         var writer = ListKey.Writer()
         var section = ""
-        // By index, not `enumerated()`, which copies each key spec.
+        // By index, not `enumerated()`, which copies each key spec; the
+        // encoding reads the spec's plain rule, not the spec.
+        let specs = specs
         for index in specs.indices {
             let value: StoredValue
             if let slot = specs[index].slot {
                 value = object.value(at: slot)
             } else {
-                value = evaluator.value(specs[index].path, of: object)
+                value = MemoryEvaluator(graph: main.context).value(specs[index].path, of: object)
             }
             // When sectioned, the section key leads the keys.
             if index == 0, namesSection != nil { section = sectionName(ofValue: value) }
-            writer.append(specs[index].path.isDecimal ? DecimalOrdering.sortValue(value) : value, specs[index])
+            let rule = specs[index].rule
+            writer.append(rule.isDecimal ? DecimalOrdering.sortValue(value) : value, rule)
         }
         return ListMember(object: object, key: ListKey(writer, rowID: object.rowID), section: section)
     }
 
-    /// The name of the section for a section-key value. Names of integers and
-    /// texts are remembered (the SectionBy closure is called once a value,
-    /// not once a changed member); other values are named each time, so that
-    /// `0.0` and `-0.0`, equal as keys, keep names of their own.
+    /// The name of the section for a section-key value (remembered; see
+    /// ``SectionNameCache``), or `""` for a list without sections.
     func sectionName(ofValue value: StoredValue) -> String {
         guard let namesSection else { return "" }
-        let key: SectionNameKey
-        switch value {
-        case .integer(let integer): key = .integer(integer)
-        case .text(let text): key = .text(Array(text.utf8))
-        case .null, .real, .blob: return namesSection(value)
-        }
-        if let name = namesByValue[key] { return name }
-        let name = namesSection(value)
-        if namesByValue.count >= 4_096 { namesByValue.removeAll(keepingCapacity: true) }
-        namesByValue[key] = name
-        return name
+        return namesBySectionKey.name(of: value, naming: namesSection)
     }
 
     /// Rebuilds the sections from each member's section name, in list order.

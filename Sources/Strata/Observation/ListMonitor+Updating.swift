@@ -118,8 +118,7 @@ extension ListMonitor {
         // Old positions, found in list order in one walk, and index paths
         // against the list as it was.
         let oldSections = sectionRuns
-        let byOldKey = ListOrdering.ascending(oldKeys)
-        let oldPositions = members.positions(ofAscending: byOldKey.map { oldKeys[$0] })
+        let (byOldKey, oldPositions) = members.locate(oldKeys)
         var oldCursor = SectionCursor(oldSections)
         // Each list comes out in ascending order of old position.
         var deletedObjects: [(ManagedObject, IndexPath)] = []
@@ -175,11 +174,11 @@ extension ListMonitor {
         // Final positions: where each would go among the remaining members
         // (found in one walk, in list order), plus the incoming members
         // that sort before it.
-        let placed = ListOrdering.byKey(incoming, of: fresh)
-        var positions = members.insertionPoints(ofAscending: placed.map { fresh[$0].key })
+        let (placed, placedKeys, placedNames) = ListOrdering.sorted(incoming, of: fresh)
+        var positions = members.insertionPoints(ofAscending: placedKeys)
         for index in positions.indices { positions[index] += index }
-        let (insertedSections, splitsASection) = placeInSections(positions, names: placed.map { fresh[$0].section })
-        members.insert(zip(positions, placed).map { ($0, ListEntry(object: fresh[$1].object, key: fresh[$1].key)) })
+        let (insertedSections, splitsASection) = placeInSections(positions, names: placedNames)
+        members.insert(ListOrdering.entries(at: positions, of: placed, in: fresh))
         if splitsASection || joinsSections {
             // A SectionBy whose names are not monotone in its key split or
             // joined sections: they are rebuilt and observers told so as a refetch.
@@ -356,45 +355,5 @@ extension ListMonitor {
                 (sectionInfo(at: $0, of: oldSections, in: oldMembers), $0)
             },
             insertedSections: changes.insertedSections)
-    }
-}
-
-/// Sorting for the monitor, outside the main actor: a closure formed in a
-/// main-actor method is isolated to it, and Swift checks the executor on
-/// every call when such a closure is handed to a generic algorithm. These
-/// run once per changed member, so they stay nonisolated.
-enum ListOrdering {
-    /// The indices of `members` at `indices`, in list order.
-    static func byKey(_ indices: [Int], of members: [ListMember]) -> [Int] {
-        let keys = members.map(\.key)
-        return indices.sorted { keys[$0] < keys[$1] }
-    }
-
-    /// The indices of `keys` in ascending order of the keys.
-    static func ascending(_ keys: [ListKey]) -> [Int] {
-        keys.indices.sorted { keys[$0] < keys[$1] }
-    }
-}
-
-/// Walks a list's sections forward: the section and item of each of a
-/// series of ascending positions, a step per section passed instead of a
-/// binary search each.
-struct SectionCursor {
-    private let sections: [ListSection]
-    private var section = 0
-    private var start = 0
-
-    init(_ sections: [ListSection]) {
-        self.sections = sections
-    }
-
-    /// The section holding `position` and its item there; `position` must
-    /// not be below the one asked before.
-    mutating func locate(_ position: Int) -> (section: Int, item: Int) {
-        while section < sections.count - 1, start + sections[section].count <= position {
-            start += sections[section].count
-            section += 1
-        }
-        return (section, position - start)
     }
 }

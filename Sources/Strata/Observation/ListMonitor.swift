@@ -72,7 +72,7 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     #if !STRATA_CHECKED
     @exclusivity(unchecked)
     #endif
-    var namesByValue: [SectionNameKey: String] = [:]
+    var namesBySectionKey = SectionNameCache()
     var observers: [ListObserverBox<Object>] = []
     /// The main context of the store a query names, as `monitorList` finds
     /// it (set by the stack; `nil` once the stack is gone): a refetch must
@@ -245,19 +245,56 @@ struct ListMember {
 /// One sort key of a monitored list, resolved for in-memory comparison.
 struct ListSortKey {
     let path: ValuePath
-    let ascending: Bool
-    let options: TextOptions
-    let nullsFirst: Bool
+    /// How its values are encoded into a member's ``ListKey``.
+    let rule: ListKey.Rule
     /// The value's slot when the path is a field of the object itself.
-    var slot: Int? = nil
+    var slot: Int?
+
+    init(path: ValuePath, ascending: Bool, options: TextOptions, nullsFirst: Bool, slot: Int? = nil) {
+        self.path = path
+        rule = ListKey.Rule(ascending: ascending, nullsFirst: nullsFirst, options: options, isDecimal: path.isDecimal)
+        self.slot = slot
+    }
+
+    var ascending: Bool { rule.ascending }
+    var options: TextOptions { rule.options }
+    var nullsFirst: Bool { rule.nullsFirst }
 }
 
-/// A section-key value as the name cache tells values apart: texts by their
+/// Section names by section-key value, so that a SectionBy closure is
+/// called once a value, not once a changed member. Integers sit in a table
+/// indexed by a multiplicative hash of the value (hashing each into a
+/// dictionary was most of naming a member); texts are told apart by their
 /// bytes, as the list's order does (Swift's `String` equality would take
-/// `"é"` and `"e\u{301}"` for one value).
-enum SectionNameKey: Hashable {
-    case integer(Int64)
-    case text([UInt8])
+/// `"é"` and `"e\u{301}"` for one value). Other values are named each time,
+/// so that `0.0` and `-0.0`, equal as keys, keep names of their own.
+struct SectionNameCache {
+    private var integers: [(value: Int64, name: String)?] = []
+    private var texts: [[UInt8]: String] = [:]
+    private static let integerSlots = 1_024
+
+    /// The name of the section for `value`, as `naming` names it.
+    mutating func name(of value: StoredValue, naming: (StoredValue) -> String) -> String {
+        switch value {
+        case .integer(let integer):
+            if integers.isEmpty { integers = Array(repeating: nil, count: Self.integerSlots) }
+            // The top ten bits of the product spread neighbouring values apart.
+            let index = Int(truncatingIfNeeded: (UInt64(bitPattern: integer) &* 0x9E37_79B9_7F4A_7C15) >> 54)
+            if let known = integers[index], known.value == integer { return known.name }
+            let name = naming(value)
+            integers[index] = (integer, name)
+            return name
+        case .text(let text):
+            let bytes = Array(text.utf8)
+            if let name = texts[bytes] { return name }
+            let name = naming(value)
+            if texts.count >= 4_096 { texts.removeAll(keepingCapacity: true) }
+            texts[bytes] = name
+            return name
+        case .null, .real, .blob:
+            return naming(value)
+        }
+    }
 }
 
 /// One section of a monitored list: a run of members with the same name.
