@@ -118,8 +118,45 @@ final class RowBatch {
     func append(_ statement: Statement) -> Int {
         // Read directly, not value by value through `Statement`, which would
         // ask each time which engine it runs on.
-        if let server = statement.server { return append(row: server) }
+        if let server = statement.server { return append(server: server) }
         return append(row: statement.sqliteRow)
+    }
+
+    /// Appends a server statement's row, read in one call rather than a call
+    /// or two a value across the module boundary.
+    private func append(server statement: any ServerStatement) -> Int {
+        checkUsage(hasRoom, "Strata: a full row batch was appended to")
+        let start = count
+        withUnsafeTemporaryAllocation(of: ServerColumnValue.self, capacity: Swift.max(columns, 1)) {
+            values in
+            let values = values.baseAddress!
+            statement.readColumns(from: 1, count: columns, into: values)
+            for column in 0..<columns {
+                let read = values[column], value = start + column
+                switch read.storageClass {
+                case SQLITE_INTEGER:
+                    kinds[value] = .integer
+                    payloads[value] = read.bits
+                case SQLITE_FLOAT:
+                    kinds[value] = .real
+                    payloads[value] = read.bits
+                case SQLITE_TEXT:
+                    kinds[value] = .text
+                    payloads[value] = store(read.bytes)
+                case SQLITE_BLOB:
+                    kinds[value] = .blob
+                    payloads[value] = store(read.bytes)
+                default:
+                    kinds[value] = .null
+                    payloads[value] = 0
+                }
+            }
+        }
+        count += columns
+        #if STRATA_CHECKED
+        checkInvariants(ofRowAt: start)
+        #endif
+        return start / Swift.max(columns, 1)
     }
 
     private func append(row statement: some ColumnReader) -> Int {
