@@ -54,7 +54,9 @@ final class RowBatch {
 
     /// A batch for up to `rows` rows (at most ``capacity``) of `columns`
     /// values, whose text and blob bytes start with room for `byteCapacity`
-    /// (by default, eight bytes a value).
+    /// and an eighth more (by default, eight bytes a value). A fetch sizes
+    /// each batch by the last one's bytes; the eighth spares growing (and
+    /// copying) a batch whose rows hold a few bytes more than the last's.
     init(
         columns: Int, rows: Int = RowBatch.capacity, byteCapacity: Int? = nil,
         context: ObjectContext
@@ -69,7 +71,7 @@ final class RowBatch {
         payloads = storage.bindMemory(to: UInt64.self, capacity: valueCapacity)
         kinds = (storage + valueCapacity * MemoryLayout<UInt64>.stride)
             .bindMemory(to: Kind.self, capacity: valueCapacity)
-        self.byteCapacity = max(64, byteCapacity ?? valueCapacity * 8)
+        self.byteCapacity = max(64, byteCapacity.map { $0 + $0 / 8 } ?? valueCapacity * 8)
         bytes = .allocate(byteCount: self.byteCapacity, alignment: 1)
         bytes.bindMemory(to: UInt8.self, capacity: self.byteCapacity)
     }
