@@ -129,8 +129,9 @@ final class RowBatch {
     private func append(server statement: any ServerStatement) -> Int {
         checkUsage(hasRoom, "Strata: a full row batch was appended to")
         let start = count
-        withUnsafeTemporaryAllocation(of: ServerColumnValue.self, capacity: Swift.max(columns, 1)) {
-            values in
+        withUnsafeTemporaryAllocation(
+            of: ServerColumnValue.self, capacity: Swift.max(columns, 1)
+        ) { values in
             let values = values.baseAddress!
             statement.readColumns(from: 1, count: columns, into: values)
             for column in 0..<columns {
