@@ -22,6 +22,10 @@ final class PostgreSQLStatement: ServerStatement {
     private var result: OpaquePointer?
     private var row: Int32 = -1
     private var rowCount: Int32 = 0
+    /// The result's column types, read once a run for ``readColumns(from:count:into:)``
+    /// (in a buffer, not an array: no exclusivity or bounds check a value).
+    private var resultTypes = UnsafeMutableBufferPointer<Oid>.allocate(capacity: 8)
+    private var resultColumnCount: Int32 = 0
 
     /// The session's connection it was prepared on: after a reconnect it no
     /// longer exists there, and is prepared again before it runs.
@@ -43,6 +47,7 @@ final class PostgreSQLStatement: ServerStatement {
     /// or its transaction failed (then it goes with the connection).
     deinit {
         if let result { PQclear(result) }
+        resultTypes.deallocate()
         if session.isConnected, session.connectionNumber == connectionNumber, !session.isInFailedTransaction {
             PQclear(PQexec(session.handle, "DEALLOCATE \(name)"))
         }
@@ -54,6 +59,7 @@ final class PostgreSQLStatement: ServerStatement {
         result = nil
         row = -1
         rowCount = 0
+        resultColumnCount = 0
         parameters.removeAll()
     }
 
@@ -124,6 +130,13 @@ final class PostgreSQLStatement: ServerStatement {
         }
         result = run
         rowCount = PQntuples(run)
+        let columns = PQnfields(run)
+        if Int(columns) > resultTypes.count {
+            resultTypes.deallocate()
+            resultTypes = .allocate(capacity: Int(columns))
+        }
+        for column in 0..<columns { resultTypes[Int(column)] = PQftype(run, column) }
+        resultColumnCount = columns
     }
 
     /// Prepares `sql` on the session's connection under `name`.
@@ -232,6 +245,76 @@ final class PostgreSQLStatement: ServerStatement {
         case SQLITE_TEXT: return .text(String(decoding: raw(at: index), as: UTF8.self))
         case SQLITE_BLOB: return .blob(Data(raw(at: index)))
         default: return .null
+        }
+    }
+
+    /// Reads columns `first..<first + count` of the current row into `values`.
+    /// The common values are read here with two libpq calls each (the length,
+    /// then the bytes): a non-empty `bigint`, `double precision`, `bytea` or
+    /// text value, whose length says it is not NULL. Any other (NULL, empty,
+    /// another type, a column past the result's) takes the value-by-value
+    /// path, so that both read every value alike.
+    func readColumns(
+        from first: Int32, count: Int, into values: UnsafeMutablePointer<ServerColumnValue>
+    ) {
+        guard let result else {
+            for offset in 0..<count {
+                (values + offset).initialize(to: column(first + Int32(offset)))
+            }
+            return
+        }
+        let row = self.row, types = resultTypes, columnCount = resultColumnCount
+        for offset in 0..<count {
+            let index = first + Int32(offset)
+            guard index >= 0, index < columnCount else {
+                (values + offset).initialize(to: column(index))
+                continue
+            }
+            let length = PQgetlength(result, row, index)
+            guard length > 0, let start = PQgetvalue(result, row, index) else {
+                (values + offset).initialize(to: column(index))
+                continue
+            }
+            let bytes = UnsafeRawBufferPointer(start: start, count: Int(length))
+            let value: ServerColumnValue
+            switch types[Int(index)] {
+            case PostgreSQLType.int8 where length == 8:
+                value = ServerColumnValue(
+                    storageClass: SQLITE_INTEGER,
+                    bits: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
+            case PostgreSQLType.float8 where length == 8:
+                value = ServerColumnValue(
+                    storageClass: SQLITE_FLOAT,
+                    bits: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
+            case PostgreSQLType.bytea:
+                value = ServerColumnValue(storageClass: SQLITE_BLOB, bytes: bytes)
+            case PostgreSQLType.int8, PostgreSQLType.int4, PostgreSQLType.int2,
+                PostgreSQLType.bool, PostgreSQLType.oid, PostgreSQLType.float8,
+                PostgreSQLType.float4, PostgreSQLType.numeric, PostgreSQLType.void:
+                value = column(index)
+            default:
+                value = ServerColumnValue(storageClass: SQLITE_TEXT, bytes: bytes)
+            }
+            (values + offset).initialize(to: value)
+        }
+    }
+
+    /// Column `index` read value by value, as a row batch read it through
+    /// ``ColumnReader``.
+    private func column(_ index: Int32) -> ServerColumnValue {
+        let storageClass = columnType(at: index)
+        switch storageClass {
+        case SQLITE_INTEGER:
+            return ServerColumnValue(
+                storageClass: storageClass, bits: UInt64(bitPattern: int64(at: index)))
+        case SQLITE_FLOAT:
+            return ServerColumnValue(storageClass: storageClass, bits: double(at: index).bitPattern)
+        case SQLITE_TEXT:
+            return ServerColumnValue(storageClass: storageClass, bytes: textBytes(at: index))
+        case SQLITE_BLOB:
+            return ServerColumnValue(storageClass: storageClass, bytes: blobBytes(at: index))
+        default:
+            return ServerColumnValue(storageClass: SQLITE_NULL)
         }
     }
 

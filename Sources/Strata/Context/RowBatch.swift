@@ -54,7 +54,9 @@ final class RowBatch {
 
     /// A batch for up to `rows` rows (at most ``capacity``) of `columns`
     /// values, whose text and blob bytes start with room for `byteCapacity`
-    /// (by default, eight bytes a value).
+    /// and an eighth more (by default, eight bytes a value). A fetch sizes
+    /// each batch by the last one's bytes; the eighth spares growing (and
+    /// copying) a batch whose rows hold a few bytes more than the last's.
     init(
         columns: Int, rows: Int = RowBatch.capacity, byteCapacity: Int? = nil,
         context: ObjectContext
@@ -69,7 +71,7 @@ final class RowBatch {
         payloads = storage.bindMemory(to: UInt64.self, capacity: valueCapacity)
         kinds = (storage + valueCapacity * MemoryLayout<UInt64>.stride)
             .bindMemory(to: Kind.self, capacity: valueCapacity)
-        self.byteCapacity = max(64, byteCapacity ?? valueCapacity * 8)
+        self.byteCapacity = max(64, byteCapacity.map { $0 + $0 / 8 } ?? valueCapacity * 8)
         bytes = .allocate(byteCount: self.byteCapacity, alignment: 1)
         bytes.bindMemory(to: UInt8.self, capacity: self.byteCapacity)
     }
@@ -118,8 +120,46 @@ final class RowBatch {
     func append(_ statement: Statement) -> Int {
         // Read directly, not value by value through `Statement`, which would
         // ask each time which engine it runs on.
-        if let server = statement.server { return append(row: server) }
+        if let server = statement.server { return append(server: server) }
         return append(row: statement.sqliteRow)
+    }
+
+    /// Appends a server statement's row, read in one call rather than a call
+    /// or two a value across the module boundary.
+    private func append(server statement: any ServerStatement) -> Int {
+        checkUsage(hasRoom, "Strata: a full row batch was appended to")
+        let start = count
+        withUnsafeTemporaryAllocation(
+            of: ServerColumnValue.self, capacity: Swift.max(columns, 1)
+        ) { values in
+            let values = values.baseAddress!
+            statement.readColumns(from: 1, count: columns, into: values)
+            for column in 0..<columns {
+                let read = values[column], value = start + column
+                switch read.storageClass {
+                case SQLITE_INTEGER:
+                    kinds[value] = .integer
+                    payloads[value] = read.bits
+                case SQLITE_FLOAT:
+                    kinds[value] = .real
+                    payloads[value] = read.bits
+                case SQLITE_TEXT:
+                    kinds[value] = .text
+                    payloads[value] = store(read.bytes)
+                case SQLITE_BLOB:
+                    kinds[value] = .blob
+                    payloads[value] = store(read.bytes)
+                default:
+                    kinds[value] = .null
+                    payloads[value] = 0
+                }
+            }
+        }
+        count += columns
+        #if STRATA_CHECKED
+        checkInvariants(ofRowAt: start)
+        #endif
+        return start / Swift.max(columns, 1)
     }
 
     private func append(row statement: some ColumnReader) -> Int {

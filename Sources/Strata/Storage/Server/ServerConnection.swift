@@ -41,4 +41,10 @@ package protocol ServerStatement: AnyObject, ColumnReader {
     var changes: Int { get }
     var columnCount: Int32 { get }
     func value(at index: Int32) -> StoredValue
+    /// Reads `count` columns of the current row, from column `first` on, into
+    /// `values` (initializing each), as ``ColumnReader/columnType(at:)`` and
+    /// the typed reads would value by value: what a fetch's row batch calls,
+    /// one call a row rather than two or three a value.
+    func readColumns(
+        from first: Int32, count: Int, into values: UnsafeMutablePointer<ServerColumnValue>)
 }
