@@ -16,12 +16,15 @@ extension ObjectContext {
     }
 
     /// ``fetchOne(_:)`` of `entity`, `Object`'s entity in this context's schema.
-    func fetchOne<Object: ManagedObject>(_ query: From<Object>, entity: EntityDescription) throws -> Object? {
+    func fetchOne<Object: ManagedObject>(
+        _ query: From<Object>, entity: EntityDescription
+    ) throws -> Object? {
         if readsCommitted(query) { return try committedMatches(query.tweak { $0.fetchLimit = 1 }).first }
         let select = try query.selectSQL(in: entity, schema: schema, dialect: store.dialect, limit: 1)
         // As `ManagedObject`s, so that this unspecialized call does not
         // instantiate `[Object]`'s metadata and its `Collection` conformance.
-        let fetched = try fetchObjects(entity, sql: select.sql, arguments: select.arguments, maxRows: 1)
+        let fetched = try fetchObjects(
+            entity, sql: select.sql, arguments: select.arguments, maxRows: 1)
         guard let object = fetched.first else { return nil }
         // Every row of the entity is an object of its class, or of a subentity's.
         return unsafeDowncast(object, to: Object.self)

@@ -21,10 +21,24 @@ struct SelectCacheShapeTests {
         var name: String
         var given: (sql: String, arguments: [StoredValue])
         var expected: (sql: String, arguments: [StoredValue])
+
+        /// Expects the cache's answer to be the compiler's.
+        func check(_ context: String) {
+            #expect(given.sql == expected.sql, "\(context): \(name)")
+            #expect(given.arguments == expected.arguments, "\(context): \(name)")
+        }
+    }
+
+    /// `From<Object>` where `field op value`.
+    static func query<Object: ManagedObject>(
+        _: Object.Type, _ field: String?, _ op: Comparison, _ value: StoredValue
+    ) -> From<Object> {
+        From<Object>().where(Where(.compare(ValuePath(field: field), op, value)))
     }
 
     static func lookup<Object: ManagedObject>(
-        _ query: From<Object>, _ name: String, schema: Schema, dialect: SQLDialect, limit: Int?
+        _ query: From<Object>, _ name: String, schema: Schema = monitorSchema,
+        dialect: SQLDialect = .sqlite, limit: Int? = 1
     ) throws -> Lookup {
         let entity = schema.entity(of: Object.self)
         let given = try query.selectSQL(in: entity, schema: schema, dialect: dialect, limit: limit)
@@ -32,8 +46,10 @@ struct SelectCacheShapeTests {
         let expected = (
             "SELECT \(entity.selectList) FROM \(entity.quotedTable) AS t0\(compiled.clauses)",
             compiled.arguments)
-        return Lookup(name: "\(entity.name) \(name) \(dialect) limit \(limit.map(String.init) ?? "-")",
-                      given: given, expected: expected)
+        let limitName = limit.map(String.init) ?? "-"
+        return Lookup(
+            name: "\(entity.name) \(name) \(dialect) limit \(limitName)", given: given,
+            expected: expected)
     }
 
     /// A random lookup over two schemas of the same classes, two entities,
@@ -42,7 +58,9 @@ struct SelectCacheShapeTests {
     static func randomLookup(_ random: inout SplitMix64) throws -> Lookup {
         let schema = random.next() % 2 == 0 ? monitorSchema : otherMonitorSchema
         let dialect: SQLDialect = random.next() % 2 == 0 ? .sqlite : .postgreSQL
-        let comparisons: [Comparison] = [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual]
+        let comparisons: [Comparison] = [
+            .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual,
+        ]
         let op = comparisons[Int(random.next() % 6)]
         let limit = [nil, 1, 2][Int(random.next() % 3)]
         let tweakLimit = [nil, 3][Int(random.next() % 2)]
@@ -55,25 +73,21 @@ struct SelectCacheShapeTests {
             (nil, .integer(number)), ("name", .text("n\(number)")),
         ]
         let (field, value) = fields[Int(random.next() % UInt64(fields.count))]
-        let name = "\(field ?? "_pk") \(op.rawValue) \(value), tweak \(tweakLimit.map(String.init) ?? "-")"
-        let predicate = WherePredicate.compare(ValuePath(field: field), op, value)
+        let tweakName = tweakLimit.map(String.init) ?? "-"
+        let name = "\(field ?? "_pk") \(op.rawValue) \(value), tweak \(tweakName)"
         if field == "name" || (field == nil && random.next() % 2 == 0) {
-            let query = adjusted(From<MonOwner>().where(Where(predicate)))
-            return try lookup(query, name, schema: schema, dialect: dialect, limit: limit)
+            let owners = adjusted(query(MonOwner.self, field, op, value))
+            return try lookup(owners, name, schema: schema, dialect: dialect, limit: limit)
         }
-        let query = adjusted(From<MonItem>().where(Where(predicate)))
-        return try lookup(query, name, schema: schema, dialect: dialect, limit: limit)
+        let items = adjusted(query(MonItem.self, field, op, value))
+        return try lookup(items, name, schema: schema, dialect: dialect, limit: limit)
     }
 
     @Test(arguments: [0x5E1EC7_CAC4E, SplitMix64.random().seed])
     func mixedLookupsEachGetTheirOwnSQL(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         for step in 0..<2_000 {
-            let lookup = try Self.randomLookup(&random)
-            #expect(lookup.given.sql == lookup.expected.sql, "seed \(seed), step \(step): \(lookup.name)")
-            #expect(
-                lookup.given.arguments == lookup.expected.arguments,
-                "seed \(seed), step \(step): \(lookup.name)")
+            try Self.randomLookup(&random).check("seed \(seed), step \(step)")
         }
     }
 
@@ -82,33 +96,26 @@ struct SelectCacheShapeTests {
     /// third must not.
     @Test
     func aShapeThatDiffersInOnePartIsNotTheOneFoundLast() throws {
-        let base = From<MonItem>().where(Where(.compare(ValuePath(field: "rank"), .equal, .integer(4))))
+        let base = Self.query(MonItem.self, "rank", .equal, .integer(4))
         let others: [(String, () throws -> Lookup)] = [
-            ("schema", { try Self.lookup(base, "rank = 4", schema: otherMonitorSchema, dialect: .sqlite, limit: 1) }),
-            ("dialect", { try Self.lookup(base, "rank = 4", schema: monitorSchema, dialect: .postgreSQL, limit: 1) }),
-            ("limit", { try Self.lookup(base, "rank = 4", schema: monitorSchema, dialect: .sqlite, limit: nil) }),
+            ("schema", { try Self.lookup(base, "rank = 4", schema: otherMonitorSchema) }),
+            ("dialect", { try Self.lookup(base, "rank = 4", dialect: .postgreSQL) }),
+            ("limit", { try Self.lookup(base, "rank = 4", limit: nil) }),
             ("field", {
-                let query = From<MonItem>().where(Where(.compare(ValuePath(field: "group"), .equal, .integer(4))))
-                return try Self.lookup(query, "group = 4", schema: monitorSchema, dialect: .sqlite, limit: 1)
+                try Self.lookup(Self.query(MonItem.self, "group", .equal, .integer(4)), "group = 4")
             }),
             ("operator", {
-                let query = From<MonItem>().where(Where(.compare(ValuePath(field: "rank"), .less, .integer(4))))
-                return try Self.lookup(query, "rank < 4", schema: monitorSchema, dialect: .sqlite, limit: 1)
+                try Self.lookup(Self.query(MonItem.self, "rank", .less, .integer(4)), "rank < 4")
             }),
             ("entity", {
-                let query = From<MonOwner>().where(Where(.compare(ValuePath(field: nil), .equal, .integer(4))))
-                return try Self.lookup(query, "_pk = 4", schema: monitorSchema, dialect: .sqlite, limit: 1)
+                try Self.lookup(Self.query(MonOwner.self, nil, .equal, .integer(4)), "_pk = 4")
             }),
         ]
         for (part, other) in others {
             for _ in 0..<2 {
-                let same = try Self.lookup(base, "rank = 4", schema: monitorSchema, dialect: .sqlite, limit: 1)
-                #expect(same.given.sql == same.expected.sql, "before another \(part)")
-                #expect(same.given.arguments == same.expected.arguments, "before another \(part)")
+                try Self.lookup(base, "rank = 4").check("before another \(part)")
             }
-            let lookup = try other()
-            #expect(lookup.given.sql == lookup.expected.sql, "another \(part): \(lookup.name)")
-            #expect(lookup.given.arguments == lookup.expected.arguments, "another \(part): \(lookup.name)")
+            try other().check("another \(part)")
         }
     }
 
@@ -120,9 +127,10 @@ struct SelectCacheShapeTests {
             var path = ValuePath(field: "price")
             path.isDecimal = isDecimal
             let query = From<DecLine>().where(Where(.compare(path, .less, .text("10"))))
-            let lookup = try Self.lookup(query, "price < 10", schema: decimalSchema, dialect: .sqlite, limit: 1)
-            #expect(lookup.given.sql == lookup.expected.sql, "decimal \(isDecimal)")
-            #expect(lookup.given.sql.contains("strata_decimal") == isDecimal, "decimal \(isDecimal)")
+            let lookup = try Self.lookup(query, "price < 10", schema: decimalSchema)
+            lookup.check("decimal \(isDecimal)")
+            let comparesNumbers = lookup.given.sql.contains("strata_decimal")
+            #expect(comparesNumbers == isDecimal, "decimal \(isDecimal)")
         }
     }
 
@@ -132,14 +140,10 @@ struct SelectCacheShapeTests {
     func shapesPastTheCapacityStillGetTheirSQL() throws {
         for round in 0..<2 {
             for tweakLimit in 1...(SelectCache.capacity + 40) {
-                let query = From<MonItem>()
-                    .where(Where(.compare(ValuePath(field: "rank"), .greater, .integer(Int64(round)))))
+                let query = Self.query(MonItem.self, "rank", .greater, .integer(Int64(round)))
                     .tweak { $0.fetchLimit = tweakLimit }
-                let lookup = try Self.lookup(
-                    query, "rank > \(round)", schema: otherMonitorSchema, dialect: .sqlite, limit: nil)
-                #expect(lookup.given.sql == lookup.expected.sql, "round \(round), tweak \(tweakLimit)")
-                #expect(
-                    lookup.given.arguments == lookup.expected.arguments, "round \(round), tweak \(tweakLimit)")
+                try Self.lookup(query, "rank > \(round)", schema: otherMonitorSchema, limit: nil)
+                    .check("round \(round), tweak \(tweakLimit)")
             }
         }
     }
