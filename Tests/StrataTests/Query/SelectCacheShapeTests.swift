@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+import Synchronization
 import Testing
 
 /// The same classes as `monitorSchema`, as other entities (other tables):
@@ -30,13 +31,13 @@ struct SelectCacheShapeTests {
     }
 
     /// `From<Object>` where `field op value`.
-    static func query<Object: ManagedObject>(
+    nonisolated static func query<Object: ManagedObject>(
         _: Object.Type, _ field: String?, _ op: Comparison, _ value: StoredValue
     ) -> From<Object> {
         From<Object>().where(Where(.compare(ValuePath(field: field), op, value)))
     }
 
-    static func lookup<Object: ManagedObject>(
+    nonisolated static func lookup<Object: ManagedObject>(
         _ query: From<Object>, _ name: String, schema: Schema = monitorSchema,
         dialect: SQLDialect = .sqlite, limit: Int? = 1
     ) throws -> Lookup {
@@ -55,7 +56,7 @@ struct SelectCacheShapeTests {
     /// A random lookup over two schemas of the same classes, two entities,
     /// their fields and the row ID, every operator, both dialects and a few
     /// limits: shapes that differ in one part only follow one another.
-    static func randomLookup(_ random: inout SplitMix64) throws -> Lookup {
+    nonisolated static func randomLookup(_ random: inout SplitMix64) throws -> Lookup {
         let schema = random.next() % 2 == 0 ? monitorSchema : otherMonitorSchema
         let dialect: SQLDialect = random.next() % 2 == 0 ? .sqlite : .postgreSQL
         let comparisons: [Comparison] = [
@@ -89,6 +90,30 @@ struct SelectCacheShapeTests {
         for step in 0..<2_000 {
             try Self.randomLookup(&random).check("seed \(seed), step \(step)")
         }
+    }
+
+    /// Lookups of random shapes on many threads at once: the entry found
+    /// last changes under each of them, and none gets another's SQL.
+    @Test
+    nonisolated func concurrentLookupsEachGetTheirOwnSQL() throws {
+        let wrong = Atomic<Int>(0)
+        let failed = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            var random = SplitMix64(seed: 0xC0C0 + UInt64(worker))
+            for _ in 0..<1_000 {
+                guard let lookup = try? Self.randomLookup(&random) else {
+                    failed.add(1, ordering: .relaxed)
+                    continue
+                }
+                if lookup.given.sql != lookup.expected.sql
+                    || lookup.given.arguments != lookup.expected.arguments
+                {
+                    wrong.add(1, ordering: .relaxed)
+                }
+            }
+        }
+        #expect(wrong.load(ordering: .relaxed) == 0)
+        #expect(failed.load(ordering: .relaxed) == 0)
     }
 
     /// The same shape asked for twice in a row, then another that differs in
