@@ -40,11 +40,11 @@ public struct From<Object: ManagedObject>: Sendable {
         self.configurations = configurations
     }
 
-    /// Adds a predicate; several `where` calls combine with `&&`.
     // Inlinable, so that a lookup built anew on every call is specialized
     // in the caller's module: unspecialized, it instantiated `From<Object>`'s
     // and `Where<Object>?`'s generic metadata on every call (fetchOne's
     // profile, Docs/Performance.md).
+    /// Adds a predicate; several `where` calls combine with `&&`.
     @inlinable
     public func `where`(_ clause: Where<Object>) -> From<Object> {
         var copy = self
