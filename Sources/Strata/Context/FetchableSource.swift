@@ -54,7 +54,12 @@ extension FetchableSource {
         function: StaticString = #function, _ body: (StoreContexts) throws -> Result
     ) throws(StrataError) -> Result {
         do {
-            return try StrataError.catching { try body(sourceContext().contexts) }
+            return try StrataError.catching {
+                // Borrowed from the source, not copied out of it: a copy
+                // retains and releases the schema's tables on every read.
+                let source = try sourceContext()
+                return try body(source.contexts)
+            }
         } catch {
             StrataLog.log(.error, .queries, "\(function) failed: \(error)")
             throw error
@@ -96,7 +101,12 @@ extension FetchableSource {
     public func fetchOne<Object: ManagedObject>(
         _ query: From<Object>
     ) throws(StrataError) -> Object? {
-        try read { try $0.fetchOne(query) }
+        // Read as a `ManagedObject?`, whose metadata is static: `Object?`'s
+        // would be instantiated on every call, this not being specialized.
+        let object: ManagedObject? = try read { try $0.fetchOne(query) }
+        guard let object else { return nil }
+        // The object is of `Object`'s entity, so of its class or a subclass.
+        return unsafeDowncast(object, to: Object.self)
     }
 
     /// How many objects the query matches (limit and offset applied).

@@ -12,12 +12,22 @@ extension ObjectContext {
     }
 
     func fetchOne<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
+        try fetchOne(query, entity: entity(Object.self))
+    }
+
+    /// ``fetchOne(_:)`` of `entity`, `Object`'s entity in this context's schema.
+    func fetchOne<Object: ManagedObject>(
+        _ query: From<Object>, entity: EntityDescription
+    ) throws -> Object? {
         if readsCommitted(query) { return try committedMatches(query.tweak { $0.fetchLimit = 1 }).first }
-        let entity = entity(Object.self)
         let select = try query.selectSQL(in: entity, schema: schema, dialect: store.dialect, limit: 1)
-        return try fetchObjects(
-            entity, sql: select.sql, arguments: select.arguments, as: Object.self, maxRows: 1
-        ).first
+        // As `ManagedObject`s, so that this unspecialized call does not
+        // instantiate `[Object]`'s metadata and its `Collection` conformance.
+        let fetched = try fetchObjects(
+            entity, sql: select.sql, arguments: select.arguments, maxRows: 1)
+        guard let object = fetched.first else { return nil }
+        // Every row of the entity is an object of its class, or of a subentity's.
+        return unsafeDowncast(object, to: Object.self)
     }
 
     func fetchObjectIDs<Object: ManagedObject>(_ query: From<Object>) throws -> [ObjectID<Object>] {

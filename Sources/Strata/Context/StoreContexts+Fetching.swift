@@ -14,6 +14,13 @@ extension StoreContexts {
     }
 
     func fetchOne<Object: ManagedObject>(_ query: From<Object>) throws -> Object? {
+        // One store holding the entity (`holding`'s first case), found
+        // without an array of contexts, and its entity looked up once.
+        if all.count == 1, query.configurations == nil,
+           let entity = all[0].schema.entity(for: Object.self)
+        {
+            return try all[0].fetchOne(query, entity: entity)
+        }
         let contexts = try holding(Object.self, in: query.configurations)
         if contexts.count == 1 { return try contexts[0].fetchOne(query) }
         return try fetchAll(query.tweak { $0.fetchLimit = 1 }).first

@@ -4,10 +4,10 @@ import Foundation
 enum FieldPath {
     /// The name of the field at `keyPath`, read once from the class's prototype.
     static func name<Object: ManagedObject, Wrapper>(_ keyPath: KeyPath<Object, Wrapper>) -> String {
-        guard let field = DeclaredFields.field(at: keyPath) else {
+        guard let name = DeclaredFields.name(at: keyPath) else {
             misuse("Strata: \(keyPath) does not name a @Field of \(Object.self).")
         }
-        return field.declaration.name
+        return name
     }
 }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The `SELECT` of the commonest query shape, compiled once: one comparison
 /// of a field of the entity's own row with a value, no order, no offset
 /// (`From<Person>().where(\.$email == email)`, a lookup repeated with a new
@@ -18,7 +20,7 @@ extension From {
         guard let shape = selectShape(in: entity, dialect: dialect, limit: limit) else {
             return try compiledSelect(in: entity, schema: schema, dialect: dialect, limit: limit)
         }
-        if let known = SelectCache.shared.withLock({ $0[shape.key] }) {
+        if let known = SelectCache.entry(shape.key) {
             var arguments = known.arguments
             arguments[0] = shape.operand
             return (known.sql, arguments)
@@ -27,10 +29,8 @@ extension From {
         // The operand is the first argument: the entity has no discriminator
         // condition, and the limit and offset come after the predicate.
         guard compiled.arguments.first?.isIdentical(to: shape.operand) == true else { return compiled }
-        SelectCache.shared.withLock { cache in
-            if cache.count >= SelectCache.capacity { cache.removeAll() }
-            cache[shape.key] = SelectCache.Entry(entity: entity, sql: compiled.sql, arguments: compiled.arguments)
-        }
+        SelectCache.add(SelectCache.Entry(
+            key: shape.key, entity: entity, sql: compiled.sql, arguments: compiled.arguments))
         return compiled
     }
 
@@ -54,7 +54,8 @@ extension From {
         else { return nil }
         let limit = limit.map { min($0, options.effectiveLimit ?? $0) } ?? options.effectiveLimit
         let key = SelectCache.Key(
-            entity: ObjectIdentifier(entity), dialect: dialect, field: path.field, comparison: comparison, limit: limit)
+            entity: ObjectIdentifier(entity), dialect: dialect, field: path.field,
+            isDecimal: path.isDecimal, comparison: comparison, limit: limit)
         return (key, operand)
     }
 }
@@ -62,26 +63,105 @@ extension From {
 /// The compiled `SELECT`s of ``From/selectSQL(in:schema:dialect:limit:)``, shared by
 /// every stack and thread of the process (a few entries per entity and field
 /// queried this way).
+///
+/// Found without hashing: the entry found last is checked first, without
+/// the lock (a lookup repeated in a loop finds it there); then, under the
+/// lock, the entity's address picks a bucket whose few entries are compared
+/// field by field. Hashing the key, a `String` among its parts, under a
+/// lock was most of a lookup's cost (Docs/Performance.md, "fetchOne's lookup").
 enum SelectCache {
-    struct Key: Hashable {
+    /// A query shape: equal keys compile to the same SQL text.
+    struct Key: Equatable {
         let entity: ObjectIdentifier
         /// A schema's entities serve stores of either engine.
         let dialect: SQLDialect
         let field: String?
+        /// A decimal field's order comparisons compare numbers, not texts.
+        let isDecimal: Bool
         let comparison: WherePredicate.Comparison
         let limit: Int?
+
+        /// The bucket of the shapes of `entity`: its address, past the
+        /// alignment bits that every object's share, folded.
+        var bucket: Int {
+            let address = UInt(bitPattern: entity) >> 4
+            return Int(truncatingIfNeeded: (address ^ (address >> 7)) & UInt(bucketCount - 1))
+        }
     }
 
-    struct Entry {
+    /// A compiled shape. Never freed once kept, nor changed, so that
+    /// ``lastFound`` can point to one without the lock.
+    final class Entry: Sendable {
+        let key: Key
         /// Kept alive so that no other entity can take its identifier.
         let entity: EntityDescription
         let sql: String
         let arguments: [StoredValue]
+
+        init(key: Key, entity: EntityDescription, sql: String, arguments: [StoredValue]) {
+            self.key = key
+            self.entity = entity
+            self.sql = sql
+            self.arguments = arguments
+        }
     }
 
-    /// Past this many shapes the cache starts again (raw SQL and paths never
-    /// reach it; only a program with that many entity and field pairs would).
+    /// The most shapes kept; later ones compile on every query (raw SQL and
+    /// paths never reach the cache: only a program with that many entity and
+    /// field pairs would). Kept entries are never dropped, so that one
+    /// ``lastFound`` points to stays valid.
     static let capacity = 512
+    /// A power of two.
+    static let bucketCount = 64
 
-    static let shared = Locked<[Key: Entry]>([:])
+    private struct Table {
+        var buckets = [[Entry]](repeating: [], count: bucketCount)
+        var count = 0
+
+        func entry(_ key: Key) -> Entry? {
+            let bucket = buckets[key.bucket]
+            for index in bucket.indices where bucket[index].key == key { return bucket[index] }
+            return nil
+        }
+    }
+
+    private static let table = Locked(Table())
+    /// The address of the entry a lookup found or added last (0 before any):
+    /// written with release once the entry is made, read with acquire.
+    private static let lastFound = Atomic<UInt>(0)
+
+    /// The compiled shape of `key`, if kept.
+    static func entry(_ key: Key) -> Entry? {
+        let last = lastFound.load(ordering: .acquiring)
+        if last != 0 {
+            let entry = Unmanaged<Entry>.fromOpaque(UnsafeRawPointer(bitPattern: last)!)
+                .takeUnretainedValue()
+            if entry.key == key { return entry }
+        }
+        guard let entry = table.withLock({ $0.entry(key) }) else { return nil }
+        remember(entry)
+        return entry
+    }
+
+    /// Keeps `entry`, unless its shape is kept already (another thread
+    /// compiled it meanwhile: the same text) or the cache is full.
+    static func add(_ entry: Entry) {
+        let kept = table.withLock { table -> Bool in
+            guard table.count < capacity, table.entry(entry.key) == nil else { return false }
+            table.buckets[entry.key.bucket].append(entry)
+            table.count += 1
+            return true
+        }
+        if kept { remember(entry) }
+    }
+
+    /// Points ``lastFound`` to `entry`, a kept one; written only when it
+    /// changes, so that threads looking up the same shape do not take the
+    /// cache line from each other.
+    private static func remember(_ entry: Entry) {
+        let address = UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque())
+        if lastFound.load(ordering: .relaxed) != address {
+            lastFound.store(address, ordering: .releasing)
+        }
+    }
 }

@@ -10,9 +10,10 @@
 ///         .tweak { $0.fetchLimit = 20 })
 /// ```
 public struct From<Object: ManagedObject>: Sendable {
-    var predicate: Where<Object>?
-    var order: OrderBy<Object>?
-    var options = Tweak()
+    // Reachable from `where`, which is inlined into the caller.
+    @usableFromInline var predicate: Where<Object>?
+    @usableFromInline var order: OrderBy<Object>?
+    @usableFromInline var options = Tweak()
     /// The configurations whose stores the query reads; `nil` for every
     /// store of the stack that holds the entity.
     public private(set) var configurations: [String?]?
@@ -39,7 +40,12 @@ public struct From<Object: ManagedObject>: Sendable {
         self.configurations = configurations
     }
 
+    // Inlinable, so that a lookup built anew on every call is specialized
+    // in the caller's module: unspecialized, it instantiated `From<Object>`'s
+    // and `Where<Object>?`'s generic metadata on every call (fetchOne's
+    // profile, Docs/Performance.md).
     /// Adds a predicate; several `where` calls combine with `&&`.
+    @inlinable
     public func `where`(_ clause: Where<Object>) -> From<Object> {
         var copy = self
         copy.predicate = predicate.map { $0 && clause } ?? clause

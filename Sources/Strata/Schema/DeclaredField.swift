@@ -121,10 +121,20 @@ enum DeclaredFields {
         let object: ManagedObject
     }
 
+    /// A key path and the field it names. An object, so that ``lastFound``
+    /// can point to one; never freed, as the table never forgets an entry.
     /// `@unchecked Sendable`: key paths and declared fields are immutable.
-    private struct Found: @unchecked Sendable {
+    private final class Found: @unchecked Sendable {
         let keyPath: AnyKeyPath
         let field: any AnyDeclaredField
+        /// The field's declared name, read once.
+        let name: String
+
+        init(keyPath: AnyKeyPath, field: any AnyDeclaredField) {
+            self.keyPath = keyPath
+            self.field = field
+            self.name = field.declaration.name
+        }
     }
 
     /// Fields already found: by key path identity, the usual hit, and by key
@@ -145,6 +155,12 @@ enum DeclaredFields {
     // `Locked`, not `Mutex`: every thread's field access may reach these.
     private static let prototypes = Locked<[ObjectIdentifier: Prototype]>([:])
     private static let found = Locked(FoundTable())
+    /// The address of the entry of `found` that a look-up by identity found
+    /// last (0 before any): a query built in a loop (`\.$code == code`)
+    /// names the same key path each time, and finds its field here without
+    /// the lock and the hashing. Safe to read without the lock: entries are
+    /// never freed, nor changed once published (release, then acquire).
+    private static let lastFound = Atomic<UInt>(0)
 
     /// The prototype of `type`: an instance whose field wrappers hold their
     /// declarations. Made once per class.
@@ -209,19 +225,54 @@ enum DeclaredFields {
     /// The field at `keyPath`: a wrapper's storage (`\._age`) or its
     /// projected value (`\.$age`); `nil` when the key path names no field.
     static func field(at keyPath: AnyKeyPath) -> (any AnyDeclaredField)? {
+        found(at: keyPath)?.field
+    }
+
+    /// The declared name of the field at `keyPath`; `nil` when the key path
+    /// names no field.
+    static func name(at keyPath: AnyKeyPath) -> String? {
+        found(at: keyPath)?.name
+    }
+
+    private static func found(at keyPath: AnyKeyPath) -> Found? {
         let id = ObjectIdentifier(keyPath)
+        let last = lastFound.load(ordering: .acquiring)
+        if last != 0 {
+            let entry = Unmanaged<Found>.fromOpaque(UnsafeRawPointer(bitPattern: last)!)
+                .takeUnretainedValue()
+            // Its key path is alive, held by the entry: no other can have its identity.
+            if ObjectIdentifier(entry.keyPath) == id { return entry }
+        }
         let key = ValueKey(keyPath: keyPath)
-        if let known = found.withLock({ $0.byIdentity[id] ?? $0.byValue[key] }) { return known.field }
+        if let known = found.withLock({ $0.byIdentity[id] ?? $0.byValue[key] }) {
+            remember(known, for: id)
+            return known
+        }
         guard let root = type(of: keyPath).rootType as? ManagedObject.Type,
               let field = (prototype(of: root)[keyPath: keyPath] as? any FieldWrapper)?.declared
         else { return nil }
-        found.withLock { table in
-            guard table.byValue[key] == nil else { return }
+        let entry = found.withLock { table in
+            if let first = table.byValue[key] { return first }
             let entry = Found(keyPath: key.keyPath, field: field)
             table.byValue[key] = entry
             table.byIdentity[id] = entry
+            return entry
         }
-        return field
+        remember(entry, for: id)
+        return entry
+    }
+
+    /// Makes `entry` the one ``lastFound`` points to when it is the entry of
+    /// `id` itself (not of an equal key path found by value, which the next
+    /// look-up by `id` would miss anyway).
+    private static func remember(_ entry: Found, for id: ObjectIdentifier) {
+        guard ObjectIdentifier(entry.keyPath) == id else { return }
+        let address = UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque())
+        // Written only when it changes, so that threads reading the same key
+        // path do not take the cache line from each other.
+        if lastFound.load(ordering: .relaxed) != address {
+            lastFound.store(address, ordering: .releasing)
+        }
     }
 
     /// The declaration a projected value holds. A wrapper built by hand,
