@@ -7,7 +7,11 @@
 /// object lives in the store its ``Into`` named, a fetch reads the stores
 /// its ``From`` names (every store holding the entity by default) and merges
 /// their rows, and an ID or an object names its store by its configuration.
-struct StoreContexts {
+///
+/// A class: every read on the main actor takes the stack's, and copying a
+/// struct holding the whole ``Schema`` retained and released each of its
+/// parts (3% of a lookup by unique field).
+final class StoreContexts {
     /// One context per store, in the order the stores were added; never empty.
     let all: [ObjectContext]
     /// The stack's whole schema, to tell a class outside it (a programmer
