@@ -155,11 +155,7 @@ final class RowBatch {
                 }
             }
         }
-        count += columns
-        #if STRATA_CHECKED
-        checkInvariants(ofRowAt: start)
-        #endif
-        return start / Swift.max(columns, 1)
+        return endRow(at: start)
     }
 
     private func append(row statement: some ColumnReader) -> Int {
@@ -186,6 +182,11 @@ final class RowBatch {
                 payloads[value] = 0
             }
         }
+        return endRow(at: start)
+    }
+
+    /// Counts in the row just written at `start`; returns its index.
+    private func endRow(at start: Int) -> Int {
         count += columns
         #if STRATA_CHECKED
         checkInvariants(ofRowAt: start)
