@@ -151,7 +151,8 @@ struct ListKey {
                 // The next bytes go into this word's free low bytes.
                 let room = 8 - count % 8
                 let taken = min(room, left)
-                let chunk = (value >> UInt64(8 * (left - taken))) & (UInt64.max >> UInt64(64 - 8 * taken))
+                let chunk = (value >> UInt64(8 * (left - taken)))
+                    & (UInt64.max >> UInt64(64 - 8 * taken))
                 let placed = chunk << UInt64(8 * (room - taken))
                 switch word {
                 case 0: words.0 |= placed

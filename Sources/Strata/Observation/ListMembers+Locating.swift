@@ -19,7 +19,9 @@ extension ListMembers {
     /// ``locate(_:)`` by one walk over the list, or `nil` when the batch is
     /// small beside the list or its row IDs too far apart for a table
     /// indexed by row ID (which, like the walk, costs O(n)).
-    func locateByWalking(_ keys: [ListKey], minimumBatch: Int = 64) -> (order: [Int], positions: [Int?])? {
+    func locateByWalking(
+        _ keys: [ListKey], minimumBatch: Int = 64
+    ) -> (order: [Int], positions: [Int?])? {
         guard keys.count >= minimumBatch, keys.count * 32 >= count else { return nil }
         var largest: Int64 = -1
         for index in keys.indices {

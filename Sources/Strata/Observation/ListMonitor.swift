@@ -252,7 +252,8 @@ struct ListSortKey {
 
     init(path: ValuePath, ascending: Bool, options: TextOptions, nullsFirst: Bool, slot: Int? = nil) {
         self.path = path
-        rule = ListKey.Rule(ascending: ascending, nullsFirst: nullsFirst, options: options, isDecimal: path.isDecimal)
+        rule = ListKey.Rule(
+            ascending: ascending, nullsFirst: nullsFirst, options: options, isDecimal: path.isDecimal)
         self.slot = slot
     }
 
@@ -279,7 +280,8 @@ struct SectionNameCache {
         case .integer(let integer):
             if integers.isEmpty { integers = Array(repeating: nil, count: Self.integerSlots) }
             // The top ten bits of the product spread neighbouring values apart.
-            let index = Int(truncatingIfNeeded: (UInt64(bitPattern: integer) &* 0x9E37_79B9_7F4A_7C15) >> 54)
+            let hash = UInt64(bitPattern: integer) &* 0x9E37_79B9_7F4A_7C15
+            let index = Int(truncatingIfNeeded: hash >> 54)
             if let known = integers[index], known.value == integer { return known.name }
             let name = naming(value)
             integers[index] = (integer, name)

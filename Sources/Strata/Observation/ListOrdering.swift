@@ -14,7 +14,9 @@ enum ListOrdering {
 
     /// The members at `indices`, in list order: their indices in
     /// `members`, their keys and their section names.
-    static func sorted(_ indices: [Int], of members: [ListMember]) -> (order: [Int], keys: [ListKey], names: [String]) {
+    static func sorted(
+        _ indices: [Int], of members: [ListMember]
+    ) -> (order: [Int], keys: [ListKey], names: [String]) {
         let order = ascending(indices.count) { members[indices[$0]].key }.map { indices[$0] }
         var keys: [ListKey] = [], names: [String] = []
         keys.reserveCapacity(order.count)
