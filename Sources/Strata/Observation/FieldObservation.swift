@@ -115,7 +115,13 @@ private final class FieldObserver<Value>: ChangeSetObserver, FieldObserving {
         guard !new.isIdentical(to: current) else { return }
         let old = current
         current = new
-        handler(decode(old), decode(new))
+        // Called once every monitor has taken the change set (Docs/Observing.md, Rule 1).
+        // Weakly: a cancelled or released observation calls nothing more.
+        let call = { [weak self] in
+            guard let self else { return }
+            handler(decode(old), decode(new))
+        }
+        if let main { main.observation.deliver(call) } else { call() }
     }
 
     var watchedEntityNames: Set<String> { [entityName] }
