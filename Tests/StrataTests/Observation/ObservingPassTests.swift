@@ -65,4 +65,80 @@ struct ObservingPassTests {
         #expect(fieldReader.seen == ["field: [2, 2]"])
         withExtendedLifetime(token) {}
     }
+
+    /// Calls a closure from `listMonitorWillChange`, and counts every callback.
+    final class Hook: ListObjectObserver {
+        typealias ListEntityType = MonItem
+        var onWillChange: () -> Void = {}
+        var calls = 0
+        func listMonitorWillChange(_ monitor: ListMonitor<MonItem>) {
+            calls += 1
+            onWillChange()
+        }
+        func listMonitorDidChange(_ monitor: ListMonitor<MonItem>) { calls += 1 }
+        func listMonitor(_ monitor: ListMonitor<MonItem>, didInsertObject object: MonItem, toIndexPath indexPath: IndexPath) {
+            calls += 1
+        }
+    }
+
+    /// Rule 2: an observer removed inside a callback gets nothing more, and a
+    /// monitor released stops; also when the callback is another monitor's,
+    /// called after both took the commit.
+    @Test
+    func anObserverRemovedOrAMonitorReleasedByAnotherMonitorsCallbackGetsNothing() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .inMemory, in: directory)
+        let query = From<MonItem>().orderBy(.ascending(\.$rank))
+        let first = try stack.monitorList(query)
+        var second: ListMonitor<MonItem>? = try stack.monitorList(query)
+        weak let weakSecond = second
+        var third: ListMonitor<MonItem>? = try stack.monitorList(query)
+        let closer = Hook()
+        let removed = Hook()
+        let orphan = Hook()
+        first.addObserver(closer)
+        second?.addObserver(removed)
+        third?.addObserver(orphan)
+        closer.onWillChange = {
+            second?.removeObserver(removed)
+            third = nil
+        }
+        try stack.perform(synchronous: { tx in _ = tx.create(Into<MonItem>()) })
+        #expect(closer.calls == 3)
+        #expect(removed.calls == 0, "removed before its monitor called it")
+        #expect(orphan.calls == 0, "its monitor was released before calling it")
+        #expect(second?.numberOfObjects() == 1)
+        second = nil
+        #expect(weakSecond == nil)
+    }
+
+    /// Rule 1: a synchronous commit made in a callback is merged after the
+    /// pass under way (DataStack.mergePendingChangeSets), so every monitor of
+    /// the list, before and after the one calling, gets both commits, in order.
+    @Test
+    func aSynchronousCommitInACallbackReachesEveryMonitorAfterThePass() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .inMemory, in: directory)
+        let query = From<MonItem>().orderBy(.ascending(\.$rank))
+        let monitors = try (0..<3).map { _ in try stack.monitorList(query) }
+        let hooks = monitors.map { monitor in
+            let hook = Hook()
+            monitor.addObserver(hook)
+            return hook
+        }
+        var committedInside = false
+        var countAfterInnerCommit: Int?
+        hooks[1].onWillChange = {
+            guard !committedInside else { return }
+            committedInside = true
+            try? stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 9 })
+            countAfterInnerCommit = monitors[2].numberOfObjects()
+        }
+        try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 1 })
+        // Not merged in the middle of the pass: the monitor after shows the first commit.
+        #expect(countAfterInnerCommit == 1)
+        // Each monitor: two batches of willChange, insert, didChange; the list has both.
+        #expect(hooks.map(\.calls) == [6, 6, 6])
+        #expect(monitors.map { $0.objectsInAllSections().map(\.rank) } == Array(repeating: [1, 9], count: 3))
+    }
 }
