@@ -151,6 +151,11 @@ struct ObservingCallbackRulesTests {
               query: From<MonItem>().orderBy(.ascending(\.$owner ~ \.$name), .ascending(\.$rank)),
               key: { v, owners in [v.owner.flatMap { owners[$0] } ?? "", "\(v.rank)"] },
               readsRelationship: true),
+        // CoreStore's dotted spelling, through a relationship; no owner is the section "".
+        Shape(description: "by owner.name, rank desc",
+              query: From<MonItem>().orderBy(.descending(\.$rank)).sectionBy("owner.name"),
+              key: { v, owners in [v.owner.flatMap { owners[$0] } ?? "null", "\(v.rank)"] },
+              readsRelationship: true),
         Shape(description: "by rank % 3, label",
               query: From<MonItem>().orderBy(.ascending(\.$label))
                 .sectionBy(SectionBy(\.$rank) { "r\($0 % 3)" }),
