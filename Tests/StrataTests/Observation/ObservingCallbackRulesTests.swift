@@ -164,12 +164,19 @@ struct ObservingCallbackRulesTests {
 
     init() {}
 
-    @Test(arguments: [UInt64(101), 102, 103, 104, 105, 106])
-    func everyCallbackFollowsRule3(seed: UInt64) throws {
+    /// Seeds whose commits this stack makes, and seeds whose commits a
+    /// second stack on the same file makes (Rule 10: read from the commit
+    /// log, merged when this stack next reads, with the same callbacks).
+    nonisolated static let cases: [(seed: UInt64, foreign: Bool)] =
+        [101, 102, 103, 104].map { ($0, false) } + [105, 106, 107].map { ($0, true) }
+
+    @Test(arguments: cases)
+    func everyCallbackFollowsRule3(seed: UInt64, foreign: Bool) throws {
         var random = SplitMix64(seed: seed)
         let directory = TemporaryDirectory()
         let stack = try makeStack(monitorSchema, .file, in: directory)
-        try MonWorkload.seed(stack, count: 40, random: &random)
+        let writer = foreign ? try makeStack(monitorSchema, .file, in: directory) : stack
+        try MonWorkload.seed(writer, count: 40, random: &random)
         let log = StrictObserver.EventLog()
         var monitors: [(ListMonitor<MonItem>, [StrictObserver], Shape)] = []
         for (index, shape) in Self.shapes.enumerated() {
@@ -183,10 +190,11 @@ struct ObservingCallbackRulesTests {
             let valuesBefore = try Self.values(in: stack)
             let before = monitors.map { $0.0.sectionedRowIDs() }
             log.entries = []
-            try stack.perform(synchronous: { tx in try randomCommit(tx, &random) })
+            try writer.perform(synchronous: { tx in try randomCommit(tx, &random) })
+            // Another stack's commit merges here, as this read catches up.
             let valuesAfter = try Self.values(in: stack)
             for (index, (monitor, observers, shape)) in monitors.enumerated() {
-                let context = "seed \(seed), commit \(commit), monitor \(index) (\(shape))"
+                let context = "seed \(seed)\(foreign ? " foreign" : ""), commit \(commit), monitor \(index) (\(shape))"
                 let names = Set(observers.map(\.name))
                 let events = log.entries.filter { names.contains($0.observer) }
                 try check(
