@@ -141,4 +141,41 @@ struct ObservingPassTests {
         #expect(hooks.map(\.calls) == [6, 6, 6])
         #expect(monitors.map { $0.objectsInAllSections().map(\.rank) } == Array(repeating: [1, 9], count: 3))
     }
+
+    final class Counter: ListSectionObserver, ObjectObserver {
+        typealias ListEntityType = MonItem
+        typealias ObjectEntityType = MonItem
+        var willChange = 0
+        var updates = 0
+        func listMonitorWillChange(_ monitor: ListMonitor<MonItem>) { willChange += 1 }
+        func objectMonitor(_ monitor: ObjectMonitor<MonItem>, willUpdateObject object: MonItem) { updates += 1 }
+    }
+
+    /// Adds `observer` through the plain `ListObserver` overload.
+    static func addAsListObserver<Observer: ListObserver>(_ observer: Observer, to monitor: ListMonitor<MonItem>)
+    where Observer.ListEntityType == MonItem {
+        monitor.addObserver(observer)
+    }
+
+    /// Rule 2: adding the same observer again replaces it (it is called once
+    /// a commit, not twice), whichever of the protocols it was added as.
+    @Test
+    func addingAnObserverAgainReplacesIt() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .inMemory, in: directory)
+        let id = try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).objectID })
+        let list = try stack.monitorList(From<MonItem>())
+        let object = try stack.monitorObject(id)
+        let counter = Counter()
+        list.addObserver(counter)
+        Self.addAsListObserver(counter, to: list)
+        object.addObserver(counter)
+        object.addObserver(counter)
+        try stack.perform(synchronous: { tx in tx.edit(id)?.rank = 3 })
+        #expect(counter.willChange == 1 && counter.updates == 1)
+        list.removeObserver(counter)
+        object.removeObserver(counter)
+        try stack.perform(synchronous: { tx in tx.edit(id)?.rank = 4 })
+        #expect(counter.willChange == 1 && counter.updates == 1)
+    }
 }
