@@ -66,6 +66,41 @@ struct ObservingPassTests {
         withExtendedLifetime(token) {}
     }
 
+    /// Rule 1 and Rule 10: a refresh (a write that bypassed the commit log)
+    /// reaches observers through the same pass: `listMonitorDidRefetch` and an
+    /// object monitor's update read every monitor re-read already.
+    @Test
+    func aRefreshsCallbacksReadOtherMonitorsRefreshed() async throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        let first = try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).objectID })
+        let query = From<MonItem>().orderBy(.ascending(\.$rank))
+        let before = try stack.monitorList(query)
+        let listed = try stack.monitorList(query)
+        let watched = try stack.monitorObject(first)
+        let after = try stack.monitorList(query)
+        final class RefetchReader: ListObserver {
+            typealias ListEntityType = MonItem
+            var read: () -> Void = {}
+            func listMonitorDidRefetch(_ monitor: ListMonitor<MonItem>) { read() }
+        }
+        let listReader = RefetchReader()
+        let objectReader = Reader()
+        var seen: [[Int]] = []
+        listReader.read = { seen.append([before.numberOfObjects(), after.numberOfObjects()]) }
+        objectReader.others = [before, after]
+        listed.addObserver(listReader)
+        watched.addObserver(objectReader)
+        try writeBypassingStrata(
+            "UPDATE MonItem SET rank = 3 WHERE _pk = \(first.rowID); "
+                + "INSERT INTO MonItem (_pk, \"group\", rank, flag) VALUES (1000, 0, 7, 0)",
+            at: storeURL(in: directory))
+        await Task.yield()
+        _ = try stack.fetchCount(From<MonOwner>())
+        #expect(seen == [[2, 2]])
+        #expect(objectReader.seen == ["objectUpdate: [2, 2]"])
+    }
+
     /// Calls a closure from `listMonitorWillChange`, and counts every callback.
     final class Hook: ListObjectObserver {
         typealias ListEntityType = MonItem
