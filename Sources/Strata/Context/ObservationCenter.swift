@@ -129,9 +129,11 @@ final class ObservationCenter {
         var changeSet = changeSet
         if changeSet.families == nil { changeSet.families = families }
         for stage in Stage.allCases {
-            for entry in entries[stage] ?? [] {
-                entry.observer?.didRefresh(changeSet)
-            }
+            let stageEntries = entries[stage] ?? []
+            isUpdatingMonitors = stage == .monitors
+            for entry in stageEntries { entry.observer?.didRefresh(changeSet) }
+            isUpdatingMonitors = false
+            deliverPendingCallbacks()
         }
     }
 }

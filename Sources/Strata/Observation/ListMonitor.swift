@@ -194,16 +194,21 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
         let previous = (self.query, self.sectionBy)
         self.query = query
         self.sectionBy = sectionBy
+        // In a refresh, `didRefetch` waits until every monitor has re-read
+        // (``ObservationCenter/deliver(_:)``); otherwise it comes at once.
+        let didRefetch = { [self] in
+            for box in boxes where isObserving(box, removals: removals) { box.didRefetch(self) }
+        }
         do {
             try load()
         } catch {
             // The old list stays, and observers that were told a refetch
             // began are told it ended, as they would be after a success.
             (self.query, self.sectionBy) = previous
-            for box in boxes where isObserving(box, removals: removals) { box.didRefetch(self) }
+            main.observation.deliver(didRefetch)
             throw StrataError.wrapping(error)
         }
-        for box in boxes where isObserving(box, removals: removals) { box.didRefetch(self) }
+        main.observation.deliver(didRefetch)
     }
 
     // MARK: Positions
