@@ -78,6 +78,8 @@ struct ObservingPassTests {
         let before = try stack.monitorList(query)
         let listed = try stack.monitorList(query)
         let watched = try stack.monitorObject(first)
+        let fieldReader = Reader()
+        let token = try #require(try stack.fetchExisting(first)).$rank.observe { _, _ in fieldReader.look("field") }
         let after = try stack.monitorList(query)
         final class RefetchReader: ListObserver {
             typealias ListEntityType = MonItem
@@ -89,6 +91,7 @@ struct ObservingPassTests {
         var seen: [[Int]] = []
         listReader.read = { seen.append([before.numberOfObjects(), after.numberOfObjects()]) }
         objectReader.others = [before, after]
+        fieldReader.others = [before, after]
         listed.addObserver(listReader)
         watched.addObserver(objectReader)
         try writeBypassingStrata(
@@ -99,6 +102,8 @@ struct ObservingPassTests {
         _ = try stack.fetchCount(From<MonOwner>())
         #expect(seen == [[2, 2]])
         #expect(objectReader.seen == ["objectUpdate: [2, 2]"])
+        #expect(fieldReader.seen == ["field: [2, 2]"])
+        withExtendedLifetime(token) {}
     }
 
     /// Calls a closure from `listMonitorWillChange`, and counts every callback.
