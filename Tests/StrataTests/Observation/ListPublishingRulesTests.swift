@@ -90,4 +90,32 @@ struct ListPublishingRulesTests {
             #expect(streamed.map(\.updatedItemIDs) == published[index].map(\.updatedItemIDs))
         }
     }
+
+    /// Rule 7 and Rule 8: a refetch that throws leaves the old list and
+    /// publishes nothing; one that succeeds publishes once, with no updated items.
+    @Test
+    func aFailedRefetchPublishesNothingAndASuccessfulOneOnce() async throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .inMemory, in: directory)
+        try stack.perform(synchronous: { tx in
+            for rank in [3, 1, 2] { tx.create(Into<MonItem>()).rank = rank }
+        })
+        let publisher = try stack.publishList(From<MonItem>().orderBy(.ascending(\.$rank)))
+        let stream = publisher.snapshots
+        let first = publisher.snapshot
+        var calls = 0
+        let owner = Changed()
+        publisher.addObserver(owner) { _ in calls += 1 }
+        #expect(throws: StrataError.self) {
+            try publisher.refetch(From<MonItem>().sectionBy("noSuchField"))
+        }
+        #expect(calls == 0 && publisher.snapshot == first)
+        try publisher.refetch(From<MonItem>().orderBy(.descending(\.$rank)).sectionBy(\.$flag))
+        #expect(calls == 1)
+        #expect(publisher.snapshot.sectionIDs == ["false"] && publisher.snapshot.updatedItemIDs.isEmpty)
+        var iterator = stream.makeAsyncIterator()
+        let streamed = [await iterator.next(), await iterator.next()]
+        #expect(streamed == [first, publisher.snapshot])
+        #expect(streamed[1]?.map(\.rowID) == first.map(\.rowID).reversed())
+    }
 }
