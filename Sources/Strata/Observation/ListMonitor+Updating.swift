@@ -184,8 +184,9 @@ extension ListMonitor {
             // A SectionBy whose names are not monotone in its key split or
             // joined sections: they are rebuilt and observers told so as a refetch.
             rebuildSections(names: members.map { sectionName(of: $0.object) })
+            let loads = loadCount
             main.observation.deliver { [weak self] in
-                guard let self else { return }
+                guard let self, loadCount == loads else { return }
                 for box in boxes where isObserving(box, removals: removalsBefore) { box.willRefetch(self) }
                 for box in boxes where isObserving(box, removals: removalsBefore) { box.didRefetch(self) }
             }
@@ -284,8 +285,10 @@ extension ListMonitor {
         deletedSections: [(ListSectionInfo<Object>, Int)], insertedSections: [Int]
     ) {
         guard !boxes.isEmpty else { return }
+        let loads = loadCount
         main.observation.deliver { [weak self] in
-            self?.call(
+            guard let self, loadCount == loads else { return }
+            call(
                 boxes, since: removals, deleted: deleted, inserted: inserted, moved: moved,
                 updated: updated, deletedSections: deletedSections, insertedSections: insertedSections)
         }

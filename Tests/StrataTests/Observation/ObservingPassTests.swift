@@ -218,4 +218,35 @@ struct ObservingPassTests {
         try stack.perform(synchronous: { tx in tx.edit(id)?.rank = 4 })
         #expect(counter.willChange == 1 && counter.updates == 1)
     }
+
+    /// A callback that refetches another monitor, whose own batch for the
+    /// commit has not been delivered yet: that monitor's observers get the
+    /// refetch, not a batch about the list it replaced.
+    @Test
+    func aMonitorRefetchedByAnotherMonitorsCallbackSendsOnlyTheRefetch() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .inMemory, in: directory)
+        let query = From<MonItem>().orderBy(.ascending(\.$rank))
+        let first = try stack.monitorList(query)
+        let second = try stack.monitorList(query)
+        let trigger = Hook()
+        first.addObserver(trigger)
+        let recorder = RecordingObserver()
+        second.addObserver(recorder)
+        var once = true
+        trigger.onWillChange = {
+            guard once else { return }
+            once = false
+            try? second.refetch(From<MonItem>().where(\.$rank > 5).orderBy(.descending(\.$rank)))
+        }
+        try stack.perform(synchronous: { tx in
+            for rank in [1, 7, 9] { tx.create(Into<MonItem>()).rank = rank }
+        })
+        #expect(recorder.events.isEmpty, "no batch about the replaced list: \(recorder.events)")
+        #expect(recorder.refetched)
+        #expect(second.objectsInAllSections().map(\.rank) == [9, 7])
+        try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 8 })
+        #expect(second.objectsInAllSections().map(\.rank) == [9, 8, 7])
+        #expect(recorder.events == ["willChange", "insert 0.1", "didChange"])
+    }
 }
