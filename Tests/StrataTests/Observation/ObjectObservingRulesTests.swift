@@ -158,4 +158,47 @@ struct ObjectObservingRulesTests {
             #expect(publisher.$friend?.objectID.rowID == annAfter.friend, "\(context)")
         }
     }
+
+    /// Rule 9's field observations over random commits, this stack's and a
+    /// second stack's on the same file: each call reports one commit's old
+    /// and new value of a field that changed, every such change is reported
+    /// once, and a deleted object's observation stops (`isActive` false).
+    @Test(arguments: [(UInt64(211), false), (212, false), (213, true), (214, true)])
+    func fieldObservationsReportEachChangeOnce(seed: UInt64, foreign: Bool) throws {
+        var random = SplitMix64(seed: seed)
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .file, in: directory)
+        let writer = foreign ? try makeStack(monitorSchema, .file, in: directory) : stack
+        try MonWorkload.seed(writer, count: 12, random: &random)
+        let items = try stack.fetchAll(From<MonItem>())
+        var reports: [Int64: [String]] = [:]
+        var tokens: [Int64: (FieldObservation, FieldObservation)] = [:]
+        for item in items {
+            let rowID = item.rowID
+            tokens[rowID] = (
+                item.$rank.observe { old, new in reports[rowID, default: []].append("rank \(old) \(new)") },
+                item.$label.observe { old, new in
+                    reports[rowID, default: []].append("label \(old ?? "nil") \(new ?? "nil")")
+                })
+        }
+        for commit in 0..<60 {
+            let before = Dictionary(uniqueKeysWithValues: try stack.fetchAll(From<MonItem>()).map { ($0.rowID, ItemValues($0)) })
+            reports = [:]
+            try writer.perform(synchronous: { tx in try randomCommit(tx, &random) })
+            let after = Dictionary(uniqueKeysWithValues: try stack.fetchAll(From<MonItem>()).map { ($0.rowID, ItemValues($0)) })
+            for item in items {
+                let context = "seed \(seed)\(foreign ? " foreign" : ""), commit \(commit), row \(item.rowID)"
+                guard let old = before[item.rowID] else { continue }
+                guard let new = after[item.rowID] else {
+                    #expect(reports[item.rowID] == nil, "\(context): deleted")
+                    #expect(tokens[item.rowID].map { !$0.0.isActive && !$0.1.isActive } == true, "\(context)")
+                    continue
+                }
+                var expected: [String] = []
+                if old.rank != new.rank { expected.append("rank \(old.rank) \(new.rank)") }
+                if old.label != new.label { expected.append("label \(old.label ?? "nil") \(new.label ?? "nil")") }
+                #expect((reports[item.rowID] ?? []).sorted() == expected.sorted(), "\(context)")
+            }
+        }
+    }
 }
