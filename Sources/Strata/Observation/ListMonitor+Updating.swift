@@ -187,8 +187,12 @@ extension ListMonitor {
             let loads = loadCount
             main.observation.deliver { [weak self] in
                 guard let self, loadCount == loads else { return }
-                for box in boxes where isObserving(box, removals: removalsBefore) { box.willRefetch(self) }
-                for box in boxes where isObserving(box, removals: removalsBefore) { box.didRefetch(self) }
+                for box in boxes where isObserving(box, removals: removalsBefore) {
+                    box.willRefetch(self)
+                }
+                for box in boxes where isObserving(box, removals: removalsBefore) {
+                    box.didRefetch(self)
+                }
             }
             return
         }
@@ -210,8 +214,8 @@ extension ListMonitor {
             }
         }
         notify(
-            boxes, since: removalsBefore, deleted: deletedObjects.reversed(), inserted: insertedObjects,
-            moved: movedObjects, updated: updatedObjects,
+            boxes, since: removalsBefore, deleted: deletedObjects.reversed(),
+            inserted: insertedObjects, moved: movedObjects, updated: updatedObjects,
             deletedSections: deletedSectionInfos, insertedSections: insertedSections.sorted())
     }
 
@@ -290,7 +294,8 @@ extension ListMonitor {
             guard let self, loadCount == loads else { return }
             call(
                 boxes, since: removals, deleted: deleted, inserted: inserted, moved: moved,
-                updated: updated, deletedSections: deletedSections, insertedSections: insertedSections)
+                updated: updated, deletedSections: deletedSections,
+                insertedSections: insertedSections)
         }
     }
 

@@ -188,7 +188,9 @@ public final class ObjectMonitor<Object: ManagedObject>: ChangeSetObserver {
         center.deliver { [weak self] in
             guard let self else { return }
             let removals = observerRemovals
-            for box in liveObservers where isObserving(box, removals: removals) { box.didDelete(self, object) }
+            for box in liveObservers where isObserving(box, removals: removals) {
+                box.didDelete(self, object)
+            }
         }
     }
 
@@ -198,8 +200,12 @@ public final class ObjectMonitor<Object: ManagedObject>: ChangeSetObserver {
             guard let self else { return }
             let boxes = liveObservers
             let removals = observerRemovals
-            for box in boxes where isObserving(box, removals: removals) { box.willUpdate(self, object) }
-            for box in boxes where isObserving(box, removals: removals) { box.didUpdate(self, object, keys) }
+            for box in boxes where isObserving(box, removals: removals) {
+                box.willUpdate(self, object)
+            }
+            for box in boxes where isObserving(box, removals: removals) {
+                box.didUpdate(self, object, keys)
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Strata
 import Testing
+
+@testable import Strata
 
 /// Rule 8 of Docs/Observing.md over random commits: a `ListPublisher`
 /// publishes once per commit that changes what its list shows and never
@@ -21,15 +22,22 @@ struct ListPublishingRulesTests {
             batches += 1
             refetched = true
         }
-        func listMonitor(_ monitor: ListMonitor<MonItem>, didInsertObject object: MonItem, toIndexPath indexPath: IndexPath) {
-            ids.insert(object.objectID)
-        }
         func listMonitor(
-            _ monitor: ListMonitor<MonItem>, didMoveObject object: MonItem, fromIndexPath: IndexPath, toIndexPath: IndexPath
+            _ monitor: ListMonitor<MonItem>, didInsertObject object: MonItem,
+            toIndexPath indexPath: IndexPath
         ) {
             ids.insert(object.objectID)
         }
-        func listMonitor(_ monitor: ListMonitor<MonItem>, didUpdateObject object: MonItem, atIndexPath indexPath: IndexPath) {
+        func listMonitor(
+            _ monitor: ListMonitor<MonItem>, didMoveObject object: MonItem,
+            fromIndexPath: IndexPath, toIndexPath: IndexPath
+        ) {
+            ids.insert(object.objectID)
+        }
+        func listMonitor(
+            _ monitor: ListMonitor<MonItem>, didUpdateObject object: MonItem,
+            atIndexPath indexPath: IndexPath
+        ) {
             ids.insert(object.objectID)
         }
     }
@@ -41,7 +49,11 @@ struct ListPublishingRulesTests {
         let stack = try makeStack(monitorSchema, .file, in: directory)
         try MonWorkload.seed(stack, count: 40, random: &random)
         let shapes = ObservingCallbackRulesTests.shapes
-        var lanes: [(ListPublisher<MonItem>, ListMonitor<MonItem>, Changed, AsyncStream<ListSnapshot<MonItem>>)] = []
+        var lanes:
+            [(
+                ListPublisher<MonItem>, ListMonitor<MonItem>, Changed,
+                AsyncStream<ListSnapshot<MonItem>>
+            )] = []
         var published: [[ListSnapshot<MonItem>]] = []
         var counts: [Int] = []
         for (index, shape) in shapes.enumerated() {
@@ -67,11 +79,15 @@ struct ListPublishingRulesTests {
             try stack.perform(synchronous: { tx in try randomCommit(tx, &random) })
             for (index, (publisher, monitor, changed, _)) in lanes.enumerated() {
                 let context = "seed \(seed), commit \(commit), \(shapes[index])"
-                #expect(counts[index] == (changed.batches > 0 ? 1 : 0), "\(context): \(changed.batches) batches")
+                #expect(
+                    counts[index] == (changed.batches > 0 ? 1 : 0),
+                    "\(context): \(changed.batches) batches")
                 let snapshot = publisher.snapshot
                 #expect(snapshot == monitor.makeSnapshot(), "\(context)")
                 #expect(snapshot.sectionIDs == monitor.sectionNames(), "\(context)")
-                #expect(snapshot.map(\.rowID) == monitor.objectsInAllSections().map(\.rowID), "\(context)")
+                #expect(
+                    snapshot.map(\.rowID) == monitor.objectsInAllSections().map(\.rowID),
+                    "\(context)")
                 if changed.batches > 0 {
                     let expected = changed.refetched ? [] : changed.ids
                     #expect(snapshot.updatedItemIDs == expected, "\(context)")
@@ -112,7 +128,8 @@ struct ListPublishingRulesTests {
         #expect(calls == 0 && publisher.snapshot == first)
         try publisher.refetch(From<MonItem>().orderBy(.descending(\.$rank)).sectionBy(\.$flag))
         #expect(calls == 1)
-        #expect(publisher.snapshot.sectionIDs == ["false"] && publisher.snapshot.updatedItemIDs.isEmpty)
+        #expect(
+            publisher.snapshot.sectionIDs == ["false"] && publisher.snapshot.updatedItemIDs.isEmpty)
         var iterator = stream.makeAsyncIterator()
         let streamed = [await iterator.next(), await iterator.next()]
         #expect(streamed == [first, publisher.snapshot])

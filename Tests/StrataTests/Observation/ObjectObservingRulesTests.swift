@@ -1,6 +1,7 @@
 import Foundation
-@testable import Strata
 import Testing
+
+@testable import Strata
 
 /// Rule 9 of Docs/Observing.md over random commits: what an `ObjectMonitor`
 /// (plain, and following related objects) reports, and what an
@@ -17,8 +18,10 @@ struct ObjectObservingRulesTests {
         var friend: Int64?
 
         init(_ person: ObsPerson) {
-            fields = ["name": person.name, "age": "\(person.age)", "score": "\(person.score)",
-                      "email": person.email ?? "nil"]
+            fields = [
+                "name": person.name, "age": "\(person.age)", "score": "\(person.score)",
+                "email": person.email ?? "nil",
+            ]
             pets = Set(person.pets.map(\.rowID))
             tags = Set(person.tags.map(\.rowID))
             friend = person.friend?.rowID
@@ -43,11 +46,17 @@ struct ObjectObservingRulesTests {
 
     static func world(_ stack: DataStack) throws -> World {
         World(
-            people: Dictionary(uniqueKeysWithValues: try stack.fetchAll(From<ObsPerson>()).map { ($0.rowID, PersonState($0)) }),
-            pets: Dictionary(uniqueKeysWithValues: try stack.fetchAll(From<ObsPet>()).map { ($0.rowID, $0.name) }),
-            tags: Dictionary(uniqueKeysWithValues: try stack.fetchAll(From<ObsTag>()).map {
-                ($0.rowID, "\($0.label) \($0.people.map(\.rowID).sorted())")
-            }))
+            people: Dictionary(
+                uniqueKeysWithValues: try stack.fetchAll(From<ObsPerson>()).map {
+                    ($0.rowID, PersonState($0))
+                }),
+            pets: Dictionary(
+                uniqueKeysWithValues: try stack.fetchAll(From<ObsPet>()).map { ($0.rowID, $0.name) }
+            ),
+            tags: Dictionary(
+                uniqueKeysWithValues: try stack.fetchAll(From<ObsTag>()).map {
+                    ($0.rowID, "\($0.label) \($0.people.map(\.rowID).sorted())")
+                }))
     }
 
     @MainActor
@@ -58,12 +67,14 @@ struct ObjectObservingRulesTests {
         var sawNewValues = true
         var expectedAge: Int?
 
-        func objectMonitor(_ monitor: ObjectMonitor<ObsPerson>, willUpdateObject object: ObsPerson) {
+        func objectMonitor(_ monitor: ObjectMonitor<ObsPerson>, willUpdateObject object: ObsPerson)
+        {
             events.append("will")
             if let expectedAge, object.age != expectedAge { sawNewValues = false }
         }
         func objectMonitor(
-            _ monitor: ObjectMonitor<ObsPerson>, didUpdateObject object: ObsPerson, changedPersistentKeys: Set<String>
+            _ monitor: ObjectMonitor<ObsPerson>, didUpdateObject object: ObsPerson,
+            changedPersistentKeys: Set<String>
         ) {
             events.append("did")
             keys.append(changedPersistentKeys)
@@ -96,7 +107,10 @@ struct ObjectObservingRulesTests {
             case 6: any(tags)?.label = "t\(random.next() % 4)"
             case 7: if let tag = any(tags), let person = any(people) { tag.people.insert(person) }
             case 8: if let tag = any(tags), let person = any(people) { person.tags.remove(tag) }
-            case 9: if let person = any(people) { person.friend = random.next() % 3 == 0 ? nil : any(people) }
+            case 9:
+                if let person = any(people) {
+                    person.friend = random.next() % 3 == 0 ? nil : any(people)
+                }
             case 10:
                 let person = tx.create(Into<ObsPerson>())
                 person.name = "n\(random.next() % 10)"
@@ -136,25 +150,42 @@ struct ObjectObservingRulesTests {
             let after = try Self.world(stack)
             let context = "seed \(seed), commit \(commit)"
             guard let annAfter = after.people[ann.rowID] else {
-                #expect(plainRecorder.events == ["delete"] && relatedRecorder.events == ["delete"], "\(context)")
-                #expect(publishes == 1 && publisher.snapshot == nil && plain.object == nil, "\(context)")
+                #expect(
+                    plainRecorder.events == ["delete"] && relatedRecorder.events == ["delete"],
+                    "\(context)")
+                #expect(
+                    publishes == 1 && publisher.snapshot == nil && plain.object == nil, "\(context)"
+                )
                 break
             }
             let own = annBefore.changedKeys(to: annAfter)
             var followed = own
-            if !annAfter.pets.allSatisfy({ before.pets[$0] == after.pets[$0] }) { followed.insert("pets") }
-            if !annAfter.tags.allSatisfy({ before.tags[$0] == after.tags[$0] }) { followed.insert("tags") }
-            if let friend = annAfter.friend, before.people[friend] != after.people[friend] { followed.insert("friend") }
-            #expect(plainRecorder.events == (own.isEmpty ? [] : ["will", "did"]), "\(context): \(own)")
+            if !annAfter.pets.allSatisfy({ before.pets[$0] == after.pets[$0] }) {
+                followed.insert("pets")
+            }
+            if !annAfter.tags.allSatisfy({ before.tags[$0] == after.tags[$0] }) {
+                followed.insert("tags")
+            }
+            if let friend = annAfter.friend, before.people[friend] != after.people[friend] {
+                followed.insert("friend")
+            }
+            #expect(
+                plainRecorder.events == (own.isEmpty ? [] : ["will", "did"]), "\(context): \(own)")
             #expect(plainRecorder.keys == (own.isEmpty ? [] : [own]), "\(context)")
-            #expect(relatedRecorder.events == (followed.isEmpty ? [] : ["will", "did"]), "\(context): \(followed)")
+            #expect(
+                relatedRecorder.events == (followed.isEmpty ? [] : ["will", "did"]),
+                "\(context): \(followed)")
             #expect(relatedRecorder.keys == (followed.isEmpty ? [] : [followed]), "\(context)")
             // The publisher publishes for the commits the plain monitor reports, with the new values.
             #expect(publishes == (own.isEmpty ? 0 : 1), "\(context): \(own)")
             let snapshot = try #require(publisher.snapshot, "\(context)")
-            #expect(snapshot.$age == Int(annAfter.fields["age"]!) && snapshot.$email == plain.object?.email, "\(context)")
-            #expect(Set((publisher.$pets ?? []).map(\.objectID.rowID)) == annAfter.pets, "\(context)")
-            #expect(Set((publisher.$tags ?? []).map(\.objectID.rowID)) == annAfter.tags, "\(context)")
+            #expect(
+                snapshot.$age == Int(annAfter.fields["age"]!)
+                    && snapshot.$email == plain.object?.email, "\(context)")
+            #expect(
+                Set((publisher.$pets ?? []).map(\.objectID.rowID)) == annAfter.pets, "\(context)")
+            #expect(
+                Set((publisher.$tags ?? []).map(\.objectID.rowID)) == annAfter.tags, "\(context)")
             #expect(publisher.$friend?.objectID.rowID == annAfter.friend, "\(context)")
         }
     }
@@ -176,27 +207,41 @@ struct ObjectObservingRulesTests {
         for item in items {
             let rowID = item.rowID
             tokens[rowID] = (
-                item.$rank.observe { old, new in reports[rowID, default: []].append("rank \(old) \(new)") },
+                item.$rank.observe { old, new in
+                    reports[rowID, default: []].append("rank \(old) \(new)")
+                },
                 item.$label.observe { old, new in
                     reports[rowID, default: []].append("label \(old ?? "nil") \(new ?? "nil")")
-                })
+                }
+            )
         }
         for commit in 0..<60 {
-            let before = Dictionary(uniqueKeysWithValues: try stack.fetchAll(From<MonItem>()).map { ($0.rowID, ItemValues($0)) })
+            let before = Dictionary(
+                uniqueKeysWithValues: try stack.fetchAll(From<MonItem>()).map {
+                    ($0.rowID, ItemValues($0))
+                })
             reports = [:]
             try writer.perform(synchronous: { tx in try randomCommit(tx, &random) })
-            let after = Dictionary(uniqueKeysWithValues: try stack.fetchAll(From<MonItem>()).map { ($0.rowID, ItemValues($0)) })
+            let after = Dictionary(
+                uniqueKeysWithValues: try stack.fetchAll(From<MonItem>()).map {
+                    ($0.rowID, ItemValues($0))
+                })
             for item in items {
-                let context = "seed \(seed)\(foreign ? " foreign" : ""), commit \(commit), row \(item.rowID)"
+                let context =
+                    "seed \(seed)\(foreign ? " foreign" : ""), commit \(commit), row \(item.rowID)"
                 guard let old = before[item.rowID] else { continue }
                 guard let new = after[item.rowID] else {
                     #expect(reports[item.rowID] == nil, "\(context): deleted")
-                    #expect(tokens[item.rowID].map { !$0.0.isActive && !$0.1.isActive } == true, "\(context)")
+                    #expect(
+                        tokens[item.rowID].map { !$0.0.isActive && !$0.1.isActive } == true,
+                        "\(context)")
                     continue
                 }
                 var expected: [String] = []
                 if old.rank != new.rank { expected.append("rank \(old.rank) \(new.rank)") }
-                if old.label != new.label { expected.append("label \(old.label ?? "nil") \(new.label ?? "nil")") }
+                if old.label != new.label {
+                    expected.append("label \(old.label ?? "nil") \(new.label ?? "nil")")
+                }
                 #expect((reports[item.rowID] ?? []).sorted() == expected.sorted(), "\(context)")
             }
         }

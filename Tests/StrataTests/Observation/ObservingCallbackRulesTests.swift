@@ -1,117 +1,7 @@
 import Foundation
-@testable import Strata
 import Testing
 
-/// One callback as an observer received it, with what it could read at that moment.
-struct ObservedEvent {
-    enum Kind: Equatable {
-        case willChange, didChange, willRefetch, didRefetch
-        case delete(IndexPath), insert(IndexPath), move(IndexPath, IndexPath), update(IndexPath)
-        case deleteSection(Int), insertSection(Int)
-    }
-
-    var kind: Kind
-    var rowID: Int64? = nil
-    /// The object's fields as the callback could read them.
-    var values: ItemValues? = nil
-    var isDeletedObject = false
-    /// The rows of the section a section callback was handed.
-    var sectionRows: [Int64] = []
-    /// The monitor's list as it stood during the callback.
-    var monitorList: SectionedList<Int64>? = nil
-
-    /// The order categories come in (Docs/Observing.md, Rule 3).
-    var category: Int {
-        switch kind {
-        case .willChange, .willRefetch: return 0
-        case .delete: return 1
-        case .deleteSection: return 2
-        case .insertSection: return 3
-        case .insert: return 4
-        case .move: return 5
-        case .update: return 6
-        case .didChange, .didRefetch: return 7
-        }
-    }
-}
-
-/// An item's stored fields and its owner, to compare before and after a commit.
-struct ItemValues: Equatable {
-    var group: Int
-    var rank: Int
-    var label: String?
-    var flag: Bool
-    var owner: Int64?
-
-    init(_ item: MonItem) {
-        group = item.group
-        rank = item.rank
-        label = item.label
-        flag = item.flag
-        owner = item.owner?.rowID
-    }
-}
-
-/// Records every callback into a log that several observers may share.
-@MainActor
-final class StrictObserver: ListSectionObserver {
-    typealias ListEntityType = MonItem
-    let name: String
-    let log: EventLog
-
-    final class EventLog {
-        var entries: [(observer: String, event: ObservedEvent)] = []
-    }
-
-    init(_ name: String, log: EventLog) {
-        self.name = name
-        self.log = log
-    }
-
-    private func record(_ kind: ObservedEvent.Kind, _ object: MonItem? = nil, _ monitor: ListMonitor<MonItem>) {
-        var event = ObservedEvent(kind: kind)
-        if let object {
-            event.rowID = object.rowID
-            event.isDeletedObject = object.isDeletedObject
-            if !object.isDeletedObject { event.values = ItemValues(object) }
-        }
-        if kind != .willChange, kind != .willRefetch { event.monitorList = monitor.sectionedRowIDs() }
-        log.entries.append((name, event))
-    }
-
-    func listMonitorWillChange(_ monitor: ListMonitor<MonItem>) { record(.willChange, nil, monitor) }
-    func listMonitorDidChange(_ monitor: ListMonitor<MonItem>) { record(.didChange, nil, monitor) }
-    func listMonitorWillRefetch(_ monitor: ListMonitor<MonItem>) { record(.willRefetch, nil, monitor) }
-    func listMonitorDidRefetch(_ monitor: ListMonitor<MonItem>) { record(.didRefetch, nil, monitor) }
-    func listMonitor(_ monitor: ListMonitor<MonItem>, didInsertObject object: MonItem, toIndexPath indexPath: IndexPath) {
-        record(.insert(indexPath), object, monitor)
-    }
-    func listMonitor(_ monitor: ListMonitor<MonItem>, didDeleteObject object: MonItem, fromIndexPath indexPath: IndexPath) {
-        record(.delete(indexPath), object, monitor)
-    }
-    func listMonitor(_ monitor: ListMonitor<MonItem>, didUpdateObject object: MonItem, atIndexPath indexPath: IndexPath) {
-        record(.update(indexPath), object, monitor)
-    }
-    func listMonitor(
-        _ monitor: ListMonitor<MonItem>, didMoveObject object: MonItem, fromIndexPath: IndexPath, toIndexPath: IndexPath
-    ) {
-        record(.move(fromIndexPath, toIndexPath), object, monitor)
-    }
-    func listMonitor(
-        _ monitor: ListMonitor<MonItem>, didInsertSection sectionInfo: ListSectionInfo<MonItem>, toSectionIndex sectionIndex: Int
-    ) {
-        var event = ObservedEvent(kind: .insertSection(sectionIndex))
-        event.sectionRows = sectionInfo.objects.map(\.rowID)
-        log.entries.append((name, event))
-    }
-    func listMonitor(
-        _ monitor: ListMonitor<MonItem>, didDeleteSection sectionInfo: ListSectionInfo<MonItem>, fromSectionIndex sectionIndex: Int
-    ) {
-        var event = ObservedEvent(kind: .deleteSection(sectionIndex))
-        event.sectionRows = sectionInfo.objects.map(\.rowID)
-        log.entries.append((name, event))
-    }
-}
+@testable import Strata
 
 /// Rule 3 of Docs/Observing.md, checked on the callbacks themselves (not
 /// only on the list they produce) over random commits and list shapes, on
@@ -132,34 +22,44 @@ struct ObservingCallbackRulesTests {
     }
 
     static let shapes: [Shape] = [
-        Shape(description: "rank asc", query: From<MonItem>().orderBy(.ascending(\.$rank)),
-              key: { v, _ in ["\(v.rank)"] }),
-        Shape(description: "flag, by group, rank desc",
-              query: From<MonItem>().where(\.$flag == true).orderBy(.descending(\.$rank))
+        Shape(
+            description: "rank asc", query: From<MonItem>().orderBy(.ascending(\.$rank)),
+            key: { v, _ in ["\(v.rank)"] }),
+        Shape(
+            description: "flag, by group, rank desc",
+            query: From<MonItem>().where(\.$flag == true).orderBy(.descending(\.$rank))
                 .sectionBy(SectionBy(\.$group) { "g\($0)" }),
-              key: { v, _ in ["\(v.group)", "\(v.rank)"] }),
-        Shape(description: "label != nil, by group / 2, label",
-              query: From<MonItem>().where(\.$label != nil).orderBy(.ascending(\.$label))
+            key: { v, _ in ["\(v.group)", "\(v.rank)"] }),
+        Shape(
+            description: "label != nil, by group / 2, label",
+            query: From<MonItem>().where(\.$label != nil).orderBy(.ascending(\.$label))
                 .sectionBy(SectionBy(\.$group) { "g\($0 / 2)" }),
-              key: { v, _ in ["\(v.group)", v.label.map { "text " + $0 } ?? "null"] }),
-        Shape(description: "rank < 60, limit 9 offset 2, by group",
-              query: From<MonItem>().where(\.$rank < 60).orderBy(.ascending(\.$rank))
-                .tweak { $0.fetchLimit = 9; $0.fetchOffset = 2 }
+            key: { v, _ in ["\(v.group)", v.label.map { "text " + $0 } ?? "null"] }),
+        Shape(
+            description: "rank < 60, limit 9 offset 2, by group",
+            query: From<MonItem>().where(\.$rank < 60).orderBy(.ascending(\.$rank))
+                .tweak {
+                    $0.fetchLimit = 9; $0.fetchOffset = 2
+                }
                 .sectionBy(SectionBy(\.$group) { "g\($0)" }),
-              key: { v, _ in ["\(v.group)", "\(v.rank)"] }),
-        Shape(description: "owner.name, rank",
-              query: From<MonItem>().orderBy(.ascending(\.$owner ~ \.$name), .ascending(\.$rank)),
-              key: { v, owners in [v.owner.flatMap { owners[$0] } ?? "", "\(v.rank)"] },
-              readsRelationship: true),
+            key: { v, _ in ["\(v.group)", "\(v.rank)"] }),
+        Shape(
+            description: "owner.name, rank",
+            query: From<MonItem>().orderBy(.ascending(\.$owner ~ \.$name), .ascending(\.$rank)),
+            key: { v, owners in [v.owner.flatMap { owners[$0] } ?? "", "\(v.rank)"] },
+            readsRelationship: true),
         // CoreStore's dotted spelling, through a relationship; no owner is the section "".
-        Shape(description: "by owner.name, rank desc",
-              query: From<MonItem>().orderBy(.descending(\.$rank)).sectionBy("owner.name"),
-              key: { v, owners in [v.owner.flatMap { owners[$0] } ?? "null", "\(v.rank)"] },
-              readsRelationship: true),
-        Shape(description: "by rank % 3, label",
-              query: From<MonItem>().orderBy(.ascending(\.$label))
+        Shape(
+            description: "by owner.name, rank desc",
+            query: From<MonItem>().orderBy(.descending(\.$rank)).sectionBy("owner.name"),
+            key: { v, owners in [v.owner.flatMap { owners[$0] } ?? "null", "\(v.rank)"] },
+            readsRelationship: true),
+        Shape(
+            description: "by rank % 3, label",
+            query: From<MonItem>().orderBy(.ascending(\.$label))
                 .sectionBy(SectionBy(\.$rank) { "r\($0 % 3)" }),
-              key: { v, _ in ["\(v.rank)", v.label.map { "text " + $0 } ?? "null"] }, repeatsNames: true),
+            key: { v, _ in ["\(v.rank)", v.label.map { "text " + $0 } ?? "null"] },
+            repeatsNames: true),
     ]
 
     init() {}
@@ -182,7 +82,9 @@ struct ObservingCallbackRulesTests {
         for (index, shape) in Self.shapes.enumerated() {
             let monitor = try stack.monitorList(shape.query)
             // Two observers of each monitor, to check how their callbacks interleave.
-            let observers = [StrictObserver("\(index)a", log: log), StrictObserver("\(index)b", log: log)]
+            let observers = [
+                StrictObserver("\(index)a", log: log), StrictObserver("\(index)b", log: log),
+            ]
             for observer in observers { monitor.addObserver(observer) }
             monitors.append((monitor, observers, shape))
         }
@@ -194,23 +96,29 @@ struct ObservingCallbackRulesTests {
             // Another stack's commit merges here, as this read catches up.
             let valuesAfter = try Self.values(in: stack)
             for (index, (monitor, observers, shape)) in monitors.enumerated() {
-                let context = "seed \(seed)\(foreign ? " foreign" : ""), commit \(commit), monitor \(index) (\(shape))"
+                let context =
+                    "seed \(seed)\(foreign ? " foreign" : ""), commit \(commit), monitor \(index) (\(shape))"
                 let names = Set(observers.map(\.name))
                 let events = log.entries.filter { names.contains($0.observer) }
                 try check(
                     events: events, observers: observers.map(\.name), before: before[index],
-                    after: monitor.sectionedRowIDs(), valuesBefore: valuesBefore, valuesAfter: valuesAfter,
+                    after: monitor.sectionedRowIDs(), valuesBefore: valuesBefore,
+                    valuesAfter: valuesAfter,
                     shape: shape, context: context)
             }
         }
     }
 
     /// Every item's values and every owner's name.
-    static func values(in stack: DataStack) throws -> (items: [Int64: ItemValues], owners: [Int64: String]) {
+    static func values(in stack: DataStack) throws -> (
+        items: [Int64: ItemValues], owners: [Int64: String]
+    ) {
         let items = try stack.fetchAll(From<MonItem>())
         let owners = try stack.fetchAll(From<MonOwner>())
-        return (Dictionary(uniqueKeysWithValues: items.map { ($0.rowID, ItemValues($0)) }),
-                Dictionary(uniqueKeysWithValues: owners.map { ($0.rowID, $0.name) }))
+        return (
+            Dictionary(uniqueKeysWithValues: items.map { ($0.rowID, ItemValues($0)) }),
+            Dictionary(uniqueKeysWithValues: owners.map { ($0.rowID, $0.name) })
+        )
     }
 
     func check(
@@ -221,15 +129,18 @@ struct ObservingCallbackRulesTests {
         shape: Shape, context: String
     ) throws {
         let all = events.map { "\($0.observer) \($0.event.kind)" }
-        let updated = Set(valuesAfter.items.keys.filter { rowID in
-            valuesBefore.items[rowID].map { $0 != valuesAfter.items[rowID] } ?? false
-        })
+        let updated = Set(
+            valuesAfter.items.keys.filter { rowID in
+                valuesBefore.items[rowID].map { $0 != valuesAfter.items[rowID] } ?? false
+            })
         let oldRows = Set(before.sections.flatMap(\.items))
         let newRows = Set(after.sections.flatMap(\.items))
         if events.contains(where: { $0.event.kind == .willRefetch }) {
             // A split or join of same-named sections: announced as a refetch, nothing else.
             #expect(shape.repeatsNames, "\(context): only repeated names refetch: \(all)")
-            #expect(events.allSatisfy { [.willRefetch, .didRefetch].contains($0.event.kind) }, "\(context): \(all)")
+            #expect(
+                events.allSatisfy { [.willRefetch, .didRefetch].contains($0.event.kind) },
+                "\(context): \(all)")
             return
         }
         // A commit that adds, removes and changes no member sends nothing.
@@ -244,8 +155,12 @@ struct ObservingCallbackRulesTests {
         guard !events.isEmpty else { return }
         // willChange to all observers first, didChange to all last, each's events between.
         let count = observers.count
-        #expect(events.prefix(count).map(\.event.kind) == Array(repeating: .willChange, count: count), "\(context): \(all)")
-        #expect(events.suffix(count).map(\.event.kind) == Array(repeating: .didChange, count: count), "\(context): \(all)")
+        #expect(
+            events.prefix(count).map(\.event.kind) == Array(repeating: .willChange, count: count),
+            "\(context): \(all)")
+        #expect(
+            events.suffix(count).map(\.event.kind) == Array(repeating: .didChange, count: count),
+            "\(context): \(all)")
         let middle = events.dropFirst(count).dropLast(count)
         var perObserver: [[ObservedEvent]] = []
         for name in observers {
@@ -255,51 +170,89 @@ struct ObservingCallbackRulesTests {
         // One observer's events come together, not interleaved with another's.
         let order = middle.map { entry in observers.firstIndex(of: entry.observer)! }
         #expect(order == order.sorted(), "\(context): \(all)")
-        #expect(perObserver.dropFirst().allSatisfy { $0.map(\.kind) == perObserver[0].map(\.kind) }, "\(context): \(all)")
+        #expect(
+            perObserver.dropFirst().allSatisfy { $0.map(\.kind) == perObserver[0].map(\.kind) },
+            "\(context): \(all)")
         let batch = perObserver[0]
         let kinds = batch.map(\.kind)
         // Categories in Rule 3's order.
-        #expect(zip(batch, batch.dropFirst()).allSatisfy { $0.category <= $1.category }, "\(context): \(kinds)")
-        func paths(_ pick: (ObservedEvent.Kind) -> IndexPath?) -> [IndexPath] { kinds.compactMap(pick) }
+        #expect(
+            zip(batch, batch.dropFirst()).allSatisfy { $0.category <= $1.category },
+            "\(context): \(kinds)")
+        func paths(_ pick: (ObservedEvent.Kind) -> IndexPath?) -> [IndexPath] {
+            kinds.compactMap(pick)
+        }
         let deletes = paths { if case .delete(let p) = $0 { p } else { nil } }
         let inserts = paths { if case .insert(let p) = $0 { p } else { nil } }
-        let sectionDeletes = kinds.compactMap { if case .deleteSection(let s) = $0 { s } else { nil } }
-        let sectionInserts = kinds.compactMap { if case .insertSection(let s) = $0 { s } else { nil } }
-        #expect(zip(deletes, deletes.dropFirst()).allSatisfy { $0 > $1 }, "\(context): deletes last first: \(kinds)")
-        #expect(zip(inserts, inserts.dropFirst()).allSatisfy { $0 < $1 }, "\(context): inserts first first: \(kinds)")
-        #expect(zip(sectionDeletes, sectionDeletes.dropFirst()).allSatisfy { $0 > $1 }, "\(context): \(kinds)")
-        #expect(zip(sectionInserts, sectionInserts.dropFirst()).allSatisfy { $0 < $1 }, "\(context): \(kinds)")
+        let sectionDeletes = kinds.compactMap {
+            if case .deleteSection(let s) = $0 { s } else { nil }
+        }
+        let sectionInserts = kinds.compactMap {
+            if case .insertSection(let s) = $0 { s } else { nil }
+        }
+        #expect(
+            zip(deletes, deletes.dropFirst()).allSatisfy { $0 > $1 },
+            "\(context): deletes last first: \(kinds)")
+        #expect(
+            zip(inserts, inserts.dropFirst()).allSatisfy { $0 < $1 },
+            "\(context): inserts first first: \(kinds)")
+        #expect(
+            zip(sectionDeletes, sectionDeletes.dropFirst()).allSatisfy { $0 > $1 },
+            "\(context): \(kinds)")
+        #expect(
+            zip(sectionInserts, sectionInserts.dropFirst()).allSatisfy { $0 < $1 },
+            "\(context): \(kinds)")
         // Each object once, and each callback names the object at its paths.
         var seen: Set<Int64> = []
         for event in batch {
             if let rowID = event.rowID {
-                #expect(seen.insert(rowID).inserted, "\(context): row \(rowID) appears twice: \(kinds)")
+                #expect(
+                    seen.insert(rowID).inserted, "\(context): row \(rowID) appears twice: \(kinds)")
             }
             // The monitor already shows the new list in every per-object callback.
             if event.category > 0, event.category < 7, event.rowID != nil {
-                #expect(event.monitorList == after, "\(context): \(event.kind) saw a list other than the new one")
+                #expect(
+                    event.monitorList == after,
+                    "\(context): \(event.kind) saw a list other than the new one")
             }
             switch event.kind {
             case .delete(let path):
                 #expect(before[path] == event.rowID, "\(context): \(event.kind)")
-                #expect(!newRows.contains(event.rowID!), "\(context): a survivor deleted: \(event.kind)")
+                #expect(
+                    !newRows.contains(event.rowID!), "\(context): a survivor deleted: \(event.kind)"
+                )
                 if valuesAfter.items[event.rowID!] == nil {
-                    #expect(event.isDeletedObject, "\(context): a deleted object not isDeletedObject")
+                    #expect(
+                        event.isDeletedObject, "\(context): a deleted object not isDeletedObject")
                 }
             case .insert(let path):
                 #expect(after[path] == event.rowID, "\(context): \(event.kind)")
-                #expect(!oldRows.contains(event.rowID!), "\(context): a survivor inserted: \(event.kind)")
-                #expect(event.values == valuesAfter.items[event.rowID!], "\(context): inserted with old values")
+                #expect(
+                    !oldRows.contains(event.rowID!),
+                    "\(context): a survivor inserted: \(event.kind)")
+                #expect(
+                    event.values == valuesAfter.items[event.rowID!],
+                    "\(context): inserted with old values")
             case .move(let from, let to):
-                #expect(before[from] == event.rowID && after[to] == event.rowID, "\(context): \(event.kind)")
-                #expect(event.values == valuesAfter.items[event.rowID!], "\(context): moved with old values")
+                #expect(
+                    before[from] == event.rowID && after[to] == event.rowID,
+                    "\(context): \(event.kind)")
+                #expect(
+                    event.values == valuesAfter.items[event.rowID!],
+                    "\(context): moved with old values")
             case .update(let path):
-                #expect(before[path] == event.rowID && newRows.contains(event.rowID!), "\(context): \(event.kind)")
-                #expect(event.values == valuesAfter.items[event.rowID!], "\(context): updated with old values")
+                #expect(
+                    before[path] == event.rowID && newRows.contains(event.rowID!),
+                    "\(context): \(event.kind)")
+                #expect(
+                    event.values == valuesAfter.items[event.rowID!],
+                    "\(context): updated with old values")
             case .deleteSection(let index):
-                #expect(event.sectionRows == before.sections[index].items, "\(context): \(event.kind)")
+                #expect(
+                    event.sectionRows == before.sections[index].items, "\(context): \(event.kind)")
             case .insertSection(let index):
-                #expect(event.sectionRows == after.sections[index].items, "\(context): \(event.kind)")
+                #expect(
+                    event.sectionRows == after.sections[index].items, "\(context): \(event.kind)")
             default: break
             }
         }
@@ -311,26 +264,37 @@ struct ObservingCallbackRulesTests {
             let isMove = if case .move = event { true } else { false }
             guard updated.contains(rowID) else {
                 if !shape.readsRelationship {
-                    #expect(event == nil, "\(context): row \(rowID) did not change, yet \(String(describing: event))")
+                    #expect(
+                        event == nil,
+                        "\(context): row \(rowID) did not change, yet \(String(describing: event))")
                 }
                 continue
             }
             let oldKey = shape.key(valuesBefore.items[rowID]!, valuesBefore.owners)
             let newKey = shape.key(valuesAfter.items[rowID]!, valuesAfter.owners)
             if oldKey != newKey {
-                #expect(isMove, "\(context): row \(rowID)'s key \(oldKey) -> \(newKey), yet \(String(describing: event))")
+                #expect(
+                    isMove,
+                    "\(context): row \(rowID)'s key \(oldKey) -> \(newKey), yet \(String(describing: event))"
+                )
             } else if !shape.readsRelationship {
                 let isUpdate = if case .update = event { true } else { false }
-                #expect(isUpdate, "\(context): row \(rowID) changed in place, yet \(String(describing: event))")
+                #expect(
+                    isUpdate,
+                    "\(context): row \(rowID) changed in place, yet \(String(describing: event))")
             }
         }
         let changes = ListChanges(
             deletedSections: sectionDeletes.sorted(), insertedSections: sectionInserts.sorted(),
             deletes: deletes.sorted(), inserts: inserts,
-            moves: kinds.compactMap { if case .move(let f, let t) = $0 { .init(from: f, to: t) } else { nil } },
+            moves: kinds.compactMap {
+                if case .move(let f, let t) = $0 { .init(from: f, to: t) } else { nil }
+            },
             updates: paths { if case .update(let p) = $0 { p } else { nil } }.sorted())
         // Repeated names carry an occurrence number that an earlier section shifts.
         let applied = try? changes.apply(to: before, insertingFrom: after)
-        #expect(applied.map(ListMonitorModelTests.plain) == ListMonitorModelTests.plain(after), "\(context): \(kinds)")
+        #expect(
+            applied.map(ListMonitorModelTests.plain) == ListMonitorModelTests.plain(after),
+            "\(context): \(kinds)")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Strata
 import Testing
+
+@testable import Strata
 
 /// Rule 1 of Docs/Observing.md: "When any callback runs, every object and
 /// every monitor already shows the same commit, so a callback may read any of
@@ -22,11 +23,15 @@ struct ObservingPassTests {
         }
         func listMonitorWillChange(_ monitor: ListMonitor<MonItem>) { look("willChange") }
         func listMonitorDidChange(_ monitor: ListMonitor<MonItem>) { look("didChange") }
-        func listMonitor(_ monitor: ListMonitor<MonItem>, didInsertObject object: MonItem, toIndexPath indexPath: IndexPath) {
+        func listMonitor(
+            _ monitor: ListMonitor<MonItem>, didInsertObject object: MonItem,
+            toIndexPath indexPath: IndexPath
+        ) {
             look("insert")
         }
         func objectMonitor(
-            _ monitor: ObjectMonitor<MonItem>, didUpdateObject object: MonItem, changedPersistentKeys: Set<String>
+            _ monitor: ObjectMonitor<MonItem>, didUpdateObject object: MonItem,
+            changedPersistentKeys: Set<String>
         ) {
             look("objectUpdate")
         }
@@ -79,7 +84,9 @@ struct ObservingPassTests {
         let listed = try stack.monitorList(query)
         let watched = try stack.monitorObject(first)
         let fieldReader = Reader()
-        let token = try #require(try stack.fetchExisting(first)).$rank.observe { _, _ in fieldReader.look("field") }
+        let token = try #require(try stack.fetchExisting(first)).$rank.observe { _, _ in
+            fieldReader.look("field")
+        }
         let after = try stack.monitorList(query)
         final class RefetchReader: ListObserver {
             typealias ListEntityType = MonItem
@@ -116,7 +123,10 @@ struct ObservingPassTests {
             onWillChange()
         }
         func listMonitorDidChange(_ monitor: ListMonitor<MonItem>) { calls += 1 }
-        func listMonitor(_ monitor: ListMonitor<MonItem>, didInsertObject object: MonItem, toIndexPath indexPath: IndexPath) {
+        func listMonitor(
+            _ monitor: ListMonitor<MonItem>, didInsertObject object: MonItem,
+            toIndexPath indexPath: IndexPath
+        ) {
             calls += 1
         }
     }
@@ -179,7 +189,9 @@ struct ObservingPassTests {
         #expect(countAfterInnerCommit == 1)
         // Each monitor: two batches of willChange, insert, didChange; the list has both.
         #expect(hooks.map(\.calls) == [6, 6, 6])
-        #expect(monitors.map { $0.objectsInAllSections().map(\.rank) } == Array(repeating: [1, 9], count: 3))
+        #expect(
+            monitors.map { $0.objectsInAllSections().map(\.rank) }
+                == Array(repeating: [1, 9], count: 3))
     }
 
     final class Counter: ListSectionObserver, ObjectObserver {
@@ -188,11 +200,15 @@ struct ObservingPassTests {
         var willChange = 0
         var updates = 0
         func listMonitorWillChange(_ monitor: ListMonitor<MonItem>) { willChange += 1 }
-        func objectMonitor(_ monitor: ObjectMonitor<MonItem>, willUpdateObject object: MonItem) { updates += 1 }
+        func objectMonitor(_ monitor: ObjectMonitor<MonItem>, willUpdateObject object: MonItem) {
+            updates += 1
+        }
     }
 
     /// Adds `observer` through the plain `ListObserver` overload.
-    static func addAsListObserver<Observer: ListObserver>(_ observer: Observer, to monitor: ListMonitor<MonItem>)
+    static func addAsListObserver<Observer: ListObserver>(
+        _ observer: Observer, to monitor: ListMonitor<MonItem>
+    )
     where Observer.ListEntityType == MonItem {
         monitor.addObserver(observer)
     }
