@@ -265,4 +265,27 @@ struct ObservingPassTests {
         #expect(second.objectsInAllSections().map(\.rank) == [9, 8, 7])
         #expect(recorder.events == ["willChange", "insert 0.1", "didChange"])
     }
+
+    /// Rule 6: a commit that splits a section of a name not monotone in its
+    /// key is announced as a refetch, on the in-memory path and on the
+    /// re-fetching one (a fetch limit) alike.
+    @Test(arguments: [false, true])
+    func aSplitOfSameNamedSectionsIsARefetch(limited: Bool) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(monitorSchema, .inMemory, in: directory)
+        try stack.perform(synchronous: { tx in
+            for rank in [1, 3] { tx.create(Into<MonItem>()).rank = rank }
+        })
+        let query = From<MonItem>().orderBy(.ascending(\.$rank))
+            .tweak { $0.fetchLimit = limited ? 10 : nil }
+            .sectionBy(\.$rank) { $0 % 2 == 0 ? "even" : "odd" }
+        let monitor = try stack.monitorList(query)
+        let recorder = RecordingObserver()
+        monitor.addObserver(recorder)
+        #expect(monitor.sectionNames() == ["odd"])
+        try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 2 })
+        #expect(monitor.sectionNames() == ["odd", "even", "odd"])
+        #expect(recorder.refetched, "\(recorder.events)")
+        #expect(recorder.events.isEmpty, "no per-object events: \(recorder.events)")
+    }
 }
