@@ -364,7 +364,18 @@ extension ListMonitor {
             guard let old = oldKeys[rowID], let new = keysByRowID[rowID] else { return false }
             return !old.sortsWith(new)
         }
-        emit(ListDiff.changes(from: oldList, to: sectionedRowIDs(), updated: updated, moved: moved),
+        let newList = sectionedRowIDs()
+        if oldList.regroupsRepeatedNames(into: newList, updated: updated) {
+            // Sections of one name split or joined: a refetch, as in memory.
+            let (boxes, removals, loads) = (liveObservers, observerRemovals, loadCount)
+            main.observation.deliver { [weak self] in
+                guard let self, loadCount == loads else { return }
+                for box in boxes where isObserving(box, removals: removals) { box.willRefetch(self) }
+                for box in boxes where isObserving(box, removals: removals) { box.didRefetch(self) }
+            }
+            return
+        }
+        emit(ListDiff.changes(from: oldList, to: newList, updated: updated, moved: moved),
              oldMembers: oldMembers, oldSections: oldSections)
     }
 
