@@ -27,7 +27,8 @@ extension ChangeSetObserver {
 
 /// Hands each merged change set to every live monitor, then to every live
 /// publisher, in one pass on the main actor (Docs/Architecture.md, "One pass per change set"). Holds them
-/// weakly: a monitor stops when its owner lets it go.
+/// weakly: a monitor stops when its owner lets it go. Monitors' observers are
+/// called once every monitor has taken the change set (``deliver(_:)``).
 @MainActor
 final class ObservationCenter {
     enum Stage: Int, CaseIterable {
@@ -48,6 +49,11 @@ final class ObservationCenter {
     /// The schema's inheritance trees, given to every change set observers
     /// get, so that questions about a base entity cover its subentities.
     var families: EntityFamilies?
+    /// Whether the monitors are taking a change set: their callbacks wait in
+    /// ``pendingCallbacks`` until every monitor has taken it.
+    private var isUpdatingMonitors = false
+    /// Monitors' callbacks for the change set they have all taken, in order.
+    private var pendingCallbacks: [() -> Void] = []
 
     isolated deinit {
         endAll()
@@ -86,24 +92,48 @@ final class ObservationCenter {
         return names
     }
 
+    /// Calls a monitor's observers with `callbacks`: now, or while the
+    /// monitors take a change set, once every monitor has taken it, so that a
+    /// callback reads every monitor at the same commit (Docs/Observing.md, Rule 1).
+    func deliver(_ callbacks: @escaping () -> Void) {
+        if isUpdatingMonitors {
+            pendingCallbacks.append(callbacks)
+        } else {
+            callbacks()
+        }
+    }
+
     func didMerge(_ changeSet: ChangeSet) {
         var changeSet = changeSet
         if changeSet.families == nil { changeSet.families = families }
         for stage in Stage.allCases {
             // A copy: an observer may add or remove others while it is notified.
-            for entry in entries[stage] ?? [] {
-                entry.observer?.didMerge(changeSet)
-            }
+            let stageEntries = entries[stage] ?? []
+            // Every monitor takes the change set, then their observers are called.
+            isUpdatingMonitors = stage == .monitors
+            for entry in stageEntries { entry.observer?.didMerge(changeSet) }
+            isUpdatingMonitors = false
+            deliverPendingCallbacks()
         }
+    }
+
+    private func deliverPendingCallbacks() {
+        guard !pendingCallbacks.isEmpty else { return }
+        // Nothing is deferred while they run: a callback's own calls go at once.
+        let callbacks = pendingCallbacks
+        pendingCallbacks = []
+        for callback in callbacks { callback() }
     }
 
     func didRefresh(_ changeSet: ChangeSet) {
         var changeSet = changeSet
         if changeSet.families == nil { changeSet.families = families }
         for stage in Stage.allCases {
-            for entry in entries[stage] ?? [] {
-                entry.observer?.didRefresh(changeSet)
-            }
+            let stageEntries = entries[stage] ?? []
+            isUpdatingMonitors = stage == .monitors
+            for entry in stageEntries { entry.observer?.didRefresh(changeSet) }
+            isUpdatingMonitors = false
+            deliverPendingCallbacks()
         }
     }
 }

@@ -115,7 +115,7 @@ private final class FieldObserver<Value>: ChangeSetObserver, FieldObserving {
         guard !new.isIdentical(to: current) else { return }
         let old = current
         current = new
-        handler(decode(old), decode(new))
+        report(old, new)
     }
 
     var watchedEntityNames: Set<String> { [entityName] }
@@ -146,7 +146,18 @@ private final class FieldObserver<Value>: ChangeSetObserver, FieldObserving {
         guard !new.isIdentical(to: current) else { return }
         let old = current
         current = new
-        handler(decode(old), decode(new))
+        report(old, new)
+    }
+
+    /// Calls the handler once every monitor has taken the change set
+    /// (Docs/Observing.md, Rule 1); weakly, so that a cancelled or released
+    /// observation calls nothing more.
+    private func report(_ old: StoredValue, _ new: StoredValue) {
+        let call = { [weak self] in
+            guard let self else { return }
+            handler(decode(old), decode(new))
+        }
+        if let main { main.observation.deliver(call) } else { call() }
     }
 }
 

@@ -21,6 +21,7 @@ extension ListMonitor {
         let fetchQuery = query.ordered(by: orderForFetch)
         isLoading = true
         defer { isLoading = false }
+        loadCount &+= 1
         var objects = try main.context.fetchAll(fetchQuery)
         // A read that saw a new snapshot merges up to it before it returns,
         // and a read made during that merge may see a newer one still, which

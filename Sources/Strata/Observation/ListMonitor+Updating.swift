@@ -112,6 +112,7 @@ extension ListMonitor {
         // Only observers of objects or sections need index paths and section
         // contents; the counts and the list itself are kept either way.
         let boxes = liveObservers
+        let removalsBefore = observerRemovals
         let wantsObjects = boxes.contains { $0.didInsertObject != nil }
         let wantsSections = boxes.contains { $0.didDeleteSection != nil }
 
@@ -182,10 +183,17 @@ extension ListMonitor {
         if splitsASection || joinsSections {
             // A SectionBy whose names are not monotone in its key split or
             // joined sections: they are rebuilt and observers told so as a refetch.
-            let removals = observerRemovals
-            for box in boxes where isObserving(box, removals: removals) { box.willRefetch(self) }
             rebuildSections(names: members.map { sectionName(of: $0.object) })
-            for box in boxes where isObserving(box, removals: removals) { box.didRefetch(self) }
+            let loads = loadCount
+            main.observation.deliver { [weak self] in
+                guard let self, loadCount == loads else { return }
+                for box in boxes where isObserving(box, removals: removalsBefore) {
+                    box.willRefetch(self)
+                }
+                for box in boxes where isObserving(box, removals: removalsBefore) {
+                    box.didRefetch(self)
+                }
+            }
             return
         }
 
@@ -206,8 +214,8 @@ extension ListMonitor {
             }
         }
         notify(
-            boxes, deleted: deletedObjects.reversed(), inserted: insertedObjects,
-            moved: movedObjects, updated: updatedObjects,
+            boxes, since: removalsBefore, deleted: deletedObjects.reversed(),
+            inserted: insertedObjects, moved: movedObjects, updated: updatedObjects,
             deletedSections: deletedSectionInfos, insertedSections: insertedSections.sorted())
     }
 
@@ -270,12 +278,33 @@ extension ListMonitor {
     /// sections, then objects) from the start; updates ascending. Callers
     /// pass each list in that order, sorting by position where they know it
     /// (cheaper than comparing index paths).
+    ///
+    /// During a merge the calls wait until every monitor has taken the
+    /// change set (``ObservationCenter/deliver(_:)``); an observer removed
+    /// meanwhile (since ``observerRemovals`` was `removals`) is not called.
     private func notify(
-        _ boxes: [ListObserverBox<Object>], deleted: [(ManagedObject, IndexPath)], inserted: [(ManagedObject, IndexPath)],
+        _ boxes: [ListObserverBox<Object>], since removals: Int,
+        deleted: [(ManagedObject, IndexPath)], inserted: [(ManagedObject, IndexPath)],
         moved: [(ManagedObject, IndexPath, IndexPath)], updated: [(ManagedObject, IndexPath)],
         deletedSections: [(ListSectionInfo<Object>, Int)], insertedSections: [Int]
     ) {
         guard !boxes.isEmpty else { return }
+        let loads = loadCount
+        main.observation.deliver { [weak self] in
+            guard let self, loadCount == loads else { return }
+            call(
+                boxes, since: removals, deleted: deleted, inserted: inserted, moved: moved,
+                updated: updated, deletedSections: deletedSections,
+                insertedSections: insertedSections)
+        }
+    }
+
+    private func call(
+        _ boxes: [ListObserverBox<Object>], since removals: Int,
+        deleted: [(ManagedObject, IndexPath)], inserted: [(ManagedObject, IndexPath)],
+        moved: [(ManagedObject, IndexPath, IndexPath)], updated: [(ManagedObject, IndexPath)],
+        deletedSections: [(ListSectionInfo<Object>, Int)], insertedSections: [Int]
+    ) {
         #if DEBUG || STRATA_CHECKED
         checkInvariant(
             zip(deleted, deleted.dropFirst()).allSatisfy { $0.1 > $1.1 }
@@ -286,7 +315,6 @@ extension ListMonitor {
             "a list monitor's changes are out of order")
         #endif
         // An observer that a callback removes gets nothing more of the batch.
-        let removals = observerRemovals
         func observing(_ box: ListObserverBox<Object>) -> Bool { isObserving(box, removals: removals) }
         for box in boxes where observing(box) { box.willChange(self) }
         for box in boxes {
@@ -336,7 +364,18 @@ extension ListMonitor {
             guard let old = oldKeys[rowID], let new = keysByRowID[rowID] else { return false }
             return !old.sortsWith(new)
         }
-        emit(ListDiff.changes(from: oldList, to: sectionedRowIDs(), updated: updated, moved: moved),
+        let newList = sectionedRowIDs()
+        if oldList.regroupsRepeatedNames(into: newList, updated: updated) {
+            // Sections of one name split or joined: a refetch, as in memory.
+            let (boxes, removals, loads) = (liveObservers, observerRemovals, loadCount)
+            main.observation.deliver { [weak self] in
+                guard let self, loadCount == loads else { return }
+                for box in boxes where isObserving(box, removals: removals) { box.willRefetch(self) }
+                for box in boxes where isObserving(box, removals: removals) { box.didRefetch(self) }
+            }
+            return
+        }
+        emit(ListDiff.changes(from: oldList, to: newList, updated: updated, moved: moved),
              oldMembers: oldMembers, oldSections: oldSections)
     }
 
@@ -347,7 +386,8 @@ extension ListMonitor {
         }
         // The changes' lists are ascending.
         notify(
-            liveObservers, deleted: changes.deletes.reversed().map { (oldObject(at: $0), $0) },
+            liveObservers, since: observerRemovals,
+            deleted: changes.deletes.reversed().map { (oldObject(at: $0), $0) },
             inserted: changes.inserts.map { (self[$0] as ManagedObject, $0) },
             moved: changes.moves.map { (self[$0.to] as ManagedObject, $0.from, $0.to) },
             updated: changes.updates.map { (oldObject(at: $0), $0) },

@@ -45,6 +45,10 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// Whether the list is being fetched: merges set off meanwhile are
     /// older than the fetch and are ignored.
     var isLoading = false
+    /// How many times the list was fetched: a batch waiting to be delivered
+    /// (``ObservationCenter/deliver(_:)``) is dropped when a refetch replaced
+    /// the list it describes, whose observers hear of the refetch instead.
+    var loadCount = 0
     // The state below is read and written per changed member of a merge;
     // it opts out of dynamic exclusivity checks as the context's hot state
     // does (3% of a 10,000-change update). The checked build keeps them.
@@ -194,16 +198,21 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
         let previous = (self.query, self.sectionBy)
         self.query = query
         self.sectionBy = sectionBy
+        // In a refresh, `didRefetch` waits until every monitor has re-read
+        // (``ObservationCenter/deliver(_:)``); otherwise it comes at once.
+        let didRefetch = { [self] in
+            for box in boxes where isObserving(box, removals: removals) { box.didRefetch(self) }
+        }
         do {
             try load()
         } catch {
             // The old list stays, and observers that were told a refetch
             // began are told it ended, as they would be after a success.
             (self.query, self.sectionBy) = previous
-            for box in boxes where isObserving(box, removals: removals) { box.didRefetch(self) }
+            main.observation.deliver(didRefetch)
             throw StrataError.wrapping(error)
         }
-        for box in boxes where isObserving(box, removals: removals) { box.didRefetch(self) }
+        main.observation.deliver(didRefetch)
     }
 
     // MARK: Positions

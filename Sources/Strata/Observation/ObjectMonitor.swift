@@ -177,20 +177,36 @@ public final class ObjectMonitor<Object: ManagedObject>: ChangeSetObserver {
         notifyUpdate(of: object, keys: keys)
     }
 
+    // During a merge, observers are called once every monitor has taken the
+    // change set (``ObservationCenter/deliver(_:)``).
+
     private func objectWasDeleted(_ object: Object) {
         self.object = nil
         related = []
-        main.observation.remove(self)
-        let removals = observerRemovals
-        for box in liveObservers where isObserving(box, removals: removals) { box.didDelete(self, object) }
+        let center = main.observation
+        center.remove(self)
+        center.deliver { [weak self] in
+            guard let self else { return }
+            let removals = observerRemovals
+            for box in liveObservers where isObserving(box, removals: removals) {
+                box.didDelete(self, object)
+            }
+        }
     }
 
     private func notifyUpdate(of object: Object, keys: Set<String>) {
         guard !keys.isEmpty else { return }
-        let boxes = liveObservers
-        let removals = observerRemovals
-        for box in boxes where isObserving(box, removals: removals) { box.willUpdate(self, object) }
-        for box in boxes where isObserving(box, removals: removals) { box.didUpdate(self, object, keys) }
+        main.observation.deliver { [weak self] in
+            guard let self else { return }
+            let boxes = liveObservers
+            let removals = observerRemovals
+            for box in boxes where isObserving(box, removals: removals) {
+                box.willUpdate(self, object)
+            }
+            for box in boxes where isObserving(box, removals: removals) {
+                box.didUpdate(self, object, keys)
+            }
+        }
     }
 }
 
