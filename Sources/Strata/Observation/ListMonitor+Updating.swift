@@ -184,16 +184,7 @@ extension ListMonitor {
             // A SectionBy whose names are not monotone in its key split or
             // joined sections: they are rebuilt and observers told so as a refetch.
             rebuildSections(names: members.map { sectionName(of: $0.object) })
-            let loads = loadCount
-            main.observation.deliver { [weak self] in
-                guard let self, loadCount == loads else { return }
-                for box in boxes where isObserving(box, removals: removalsBefore) {
-                    box.willRefetch(self)
-                }
-                for box in boxes where isObserving(box, removals: removalsBefore) {
-                    box.didRefetch(self)
-                }
-            }
+            announceRefetch(to: boxes, since: removalsBefore)
             return
         }
 
@@ -264,6 +255,19 @@ extension ListMonitor {
             total += 1
         }
         return (inserted, false)
+    }
+
+    /// Tells `boxes` (less those removed since ``observerRemovals`` was
+    /// `removals`) that the list was rebuilt, as a refetch: once every
+    /// monitor has taken the change set, and not if a refetch replaced the
+    /// list meanwhile.
+    private func announceRefetch(to boxes: [ListObserverBox<Object>], since removals: Int) {
+        let loads = loadCount
+        main.observation.deliver { [weak self] in
+            guard let self, loadCount == loads else { return }
+            for box in boxes where isObserving(box, removals: removals) { box.willRefetch(self) }
+            for box in boxes where isObserving(box, removals: removals) { box.didRefetch(self) }
+        }
     }
 
     /// A member as the monitor's type; every member is an object of its entity.
@@ -367,12 +371,7 @@ extension ListMonitor {
         let newList = sectionedRowIDs()
         if oldList.regroupsRepeatedNames(into: newList, updated: updated) {
             // Sections of one name split or joined: a refetch, as in memory.
-            let (boxes, removals, loads) = (liveObservers, observerRemovals, loadCount)
-            main.observation.deliver { [weak self] in
-                guard let self, loadCount == loads else { return }
-                for box in boxes where isObserving(box, removals: removals) { box.willRefetch(self) }
-                for box in boxes where isObserving(box, removals: removals) { box.didRefetch(self) }
-            }
+            announceRefetch(to: liveObservers, since: observerRemovals)
             return
         }
         emit(ListDiff.changes(from: oldList, to: newList, updated: updated, moved: moved),
