@@ -54,12 +54,7 @@ extension FetchableSource {
         function: StaticString = #function, _ body: (StoreContexts) throws -> Result
     ) throws(StrataError) -> Result {
         do {
-            return try StrataError.catching {
-                // Borrowed from the source, not copied out of it: a copy
-                // retains and releases the schema's tables on every read.
-                let source = try sourceContext()
-                return try body(source.contexts)
-            }
+            return try StrataError.catching { try body(sourceContext().contexts) }
         } catch {
             StrataLog.log(.error, .queries, "\(function) failed: \(error)")
             throw error

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The `SELECT` of the commonest query shape, compiled once: one comparison
 /// of a field of the entity's own row with a value, no order, no offset
 /// (`From<Person>().where(\.$email == email)`, a lookup repeated with a new
@@ -126,20 +124,14 @@ enum SelectCache {
     }
 
     private static let table = Locked(Table())
-    /// The address of the entry a lookup found or added last (0 before any):
-    /// written with release once the entry is made, read with acquire.
-    private static let lastFound = Atomic<UInt>(0)
+    /// The entry a lookup found or added last.
+    private static let lastFound = LastFound<Entry>()
 
     /// The compiled shape of `key`, if kept.
     static func entry(_ key: Key) -> Entry? {
-        let last = lastFound.load(ordering: .acquiring)
-        if last != 0 {
-            let entry = Unmanaged<Entry>.fromOpaque(UnsafeRawPointer(bitPattern: last)!)
-                .takeUnretainedValue()
-            if entry.key == key { return entry }
-        }
+        if let last = lastFound.entry(), last.key == key { return last }
         guard let entry = table.withLock({ $0.entry(key) }) else { return nil }
-        remember(entry)
+        lastFound.remember(entry)
         return entry
     }
 
@@ -152,16 +144,6 @@ enum SelectCache {
             table.count += 1
             return true
         }
-        if kept { remember(entry) }
-    }
-
-    /// Points ``lastFound`` to `entry`, a kept one; written only when it
-    /// changes, so that threads looking up the same shape do not take the
-    /// cache line from each other.
-    private static func remember(_ entry: Entry) {
-        let address = UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque())
-        if lastFound.load(ordering: .relaxed) != address {
-            lastFound.store(address, ordering: .releasing)
-        }
+        if kept { lastFound.remember(entry) }
     }
 }

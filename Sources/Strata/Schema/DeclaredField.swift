@@ -155,12 +155,10 @@ enum DeclaredFields {
     // `Locked`, not `Mutex`: every thread's field access may reach these.
     private static let prototypes = Locked<[ObjectIdentifier: Prototype]>([:])
     private static let found = Locked(FoundTable())
-    /// The address of the entry of `found` that a look-up by identity found
-    /// last (0 before any): a query built in a loop (`\.$code == code`)
-    /// names the same key path each time, and finds its field here without
-    /// the lock and the hashing. Safe to read without the lock: entries are
-    /// never freed, nor changed once published (release, then acquire).
-    private static let lastFound = Atomic<UInt>(0)
+    /// The entry of `found` that a look-up by identity found last: a query
+    /// built in a loop (`\.$code == code`) names the same key path each
+    /// time, and finds its field here without the lock and the hashing.
+    private static let lastFound = LastFound<Found>()
 
     /// The prototype of `type`: an instance whose field wrappers hold their
     /// declarations. Made once per class.
@@ -236,13 +234,8 @@ enum DeclaredFields {
 
     private static func found(at keyPath: AnyKeyPath) -> Found? {
         let id = ObjectIdentifier(keyPath)
-        let last = lastFound.load(ordering: .acquiring)
-        if last != 0 {
-            let entry = Unmanaged<Found>.fromOpaque(UnsafeRawPointer(bitPattern: last)!)
-                .takeUnretainedValue()
-            // Its key path is alive, held by the entry: no other can have its identity.
-            if ObjectIdentifier(entry.keyPath) == id { return entry }
-        }
+        // Its key path is alive, held by the entry: no other can have its identity.
+        if let last = lastFound.entry(), ObjectIdentifier(last.keyPath) == id { return last }
         let key = ValueKey(keyPath: keyPath)
         if let known = found.withLock({ $0.byIdentity[id] ?? $0.byValue[key] }) {
             remember(known, for: id)
@@ -267,12 +260,7 @@ enum DeclaredFields {
     /// look-up by `id` would miss anyway).
     private static func remember(_ entry: Found, for id: ObjectIdentifier) {
         guard ObjectIdentifier(entry.keyPath) == id else { return }
-        let address = UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque())
-        // Written only when it changes, so that threads reading the same key
-        // path do not take the cache line from each other.
-        if lastFound.load(ordering: .relaxed) != address {
-            lastFound.store(address, ordering: .releasing)
-        }
+        lastFound.remember(entry)
     }
 
     /// The declaration a projected value holds. A wrapper built by hand,
