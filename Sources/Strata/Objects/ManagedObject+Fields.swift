@@ -129,6 +129,22 @@ extension ManagedObject {
         }
     }
 
+    /// A coded field's value as `object.field` reads it when the fast path
+    /// could not: through the field's `customGetter` if it has one.
+    final func readCodedField<Value>(_ field: DeclaredField<Value>) -> Value {
+        guard let getter = field.codedAccessors?.getter else { return readCoded(field) }
+        return getter(self, Field.Coded.Proxy(object: self, field: field))
+    }
+
+    /// Sets a coded field as `object.field = value` does when the fast path
+    /// could not: through the field's `customSetter` if it has one. The
+    /// object must be writable before the setter runs.
+    final func writeCodedField<Value>(_ value: Value, _ field: DeclaredField<Value>) {
+        guard let setter = field.codedAccessors?.setter else { return writeCoded(value, field) }
+        _ = writableSlot(of: field.declaration.name)
+        setter(self, Field.Coded.Proxy(object: self, field: field), value)
+    }
+
     /// The objects of the relationship whose wrapper is at `keyPath`; none
     /// for a detached object.
     final func readRelated<Target: ManagedObject>(at keyPath: AnyKeyPath, as type: Target.Type) -> [Target] {

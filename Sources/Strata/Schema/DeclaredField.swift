@@ -16,16 +16,16 @@ final class DeclaredField<Value>: AnyDeclaredField {
     let defaultValue: Value
     /// How a coded field's values are stored; `nil` for any other field.
     let coding: FieldCoding<Value>?
-    /// A stored field's `customGetter` and `customSetter` (a
-    /// ``StoredAccessors`` of `Value`); `nil` for a field without them,
-    /// which its accessors read and write in place.
-    let accessors: (any AnyStoredAccessors)?
+    /// A stored or coded field's `customGetter` and `customSetter` (a
+    /// ``StoredAccessors`` or ``CodedAccessors`` of `Value`); `nil` for a
+    /// field without them, which its accessors read and write in place.
+    let accessors: (any AnyFieldAccessors)?
     /// The object whose field this is, in a projected value; `nil` otherwise.
     let object: ManagedObject?
 
     init(
         _ declaration: FieldDeclaration, defaultValue: Value, coding: FieldCoding<Value>? = nil,
-        accessors: (any AnyStoredAccessors)? = nil, object: ManagedObject? = nil
+        accessors: (any AnyFieldAccessors)? = nil, object: ManagedObject? = nil
     ) {
         self.declaration = declaration
         self.defaultValue = defaultValue

@@ -50,14 +50,17 @@ extension Field {
         }
 
         /// A wrapper of an object, or of a prototype: the declaration is made
-        /// (and `coding` and `defaultValue` read) only while Strata describes
-        /// the class, so that making an object allocates nothing for it.
-        private init(
+        /// (and `coding`, `defaultValue` and `accessors` read) only while
+        /// Strata describes the class, so that making an object allocates
+        /// nothing for it.
+        init(
             _ name: String, _ renamingIdentifier: String?, _ coding: () -> FieldCoding<Value>,
-            defaultValue: () -> Value, dynamicInitialValue: (@Sendable () -> Value)? = nil
+            defaultValue: () -> Value, dynamicInitialValue: (@Sendable () -> Value)? = nil,
+            accessors: () -> CodedAccessors<Value>? = { nil }
         ) {
             declaredField = DeclaredFields.isDescribing
-                ? Self.declare(defaultValue(), name, renamingIdentifier, coding(), dynamicInitialValue)
+                ? Self.declare(
+                    defaultValue(), name, renamingIdentifier, coding(), dynamicInitialValue, accessors())
                 : nil
         }
 
@@ -151,14 +154,15 @@ extension Field {
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Value {
             // The fast paths find the value slot through the context, as a
-            // stored field does; the slow paths by name.
+            // stored field does; the slow paths by name, and through the
+            // custom accessors (which the fast paths leave to them).
             get {
                 let field = Self.declared(in: object, at: storageKeyPath)
                 if let stored = object.storedValue(forField: storageKeyPath),
                    let value = try? field.codedForm.decode(stored) {
                     return value
                 }
-                return object.readCoded(field)
+                return object.readCodedField(field)
             }
             set {
                 let field = Self.declared(in: object, at: storageKeyPath)
@@ -166,14 +170,15 @@ extension Field {
                    object.assignStoredValue(stored, forField: storageKeyPath) {
                     return
                 }
-                object.writeCoded(newValue, field)
+                object.writeCodedField(newValue, field)
             }
         }
 
         /// The declaration a prototype's wrapper keeps.
         private static func declare(
             _ defaultValue: Value, _ name: String, _ renamingIdentifier: String?,
-            _ coding: FieldCoding<Value>, _ dynamicInitialValue: (@Sendable () -> Value)?
+            _ coding: FieldCoding<Value>, _ dynamicInitialValue: (@Sendable () -> Value)?,
+            _ accessors: CodedAccessors<Value>?
         ) -> DeclaredField<Value> {
             var initialValue: InitialValue?
             if let make = dynamicInitialValue {
@@ -187,7 +192,8 @@ extension Field {
                     coding.storedType, isOptional: Value.self is any ExpressibleByNilLiteral.Type,
                     defaultValue: try coding.encode(defaultValue))
             }
-            return DeclaredField(declaration, defaultValue: defaultValue, coding: coding)
+            return DeclaredField(
+                declaration, defaultValue: defaultValue, coding: coding, accessors: accessors)
         }
     }
 }

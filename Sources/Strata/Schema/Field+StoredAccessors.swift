@@ -110,15 +110,16 @@ extension Field.Stored {
     }
 }
 
-/// ``StoredAccessors`` of any value type, as a ``DeclaredField`` holds them.
+/// A field's `customGetter` and `customSetter` of any value type, as a
+/// ``DeclaredField`` holds them: ``StoredAccessors`` or ``CodedAccessors``.
 @usableFromInline
-protocol AnyStoredAccessors: Sendable {}
+protocol AnyFieldAccessors: Sendable {}
 
 /// A stored field's `customGetter` and `customSetter`, taking any
 /// ``ManagedObject``: each checks that the object is of the class its
 /// closure names. Held by the field's declaration, in its class's prototype.
 @usableFromInline
-struct StoredAccessors<Value: FieldStorable>: AnyStoredAccessors {
+struct StoredAccessors<Value: FieldStorable>: AnyFieldAccessors {
     typealias Getter = @Sendable (ManagedObject, Field.Stored<Value>.Proxy) -> Value
     typealias Setter = @Sendable (ManagedObject, Field.Stored<Value>.Proxy, Value) -> Void
 

@@ -23,7 +23,7 @@ extension Field.Coded {
     /// projected value was read from, as `object.address` reads it; see
     /// ``Field/Stored/value``.
     public var value: Value {
-        owningObject(of: declaredField).readCoded(projection)
+        owningObject(of: declaredField).readCodedField(projection)
     }
 }
 
