@@ -14,6 +14,10 @@ final class StoreRuntime: Sendable {
     /// What begins each write transaction, its wait for the lock bounded by
     /// the store's busy timeout: made once, as the settings never change.
     private let beginWrite: String
+    /// How the store's engine spells what the engines spell differently:
+    /// read once, as every query asks (the settings' is found from the
+    /// store's location, copied per call).
+    let dialect: SQLDialect
     /// Whether the store has a commit log: every store opened writable does;
     /// a read-only store made before the log does not.
     let hasLog: Bool
@@ -42,14 +46,12 @@ final class StoreRuntime: Sendable {
         self.schema = schema
         self.hasLog = hasLog
         self.gate = WriterGate(connection: writer)
-        self.beginWrite = settings.dialect.beginWrite(waitingAtMost: settings.busyTimeoutMilliseconds)
+        self.dialect = settings.dialect
+        self.beginWrite = dialect.beginWrite(waitingAtMost: settings.busyTimeoutMilliseconds)
         self.committed = Locked((generation, []))
     }
 
     var path: String { settings.displayPath }
-
-    /// How the store's engine spells what the engines spell differently.
-    var dialect: SQLDialect { settings.dialect }
 
     /// Where the store comes among a stack's: the default configuration's
     /// first, then by configuration name.
