@@ -158,25 +158,27 @@ final class RowBatch {
         return endRow(at: start)
     }
 
-    private func append(row statement: some ColumnReader) -> Int {
+    /// Appends an SQLite statement's row, each value read through the one
+    /// `sqlite3_value` SQLite holds for its column (see ``SQLiteColumn``).
+    private func append(row statement: SQLiteRow) -> Int {
         checkUsage(hasRoom, "Strata: a full row batch was appended to")
         let start = count
         for column in 0..<columns {
-            let index = Int32(column + 1)
+            let read = statement.column(at: Int32(column + 1))
             let value = start + column
-            switch statement.columnType(at: index) {
+            switch read.storageClass {
             case SQLITE_INTEGER:
                 kinds[value] = .integer
-                payloads[value] = UInt64(bitPattern: statement.int64(at: index))
+                payloads[value] = UInt64(bitPattern: read.int64)
             case SQLITE_FLOAT:
                 kinds[value] = .real
-                payloads[value] = statement.double(at: index).bitPattern
+                payloads[value] = read.double.bitPattern
             case SQLITE_TEXT:
                 kinds[value] = .text
-                payloads[value] = store(statement.textBytes(at: index))
+                payloads[value] = store(read.textBytes)
             case SQLITE_BLOB:
                 kinds[value] = .blob
-                payloads[value] = store(statement.blobBytes(at: index))
+                payloads[value] = store(read.blobBytes)
             default:
                 kinds[value] = .null
                 payloads[value] = 0
