@@ -61,8 +61,8 @@ final class RowBatch {
     /// transaction's objects may be freed on its queue (the disposal of a
     /// large transaction) while the caller, which a synchronous transaction
     /// handed some of them, frees others. One word, so that the batch stays
-    /// in glibc's 112-byte block (a larger one moved where freed batches
-    /// land, and with it how much heap glibc trims between fetches).
+    /// a 112-byte block: with a second one (a 128-byte block) glibc trimmed
+    /// the heap between the benchmark's fetches again (Docs/Performance.md).
     #if !STRATA_CHECKED
     @exclusivity(unchecked)
     #endif

@@ -74,7 +74,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Holds `newOwner` and lets go of the previous owner.
     private final func setOwner(_ newOwner: UnsafeMutableRawPointer, readsFromBatch: Bool) {
         if readsFromBatch {
-            Unmanaged<RowBatch>.fromOpaque(newOwner)._withUnsafeGuaranteedRef { $0.readerDidAttach() }
+            let batch = Unmanaged<RowBatch>.fromOpaque(newOwner)
+            batch._withUnsafeGuaranteedRef { $0.readerDidAttach() }
         } else {
             _ = Unmanaged<AnyObject>.fromOpaque(newOwner).retain()
         }

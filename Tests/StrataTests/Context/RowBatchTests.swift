@@ -242,7 +242,9 @@ struct RowBatchTests {
         var kept = try stack.fetchAll(From<BatchRow>()).shuffled(using: &rng)
         while !kept.isEmpty {
             kept.removeLast(min(kept.count, 1 + Int(rng.next() % 400)))
-            let wrong = kept.filter { $0.name != "row \($0.k) " + String(repeating: "w", count: $0.k % 23) }
+            let wrong = kept.filter {
+                $0.name != "row \($0.k) " + String(repeating: "w", count: $0.k % 23)
+            }
             #expect(wrong.isEmpty, "seed \(rng.seed): \(wrong.count) objects read another row")
         }
         #expect(try stack.fetchCount(From<BatchRow>()) == 3_000)
