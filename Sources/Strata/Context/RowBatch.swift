@@ -51,6 +51,25 @@ final class RowBatch {
     @exclusivity(unchecked)
     #endif
     private var count = 0
+    /// How many main-context objects read their values from the batch, or
+    /// -1 in a transaction's batch, whose objects hold it by a retain each.
+    /// Main-context readers hold one retain together: the first to attach
+    /// takes it, the last to leave gives it back. A plain count, not a retain
+    /// and a release each (atomic instructions, which hold back the loads
+    /// after them), because main-context objects live and die on the main
+    /// actor (their deinit leaves its identity map without a lock). A
+    /// transaction's objects may be freed on its queue (the disposal of a
+    /// large transaction) while the caller, which a synchronous transaction
+    /// handed some of them, frees others. One word, so that the batch stays
+    /// a 112-byte block: with a second one (a 128-byte block) glibc trimmed
+    /// the heap between the benchmark's fetches again (Docs/Performance.md).
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private(set) var readerCount: Int
+
+    /// Whether readers hold the batch by ``readerCount``.
+    var countsReaders: Bool { readerCount >= 0 }
 
     /// A batch for up to `rows` rows (at most ``capacity``) of `columns`
     /// values, whose text and blob bytes start with room for `byteCapacity`
@@ -64,6 +83,7 @@ final class RowBatch {
         self.columns = columns
         self.context = context
         unretainedContext = Unmanaged.passUnretained(context)
+        readerCount = context.kind == .main ? 0 : -1
         valueCapacity = max(1, columns * min(rows, Self.capacity))
         let storage = UnsafeMutableRawPointer.allocate(
             byteCount: valueCapacity * (MemoryLayout<UInt64>.stride + MemoryLayout<Kind>.stride),
@@ -80,6 +100,30 @@ final class RowBatch {
         // The payloads and kinds are trivial: no value needs deinitializing.
         UnsafeMutableRawPointer(payloads).deallocate()
         bytes.deallocate()
+    }
+
+    /// An object starts reading from the batch: it holds the batch, by a
+    /// retain or by ``readerCount``.
+    @inline(__always)
+    func readerDidAttach() {
+        guard countsReaders else {
+            _ = Unmanaged.passUnretained(self).retain()
+            return
+        }
+        if readerCount == 0 { _ = Unmanaged.passUnretained(self).retain() }
+        readerCount += 1
+    }
+
+    /// An object stops reading from `batch` and lets go of it, which may
+    /// free it.
+    @inline(__always)
+    static func readerDidLeave(_ batch: Unmanaged<RowBatch>) {
+        let isReleased = batch._withUnsafeGuaranteedRef { batch in
+            guard batch.countsReaders else { return true }
+            batch.readerCount -= 1
+            return batch.readerCount == 0
+        }
+        if isReleased { batch.release() }
     }
 
     /// Whether another row fits. SQLite caps a row's record, hence its text
@@ -158,25 +202,27 @@ final class RowBatch {
         return endRow(at: start)
     }
 
-    private func append(row statement: some ColumnReader) -> Int {
+    /// Appends an SQLite statement's row, each value read through the one
+    /// `sqlite3_value` SQLite holds for its column (see ``SQLiteColumn``).
+    private func append(row statement: SQLiteRow) -> Int {
         checkUsage(hasRoom, "Strata: a full row batch was appended to")
         let start = count
         for column in 0..<columns {
-            let index = Int32(column + 1)
+            let read = statement.column(at: Int32(column + 1))
             let value = start + column
-            switch statement.columnType(at: index) {
+            switch read.storageClass {
             case SQLITE_INTEGER:
                 kinds[value] = .integer
-                payloads[value] = UInt64(bitPattern: statement.int64(at: index))
+                payloads[value] = UInt64(bitPattern: read.int64)
             case SQLITE_FLOAT:
                 kinds[value] = .real
-                payloads[value] = statement.double(at: index).bitPattern
+                payloads[value] = read.double.bitPattern
             case SQLITE_TEXT:
                 kinds[value] = .text
-                payloads[value] = store(statement.textBytes(at: index))
+                payloads[value] = store(read.textBytes)
             case SQLITE_BLOB:
                 kinds[value] = .blob
-                payloads[value] = store(statement.blobBytes(at: index))
+                payloads[value] = store(read.blobBytes)
             default:
                 kinds[value] = .null
                 payloads[value] = 0

@@ -41,7 +41,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     deinit {
         withMembership { context, entity in context.objectWillDeinitialize(self, entity) }
-        if let owner { Unmanaged<AnyObject>.fromOpaque(owner).release() }
+        releaseOwner()
     }
 
     // MARK: State kept by the owning context
@@ -53,11 +53,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // of four fields is 104 bytes, a 112-byte heap block (one more word would
     // take it to 128). The context is not stored: the owner leads to it.
 
-    /// What keeps the owning context alive as long as the object, retained by
+    /// What keeps the owning context alive as long as the object, held by
     /// hand (so that reading it costs no retain and release): the row batch
-    /// the object reads its values from (which keeps the context), or, once
-    /// the object has values of its own, the context itself; `nil` while
-    /// detached. Which of the two it is, `flags` says.
+    /// the object reads its values from (which keeps the context; counted
+    /// in its ``RowBatch/readerCount``), or, once the object has values of
+    /// its own, the context itself, retained; `nil` while detached. Which of
+    /// the two it is, `flags` says.
     #if !STRATA_CHECKED
     @exclusivity(unchecked)
     #endif
@@ -70,12 +71,28 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     #endif
     private final var entityReference: Unmanaged<EntityDescription>?
 
-    /// Retains `newOwner` and releases the previous owner.
+    /// Holds `newOwner` and lets go of the previous owner.
     private final func setOwner(_ newOwner: UnsafeMutableRawPointer, readsFromBatch: Bool) {
-        _ = Unmanaged<AnyObject>.fromOpaque(newOwner).retain()
-        if let owner { Unmanaged<AnyObject>.fromOpaque(owner).release() }
+        if readsFromBatch {
+            let batch = Unmanaged<RowBatch>.fromOpaque(newOwner)
+            batch._withUnsafeGuaranteedRef { $0.readerDidAttach() }
+        } else {
+            _ = Unmanaged<AnyObject>.fromOpaque(newOwner).retain()
+        }
+        releaseOwner()
         owner = newOwner
         self.readsFromBatch = readsFromBatch
+    }
+
+    /// Lets go of the owner, as `setOwner` held it.
+    @inline(__always)
+    private final func releaseOwner() {
+        guard let owner else { return }
+        if readsFromBatch {
+            RowBatch.readerDidLeave(Unmanaged.fromOpaque(owner))
+        } else {
+            Unmanaged<AnyObject>.fromOpaque(owner).release()
+        }
     }
 
     /// The owning context, unretained; `nil` for a detached object.

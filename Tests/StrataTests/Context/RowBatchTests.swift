@@ -185,4 +185,68 @@ struct RowBatchTests {
         let snapshot = ObjectSnapshot(kept[1_499])
         #expect(snapshot.objectID == kept[1_499].objectID)
     }
+
+    /// Readers hold their batch together, by one count in the main context
+    /// and by a retain each in a transaction's: attached and let go in a
+    /// random order, the batch lives exactly while one reader remains.
+    @Test(arguments: [true, false]) @MainActor
+    func aBatchLivesExactlyAsLongAsItsReaders(inMainContext: Bool) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(batchSchema, .inMemory, in: directory)
+        let main = try stack.main().context
+        let context = inMainContext
+            ? main : ObjectContext(kind: .transaction, schema: main.schema, store: main.store)
+        var rng = SplitMix64.random()
+        for round in 0..<40 {
+            weak var weakBatch: RowBatch?
+            var readers = 0
+            do {
+                let batch = RowBatch(columns: 2, rows: 8, context: context)
+                #expect(batch.countsReaders == inMainContext)
+                weakBatch = batch
+                readers = 1 + Int(rng.next() % 12)
+                for _ in 0..<readers { batch.readerDidAttach() }
+            }
+            while readers > 0 {
+                guard let batch = weakBatch else {
+                    Issue.record("seed \(rng.seed), round \(round): freed with \(readers) readers")
+                    break
+                }
+                if inMainContext { #expect(batch.readerCount == readers, "seed \(rng.seed)") }
+                if rng.next() % 3 == 0 {
+                    batch.readerDidAttach()
+                    readers += 1
+                } else {
+                    RowBatch.readerDidLeave(Unmanaged.passUnretained(batch))
+                    readers -= 1
+                }
+            }
+            #expect(weakBatch == nil, "seed \(rng.seed), round \(round): outlived its readers")
+        }
+    }
+
+    /// Main-context objects let go of their batches as they go, in any
+    /// order: the survivors still read their own values.
+    @Test @MainActor
+    func mainObjectsFreedInRandomOrderKeepTheirValues() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(batchSchema, .file, in: directory)
+        try stack.perform(synchronous: { tx in
+            for i in 0..<3_000 {
+                let row = tx.create(Into<BatchRow>())
+                row.k = i
+                row.name = "row \(i) " + String(repeating: "w", count: i % 23)
+            }
+        })
+        var rng = SplitMix64.random()
+        var kept = try stack.fetchAll(From<BatchRow>()).shuffled(using: &rng)
+        while !kept.isEmpty {
+            kept.removeLast(min(kept.count, 1 + Int(rng.next() % 400)))
+            let wrong = kept.filter {
+                $0.name != "row \($0.k) " + String(repeating: "w", count: $0.k % 23)
+            }
+            #expect(wrong.isEmpty, "seed \(rng.seed): \(wrong.count) objects read another row")
+        }
+        #expect(try stack.fetchCount(From<BatchRow>()) == 3_000)
+    }
 }

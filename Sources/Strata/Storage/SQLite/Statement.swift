@@ -258,4 +258,41 @@ struct SQLiteRow: ColumnReader {
         guard let start else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         return UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(handle, index)))
     }
+
+    /// Column `index` of the current row, for a caller that reads its
+    /// storage class and then its value: one `sqlite3_column_*` call where
+    /// the column functions take one each for the class, the value and a
+    /// text's length (each of them finds the column, checks the statement
+    /// and its error state again).
+    func column(at index: Int32) -> SQLiteColumn {
+        SQLiteColumn(value: sqlite3_column_value(handle, index))
+    }
+}
+
+/// A value of an SQLite statement's current row, valid until the statement
+/// steps or resets. SQLite calls it unprotected: its `sqlite3_value_*` reads
+/// take no connection mutex, which is what a connection opened
+/// `SQLITE_OPEN_NOMUTEX` and used by one caller at a time (every Strata
+/// connection) does anyway. They convert the value as the column functions do.
+struct SQLiteColumn {
+    let value: OpaquePointer?
+
+    /// The storage class (`SQLITE_INTEGER`, `SQLITE_FLOAT`, `SQLITE_TEXT`, …).
+    var storageClass: Int32 { sqlite3_value_type(value) }
+    var int64: Int64 { sqlite3_value_int64(value) }
+    var double: Double { sqlite3_value_double(value) }
+
+    /// The UTF-8 bytes; empty for NULL.
+    var textBytes: UnsafeRawBufferPointer {
+        bytes(sqlite3_value_text(value).map(UnsafeRawPointer.init))
+    }
+
+    /// The bytes of a blob; empty for NULL or an empty blob.
+    var blobBytes: UnsafeRawBufferPointer { bytes(sqlite3_value_blob(value)) }
+
+    /// `start` with the value's length, read after the pointer as SQLite requires.
+    private func bytes(_ start: UnsafeRawPointer?) -> UnsafeRawBufferPointer {
+        guard let start else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: start, count: Int(sqlite3_value_bytes(value)))
+    }
 }
