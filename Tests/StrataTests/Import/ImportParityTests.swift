@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+@testable import Strata
+
+// Import behaviour a CoreStore user relies on, checked against CoreStore 9.3's
+// Sources/ImportableUniqueObject.swift and BaseDataTransaction+Importing.swift.
+
+/// A unique object that declares only CoreStore's `static shouldUpdate`, as
+/// most ported models do: CoreStore's default `shouldInsert` answers with it.
+final class ImpGated: ManagedObject, ImportableUniqueObject {
+    @Field.Stored("code", .unique) var code: Int = 0
+    @Field.Stored("label") var label: String = ""
+
+    typealias ImportSource = [String: String]
+
+    static var uniqueIDKeyPath: KeyPath<ImpGated, Field.Stored<Int>> { \.$code }
+
+    static func uniqueID(from source: [String: String], in transaction: BaseDataTransaction) -> Int? {
+        source["code"].flatMap { Int($0) }
+    }
+
+    static func shouldUpdate(from source: [String: String], in transaction: BaseDataTransaction) -> Bool {
+        source["stale"] == nil
+    }
+
+    func update(from source: [String: String], in transaction: BaseDataTransaction) throws {
+        label = source["label"] ?? ""
+    }
+}
+
+private let gatedSchema = Schema("ImpGated", entities: [Entity<ImpGated>("ImpGated")])
+
+@MainActor
+@Suite("Import: CoreStore parity of the hooks' defaults")
+struct ImportParityTests {
+    /// ImportableUniqueObject.swift: "`shouldInsert(from:in:)` ... The default
+    /// implementation returns the value returned by the `shouldUpdate(from:in:)`
+    /// implementation." A source the static `shouldUpdate` declines is not
+    /// inserted either, unless the model declares `shouldInsert` itself.
+    @Test(arguments: StoreKind.sqlite)
+    func defaultShouldInsertAnswersWithTheStaticShouldUpdate(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(gatedSchema, kind, in: directory)
+        let imported = try stack.perform(synchronous: { tx in
+            let single = try tx.importUniqueObject(
+                Into<ImpGated>(), source: ["code": "1", "label": "one", "stale": "yes"])
+            let many = try tx.importUniqueObjects(
+                Into<ImpGated>(),
+                sourceArray: [
+                    ["code": "2", "label": "two"], ["code": "3", "label": "three", "stale": "yes"],
+                ])
+            let plain = try tx.importObject(Into<ImpGated>(), source: ["label": "x", "stale": "yes"])
+            return (single: single == nil, many: many.map(\.code), plain: plain == nil)
+        })
+        #expect(imported.single)
+        #expect(imported.many == [2])
+        #expect(imported.plain)
+        #expect(try stack.fetchAll(From<ImpGated>()).map(\.label) == ["two"])
+    }
+
+    /// `ImportableObject.shouldInsert` for a unique object asks the same
+    /// default when an existing object is imported into.
+    @Test
+    func importIntoAnExistingUniqueObjectAsksTheDefaultShouldInsert() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(gatedSchema, .inMemory, in: directory)
+        try stack.perform(synchronous: { tx in
+            let made = tx.create(Into<ImpGated>())
+            made.code = 9
+            made.label = "old"
+        })
+        let held = try #require(try stack.fetchOne(From<ImpGated>()))
+        try stack.perform(synchronous: { tx in
+            try tx.importObject(held, source: ["label": "declined", "stale": "yes"])
+        })
+        #expect(try stack.fetchAll(From<ImpGated>()).map(\.label) == ["old"])
+        try stack.perform(synchronous: { tx in try tx.importObject(held, source: ["label": "new"]) })
+        #expect(try stack.fetchAll(From<ImpGated>()).map(\.label) == ["new"])
+    }
+}
