@@ -1,0 +1,208 @@
+import Foundation
+import Testing
+
+@testable import Strata
+
+// CoreStore's `UniqueIDType` is any `ImportableAttributeType` (numbers,
+// String, UUID, URL, Date, Data...), optional ones included. Strata's is any
+// `FieldStorable & Hashable`; each kind here is imported twice, with a
+// repeated ID, and must give one object per ID, updated in place.
+
+/// A record carrying an ID of any type.
+struct ImpKeyedRecord<ID> {
+    var id: ID
+    var label: String
+}
+
+/// The models below, for one generic round trip.
+protocol ImpKeyedModel: ImportableUniqueObject where ImportSource == ImpKeyedRecord<UniqueIDType> {
+    var label: String { get }
+}
+
+final class ImpUUIDKeyed: ManagedObject, ImpKeyedModel {
+    @Field.Stored("key", .unique) var key = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    @Field.Stored("label") var label = ""
+    typealias ImportSource = ImpKeyedRecord<UUID>
+    static var uniqueIDKeyPath: KeyPath<ImpUUIDKeyed, Field.Stored<UUID>> { \.$key }
+    static func uniqueID(from source: ImpKeyedRecord<UUID>, in transaction: BaseDataTransaction) -> UUID? {
+        source.id
+    }
+    func update(from source: ImpKeyedRecord<UUID>, in transaction: BaseDataTransaction) throws {
+        label = source.label
+    }
+}
+
+final class ImpOptionalUUIDKeyed: ManagedObject, ImpKeyedModel {
+    @Field.Stored("key", .unique) var key: UUID? = nil
+    @Field.Stored("label") var label = ""
+    typealias ImportSource = ImpKeyedRecord<UUID?>
+    static var uniqueIDKeyPath: KeyPath<ImpOptionalUUIDKeyed, Field.Stored<UUID?>> { \.$key }
+    static func uniqueID(from source: ImpKeyedRecord<UUID?>, in transaction: BaseDataTransaction) -> UUID?? {
+        source.id
+    }
+    func update(from source: ImpKeyedRecord<UUID?>, in transaction: BaseDataTransaction) throws {
+        label = source.label
+    }
+}
+
+final class ImpOptionalTextKeyed: ManagedObject, ImpKeyedModel {
+    @Field.Stored("key", .unique) var key: String? = nil
+    @Field.Stored("label") var label = ""
+    typealias ImportSource = ImpKeyedRecord<String?>
+    static var uniqueIDKeyPath: KeyPath<ImpOptionalTextKeyed, Field.Stored<String?>> { \.$key }
+    static func uniqueID(
+        from source: ImpKeyedRecord<String?>, in transaction: BaseDataTransaction
+    ) -> String?? {
+        source.id
+    }
+    func update(from source: ImpKeyedRecord<String?>, in transaction: BaseDataTransaction) throws {
+        label = source.label
+    }
+}
+
+final class ImpTextKeyed: ManagedObject, ImpKeyedModel {
+    @Field.Stored("key", .unique) var key = ""
+    @Field.Stored("label") var label = ""
+    typealias ImportSource = ImpKeyedRecord<String>
+    static var uniqueIDKeyPath: KeyPath<ImpTextKeyed, Field.Stored<String>> { \.$key }
+    static func uniqueID(from source: ImpKeyedRecord<String>, in transaction: BaseDataTransaction) -> String? {
+        source.id
+    }
+    func update(from source: ImpKeyedRecord<String>, in transaction: BaseDataTransaction) throws {
+        label = source.label
+    }
+}
+
+/// A text ID wrapped in a type of the app's own.
+struct ImpSKU: RawRepresentable, Hashable, FieldStorable {
+    var rawValue: String
+}
+
+final class ImpSKUKeyed: ManagedObject, ImpKeyedModel {
+    @Field.Stored("key", .unique) var key = ImpSKU(rawValue: "")
+    @Field.Stored("label") var label = ""
+    typealias ImportSource = ImpKeyedRecord<ImpSKU>
+    static var uniqueIDKeyPath: KeyPath<ImpSKUKeyed, Field.Stored<ImpSKU>> { \.$key }
+    static func uniqueID(from source: ImpKeyedRecord<ImpSKU>, in transaction: BaseDataTransaction) -> ImpSKU? {
+        source.id
+    }
+    func update(from source: ImpKeyedRecord<ImpSKU>, in transaction: BaseDataTransaction) throws {
+        label = source.label
+    }
+}
+
+final class ImpSmallKeyed: ManagedObject, ImpKeyedModel {
+    @Field.Stored("key", .unique) var key: Int16 = 0
+    @Field.Stored("label") var label = ""
+    typealias ImportSource = ImpKeyedRecord<Int16>
+    static var uniqueIDKeyPath: KeyPath<ImpSmallKeyed, Field.Stored<Int16>> { \.$key }
+    static func uniqueID(from source: ImpKeyedRecord<Int16>, in transaction: BaseDataTransaction) -> Int16? {
+        source.id
+    }
+    func update(from source: ImpKeyedRecord<Int16>, in transaction: BaseDataTransaction) throws {
+        label = source.label
+    }
+}
+
+final class ImpURLKeyed: ManagedObject, ImpKeyedModel {
+    @Field.Stored("key", .unique) var key = URL(string: "about:blank")!
+    @Field.Stored("label") var label = ""
+    typealias ImportSource = ImpKeyedRecord<URL>
+    static var uniqueIDKeyPath: KeyPath<ImpURLKeyed, Field.Stored<URL>> { \.$key }
+    static func uniqueID(from source: ImpKeyedRecord<URL>, in transaction: BaseDataTransaction) -> URL? {
+        source.id
+    }
+    func update(from source: ImpKeyedRecord<URL>, in transaction: BaseDataTransaction) throws {
+        label = source.label
+    }
+}
+
+final class ImpDataKeyed: ManagedObject, ImpKeyedModel {
+    @Field.Stored("key", .unique) var key = Data()
+    @Field.Stored("label") var label = ""
+    typealias ImportSource = ImpKeyedRecord<Data>
+    static var uniqueIDKeyPath: KeyPath<ImpDataKeyed, Field.Stored<Data>> { \.$key }
+    static func uniqueID(from source: ImpKeyedRecord<Data>, in transaction: BaseDataTransaction) -> Data? {
+        source.id
+    }
+    func update(from source: ImpKeyedRecord<Data>, in transaction: BaseDataTransaction) throws {
+        label = source.label
+    }
+}
+
+private let keyedSchema = Schema(
+    "ImpKeyed",
+    entities: [
+        Entity<ImpUUIDKeyed>("ImpUUIDKeyed"), Entity<ImpOptionalUUIDKeyed>("ImpOptionalUUIDKeyed"),
+        Entity<ImpOptionalTextKeyed>("ImpOptionalTextKeyed"), Entity<ImpTextKeyed>("ImpTextKeyed"),
+        Entity<ImpSKUKeyed>("ImpSKUKeyed"), Entity<ImpSmallKeyed>("ImpSmallKeyed"),
+        Entity<ImpURLKeyed>("ImpURLKeyed"), Entity<ImpDataKeyed>("ImpDataKeyed"),
+    ])
+
+@MainActor
+@Suite("Import: unique IDs of every kind a CoreStore model uses")
+struct ImportIDTypeParityTests {
+    /// Imports `[a, b, a]` then `[b, c]` (three distinct IDs), in two
+    /// transactions: one object per ID, the last record's label, input order.
+    private func roundTrip<Model: ImpKeyedModel>(
+        _ type: Model.Type, _ ids: [Model.UniqueIDType], _ kind: StoreKind
+    ) throws -> (first: [String], second: [String], stored: [String]) {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(keyedSchema, kind, in: directory)
+        let first = try stack.perform(synchronous: { tx in
+            try tx.importUniqueObjects(
+                Into<Model>(),
+                sourceArray: [
+                    ImpKeyedRecord(id: ids[0], label: "a"), ImpKeyedRecord(id: ids[1], label: "b"),
+                    ImpKeyedRecord(id: ids[0], label: "a2"),
+                ]
+            ).map(\.label)
+        })
+        let second = try stack.perform(synchronous: { tx in
+            try tx.importUniqueObjects(
+                Into<Model>(),
+                sourceArray: [ImpKeyedRecord(id: ids[1], label: "b2"), ImpKeyedRecord(id: ids[2], label: "c")]
+            ).map(\.label)
+        })
+        let stored = try stack.fetchAll(From<Model>()).map(\.label).sorted()
+        return (first, second, stored)
+    }
+
+    private func expectRoundTrip<Model: ImpKeyedModel>(
+        _ type: Model.Type, _ ids: [Model.UniqueIDType], _ kind: StoreKind
+    ) throws {
+        let result = try roundTrip(type, ids, kind)
+        #expect(result.first == ["a2", "b"], "\(Model.self)")
+        #expect(result.second == ["b2", "c"], "\(Model.self)")
+        #expect(result.stored == ["a2", "b2", "c"], "\(Model.self)")
+    }
+
+    @Test(arguments: StoreKind.sqlite)
+    func idsOfEveryKindMatchTheObjectsTheyCreated(_ kind: StoreKind) throws {
+        let uuids = (0..<3).map { _ in UUID() }
+        try expectRoundTrip(ImpUUIDKeyed.self, uuids, kind)
+        try expectRoundTrip(ImpOptionalUUIDKeyed.self, uuids, kind)
+        try expectRoundTrip(ImpOptionalTextKeyed.self, ["x", "y", "z"], kind)
+        try expectRoundTrip(ImpSKUKeyed.self, ["x", "y", "z"].map(ImpSKU.init), kind)
+        try expectRoundTrip(ImpSmallKeyed.self, [Int16.min, -1, Int16.max], kind)
+        try expectRoundTrip(
+            ImpURLKeyed.self, ["https://a.example/1", "https://a.example/2", "file:///tmp/x"].map { URL(string: $0)! },
+            kind)
+        try expectRoundTrip(ImpDataKeyed.self, [Data([0]), Data([0, 0]), Data([0xFF, 1])], kind)
+    }
+
+    /// Rule 4: text IDs are one when their UTF-8 bytes are, as the store's
+    /// unique index compares them ("é" composed and decomposed are two rows).
+    /// That holds for `String` IDs; an optional text ID, or a text wrapped in
+    /// a type of the app's own, must not merge them either (Swift's `==`
+    /// does).
+    @Test(arguments: StoreKind.sqlite)
+    func textIDsAreToldApartByTheirBytesWhateverTheirType(_ kind: StoreKind) throws {
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
+        #expect(composed == decomposed)  // Swift's canonical equivalence
+        try expectRoundTrip(ImpTextKeyed.self, [composed, decomposed, "tea"], kind)
+        try expectRoundTrip(ImpOptionalTextKeyed.self, [composed, decomposed, "tea"], kind)
+        try expectRoundTrip(ImpSKUKeyed.self, [composed, decomposed, "tea"].map(ImpSKU.init), kind)
+    }
+}
