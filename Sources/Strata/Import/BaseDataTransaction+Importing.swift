@@ -101,8 +101,9 @@ extension BaseDataTransaction {
     ///   store untouched. Sources whose ID is `nil` are skipped (with an
     ///   optional ID field, an ID of `nil` too).
     /// - Among sources with the same ID, the last one is imported, at the
-    ///   position of the first one. Text IDs are the same when their UTF-8
-    ///   bytes are, as the store's unique index compares them.
+    ///   position of the first one. IDs are the same when their stored values
+    ///   are, as the store's unique index compares them: text IDs (optional
+    ///   or wrapped ones too) when their UTF-8 bytes are.
     /// - `preProcess` receives the sources by ID and returns the ones to
     ///   import; it may drop or replace them. IDs it adds that were not in
     ///   `sourceArray` are imported after the others, in no particular order
@@ -258,22 +259,36 @@ extension BaseDataTransaction {
 
     /// Each unique ID of `sources` once, at its first position, with the
     /// index of its last source; sources whose ID is `nil` are left out.
+    /// Two IDs are one when the store's unique index takes them for one: by
+    /// `==` for integers, by their stored value otherwise (see ``ImportIDKey``).
     @inlinable
-    static func uniqueIDs<ID: Hashable, Source>(
+    static func uniqueIDs<ID: FieldStorable & Hashable, Source>(
         of sources: [Source], _ uniqueID: (Source) throws -> ID?
     ) throws -> [(id: ID, index: Int)] {
         if ID.self == String.self, sources.count < Int(UInt32.max) {
             let pending = try uniqueTextIDs(of: sources) { try uniqueID($0).map { $0 as! String } }
             return unsafeBitCast(pending, to: [(id: ID, index: Int)].self)
         }
+        if ID.storedType == .integer { return try firstPositions(of: sources, uniqueID) { $0 } }
+        return try firstPositions(of: sources, uniqueID) { id in
+            (try? id.storedValue()).map { ImportIDKey.stored(StoredValue.ExactKey($0)) } ?? .value(id)
+        }
+    }
+
+    /// ``uniqueIDs(of:_:)`` with the IDs told apart by `key`.
+    @inlinable
+    static func firstPositions<ID, Key: Hashable, Source>(
+        of sources: [Source], _ uniqueID: (Source) throws -> ID?, key: (ID) -> Key
+    ) throws -> [(id: ID, index: Int)] {
         var pending: [(id: ID, index: Int)] = []
-        var positions: [ID: Int] = [:]
+        var positions: [Key: Int] = [:]
         pending.reserveCapacity(sources.count)
         positions.reserveCapacity(sources.count)
         for (index, source) in sources.enumerated() {
             guard let id = try uniqueID(source) else { continue }
-            if let first = positions.updateValue(pending.count, forKey: id) {
-                positions[id] = first
+            let key = key(id)
+            if let first = positions.updateValue(pending.count, forKey: key) {
+                positions[key] = first
                 pending[first].index = index
             } else {
                 pending.append((id, index))
