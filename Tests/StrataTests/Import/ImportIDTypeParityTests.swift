@@ -130,6 +130,19 @@ final class ImpDataKeyed: ManagedObject, ImpKeyedModel {
     }
 }
 
+final class ImpDateKeyed: ManagedObject, ImpKeyedModel {
+    @Field.Stored("key", .unique) var key = Date(timeIntervalSince1970: 0)
+    @Field.Stored("label") var label = ""
+    typealias ImportSource = ImpKeyedRecord<Date>
+    static var uniqueIDKeyPath: KeyPath<ImpDateKeyed, Field.Stored<Date>> { \.$key }
+    static func uniqueID(from source: ImpKeyedRecord<Date>, in transaction: BaseDataTransaction) -> Date? {
+        source.id
+    }
+    func update(from source: ImpKeyedRecord<Date>, in transaction: BaseDataTransaction) throws {
+        label = source.label
+    }
+}
+
 private let keyedSchema = Schema(
     "ImpKeyed",
     entities: [
@@ -137,6 +150,7 @@ private let keyedSchema = Schema(
         Entity<ImpOptionalTextKeyed>("ImpOptionalTextKeyed"), Entity<ImpTextKeyed>("ImpTextKeyed"),
         Entity<ImpSKUKeyed>("ImpSKUKeyed"), Entity<ImpSmallKeyed>("ImpSmallKeyed"),
         Entity<ImpURLKeyed>("ImpURLKeyed"), Entity<ImpDataKeyed>("ImpDataKeyed"),
+        Entity<ImpDateKeyed>("ImpDateKeyed"),
     ])
 
 @MainActor
@@ -204,5 +218,25 @@ struct ImportIDTypeParityTests {
         try expectRoundTrip(ImpTextKeyed.self, [composed, decomposed, "tea"], kind)
         try expectRoundTrip(ImpOptionalTextKeyed.self, [composed, decomposed, "tea"], kind)
         try expectRoundTrip(ImpSKUKeyed.self, [composed, decomposed, "tea"].map(ImpSKU.init), kind)
+    }
+
+    /// Two `Date`s one ulp apart are two Swift values but one stored value
+    /// (seconds since 1970), so one row of a unique field: one ID, the last
+    /// record imported, not two objects that fail the commit.
+    @Test(arguments: StoreKind.sqlite)
+    func datesOneStoredValueApartAreOneID(_ kind: StoreKind) throws {
+        let early = Date(timeIntervalSinceReferenceDate: 0.1)
+        let late = Date(timeIntervalSinceReferenceDate: 0.1.nextUp)
+        #expect(early != late && early.timeIntervalSince1970 == late.timeIntervalSince1970)
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(keyedSchema, kind, in: directory)
+        let labels = try stack.perform(synchronous: { tx in
+            try tx.importUniqueObjects(
+                Into<ImpDateKeyed>(),
+                sourceArray: [ImpKeyedRecord(id: early, label: "a"), ImpKeyedRecord(id: late, label: "b")]
+            ).map(\.label)
+        })
+        #expect(labels == ["b"])
+        #expect(try stack.fetchAll(From<ImpDateKeyed>()).map(\.label) == ["b"])
     }
 }
