@@ -121,3 +121,14 @@ extension ObjectContext {
         }
     }
 }
+
+extension ObjectContext {
+    /// Whether `other`'s objects are rows of this context's store: `other` is
+    /// a context of the same stack over the same store (the main context, a
+    /// transaction's), or of another stack over the same file. An object of
+    /// another store is none of this context's, whatever its row ID names
+    /// here: a look-up by that row ID would find an unrelated object.
+    func readsStore(of other: ObjectContext) -> Bool {
+        other === self || other.store === store || other.store.settings.isSameStore(as: store.settings)
+    }
+}

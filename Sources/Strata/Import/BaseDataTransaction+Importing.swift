@@ -36,7 +36,7 @@ extension BaseDataTransaction {
     /// Fills in an existing object from `source` with `didInsert(from:in:)`,
     /// unless ``ImportableObject/shouldInsert(from:in:)`` declines it. An object
     /// of another context is edited through this transaction's instance; one
-    /// that no longer exists is left alone.
+    /// that no longer exists, or is of another stack's store, is left alone.
     ///
     /// - Throws: ``StrataError/userError(_:)`` wrapping the error a hook throws,
     ///   as the other `importObject(_:source:)` does.
