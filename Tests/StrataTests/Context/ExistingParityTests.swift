@@ -131,4 +131,21 @@ struct ExistingParityTests {
         })
         #expect(try stackB.fetchCount(From<Owner>()) == 3)
     }
+
+    /// Two stacks over one file share one store: an object of the first is
+    /// the second's row of the same ID, and the second can edit it.
+    @Test
+    func anObjectOfAnotherStackOverTheSameFileIsFound() throws {
+        let directory = TemporaryDirectory()
+        let stackA = try seeded(.file, in: directory)
+        let stackB = try makeStack(contextSchema, .file, in: directory)
+        let fromA = try owners(stackA)
+        #expect(try stackB.fetchExisting(fromA[1])?.name == "b")
+        #expect(try stackB.fetchExisting(fromA).map(\.name) == ["a", "b", "c"])
+        try stackB.perform(synchronous: { tx in
+            let b = try #require(tx.edit(fromA[1]))
+            b.name = "b2"
+        })
+        #expect(try stackB.fetchAll(From<Owner>().orderBy(.ascending(\.$name))).map(\.name) == ["a", "b2", "c"])
+    }
 }
