@@ -170,6 +170,18 @@ extension ImportableUniqueObject {
         try update(from: source, in: transaction)
     }
 
+    /// The object's unique ID: the value of the field at ``uniqueIDKeyPath``,
+    /// read and set as that field's own accessor does, as CoreStore's
+    /// default `uniqueIDValue`. An import sets it before `didInsert`.
+    ///
+    /// ```swift
+    /// let ids = people.map(\.uniqueIDValue)
+    /// ```
+    public var uniqueIDValue: UniqueIDType {
+        get { storedField(at: Self.uniqueIDKeyPath, Self.uniqueIDField) }
+        set { setStoredField(newValue, at: Self.uniqueIDKeyPath, Self.uniqueIDField) }
+    }
+
     /// The unique-ID field's declaration, found once per import call.
     @inlinable
     static var uniqueIDField: DeclaredField<UniqueIDType> {

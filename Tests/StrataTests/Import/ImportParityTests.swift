@@ -78,4 +78,28 @@ struct ImportParityTests {
         try stack.perform(synchronous: { tx in try tx.importObject(held, source: ["label": "new"]) })
         #expect(try stack.fetchAll(From<ImpGated>()).map(\.label) == ["new"])
     }
+
+    /// ImportableUniqueObject.swift: `var uniqueIDValue` "returns the value of
+    /// the attribute pertained to by `uniqueIDKeyPath`"; setting it sets the
+    /// field, so the next import finds the object by it.
+    @Test
+    func uniqueIDValueReadsAndSetsTheIDField() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(gatedSchema, .inMemory, in: directory)
+        let ids = try stack.perform(synchronous: { tx in
+            let imported = try tx.importUniqueObjects(
+                Into<ImpGated>(), sourceArray: [["code": "4", "label": "four"], ["code": "2", "label": "two"]])
+            let made = tx.create(Into<ImpGated>())
+            made.uniqueIDValue = 7
+            made.label = "seven"
+            return imported.map(\.uniqueIDValue) + [made.code]
+        })
+        #expect(ids == [4, 2, 7])
+        let updated = try stack.perform(synchronous: { tx in
+            try tx.importUniqueObject(Into<ImpGated>(), source: ["code": "7", "label": "SEVEN"])?.uniqueIDValue
+        })
+        #expect(updated == 7)
+        #expect(try stack.fetchAll(From<ImpGated>().orderBy(.ascending(\.$code))).map(\.uniqueIDValue) == [2, 4, 7])
+        #expect(try stack.fetchAll(From<ImpGated>().where(\.$code == 7)).map(\.label) == ["SEVEN"])
+    }
 }
