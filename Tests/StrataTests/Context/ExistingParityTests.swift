@@ -51,12 +51,13 @@ struct ExistingParityTests {
         let cancelled = try #require(single)
         let back = try #require(try stack.fetchExisting(cancelled))
         #expect(back === held[0])
-        #expect(try stack.fetchExisting(fromTransaction).map { ObjectIdentifier($0) } == held.map { ObjectIdentifier($0) })
+        let heldIdentities = held.map { ObjectIdentifier($0) }
+        #expect(try stack.fetchExisting(fromTransaction).map { ObjectIdentifier($0) } == heldIdentities)
 
         let unsafe = try stack.beginUnsafe()
         let mine = try unsafe.fetchExisting(held)
         #expect(mine.map(\.objectID) == held.map(\.objectID))
-        #expect(try stack.fetchExisting(mine).map { ObjectIdentifier($0) } == held.map { ObjectIdentifier($0) })
+        #expect(try stack.fetchExisting(mine).map { ObjectIdentifier($0) } == heldIdentities)
         unsafe.rollback()
     }
 
@@ -146,6 +147,6 @@ struct ExistingParityTests {
             let b = try #require(tx.edit(fromA[1]))
             b.name = "b2"
         })
-        #expect(try stackB.fetchAll(From<Owner>().orderBy(.ascending(\.$name))).map(\.name) == ["a", "b2", "c"])
+        #expect(try owners(stackB).map(\.name) == ["a", "b2", "c"])
     }
 }

@@ -65,7 +65,9 @@ final class ImpTextKeyed: ManagedObject, ImpKeyedModel {
     @Field.Stored("label") var label = ""
     typealias ImportSource = ImpKeyedRecord<String>
     static var uniqueIDKeyPath: KeyPath<ImpTextKeyed, Field.Stored<String>> { \.$key }
-    static func uniqueID(from source: ImpKeyedRecord<String>, in transaction: BaseDataTransaction) -> String? {
+    static func uniqueID(
+        from source: ImpKeyedRecord<String>, in transaction: BaseDataTransaction
+    ) -> String? {
         source.id
     }
     func update(from source: ImpKeyedRecord<String>, in transaction: BaseDataTransaction) throws {
@@ -83,7 +85,9 @@ final class ImpSKUKeyed: ManagedObject, ImpKeyedModel {
     @Field.Stored("label") var label = ""
     typealias ImportSource = ImpKeyedRecord<ImpSKU>
     static var uniqueIDKeyPath: KeyPath<ImpSKUKeyed, Field.Stored<ImpSKU>> { \.$key }
-    static func uniqueID(from source: ImpKeyedRecord<ImpSKU>, in transaction: BaseDataTransaction) -> ImpSKU? {
+    static func uniqueID(
+        from source: ImpKeyedRecord<ImpSKU>, in transaction: BaseDataTransaction
+    ) -> ImpSKU? {
         source.id
     }
     func update(from source: ImpKeyedRecord<ImpSKU>, in transaction: BaseDataTransaction) throws {
@@ -200,8 +204,8 @@ struct ImportIDTypeParityTests {
         try expectRoundTrip(ImpSKUKeyed.self, ["x", "y", "z"].map(ImpSKU.init), kind)
         try expectRoundTrip(ImpSmallKeyed.self, [Int16.min, -1, Int16.max], kind)
         try expectRoundTrip(
-            ImpURLKeyed.self, ["https://a.example/1", "https://a.example/2", "file:///tmp/x"].map { URL(string: $0)! },
-            kind)
+            ImpURLKeyed.self,
+            ["https://a.example/1", "https://a.example/2", "file:///tmp/x"].map { URL(string: $0)! }, kind)
         try expectRoundTrip(ImpDataKeyed.self, [Data([0]), Data([0, 0]), Data([0xFF, 1])], kind)
     }
 
