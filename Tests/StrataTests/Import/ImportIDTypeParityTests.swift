@@ -243,4 +243,54 @@ struct ImportIDTypeParityTests {
         #expect(labels == ["b"])
         #expect(try stack.fetchAll(From<ImpDateKeyed>()).map(\.label) == ["b"])
     }
+
+    /// Texts that Swift's `==` takes for one and the store for two: composed
+    /// and decomposed accents, the Kelvin and Ångström signs.
+    private static let textPieces = [
+        "caf\u{E9}", "cafe\u{301}", "K", "\u{212A}", "\u{C5}", "A\u{30A}", "\u{212B}", "x",
+    ]
+
+    /// Two rounds of random records over IDs built from ``textPieces``:
+    /// each round returns one object per ID by bytes, at its first record's
+    /// position, with its last record's label; the store ends with the
+    /// label of each ID's last record.
+    private func randomTextRounds<Model: ImpKeyedModel>(
+        _ type: Model.Type, seed: UInt64, _ makeID: (String) -> Model.UniqueIDType
+    ) throws {
+        var random = SplitMix64(seed: seed)
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(keyedSchema, .inMemory, in: directory)
+        var expectedStore: [[UInt8]: String] = [:]
+        for round in 0..<2 {
+            let texts = (0..<40).map { _ in
+                (0..<Int.random(in: 1...2, using: &random))
+                    .map { _ in Self.textPieces.randomElement(using: &random)! }.joined()
+            }
+            var order: [[UInt8]] = []
+            var last: [[UInt8]: String] = [:]
+            for (index, text) in texts.enumerated() {
+                let bytes = Array(text.utf8)
+                if last.updateValue("r\(round)-\(index)", forKey: bytes) == nil { order.append(bytes) }
+            }
+            let labels = try stack.perform(synchronous: { tx in
+                try tx.importUniqueObjects(
+                    Into<Model>(),
+                    sourceArray: texts.enumerated().map {
+                        ImpKeyedRecord(id: makeID($1), label: "r\(round)-\($0)")
+                    }
+                ).map(\.label)
+            })
+            #expect(labels == order.map { last[$0]! }, "\(Model.self) seed \(seed) round \(round)")
+            expectedStore.merge(last) { _, new in new }
+        }
+        let stored = try stack.fetchAll(From<Model>()).map(\.label).sorted()
+        #expect(stored == expectedStore.values.sorted(), "\(Model.self) seed \(seed)")
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3, 0x7E47])
+    func randomTextIDsAreMatchedByTheirBytes(_ seed: UInt64) throws {
+        try randomTextRounds(ImpTextKeyed.self, seed: seed) { $0 }
+        try randomTextRounds(ImpOptionalTextKeyed.self, seed: seed) { $0 }
+        try randomTextRounds(ImpSKUKeyed.self, seed: seed) { ImpSKU(rawValue: $0) }
+    }
 }
