@@ -148,5 +148,11 @@ struct ExistingParityTests {
             b.name = "b2"
         })
         #expect(try owners(stackB).map(\.name) == ["a", "b2", "c"])
+
+        // A reader stack opens the file read-only: still the same rows.
+        let reader = DataStack(contextSchema)
+        try reader.addStorageAndWait(SQLiteStore(fileURL: storeURL(in: directory), isReadOnly: true))
+        #expect(try reader.fetchExisting(fromA[1])?.name == "b2")
+        #expect(try reader.fetchExisting(fromA).map(\.name) == ["a", "b2", "c"])
     }
 }
