@@ -105,4 +105,44 @@ struct ImportParityTests {
         #expect(stored.map(\.uniqueIDValue) == [2, 4, 7])
         #expect(try stack.fetchAll(From<ImpGated>().where(\.$code == 7)).map(\.label) == ["SEVEN"])
     }
+
+    /// CoreStore's `create` aborts when no store holds the entity in the
+    /// configuration `Into` names; Strata's import calls, which throw, say
+    /// so at once with `storeNotFound` instead of returning objects whose
+    /// transaction can only fail at commit. An import that creates nothing
+    /// (every record updates an object) needs no store of its own.
+    @Test
+    func importIntoAConfigurationWithoutAStoreThrowsAtOnce() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(gatedSchema, .inMemory, in: directory)
+        try stack.perform(synchronous: { tx in
+            let made = tx.create(Into<ImpGated>())
+            made.code = 1
+        })
+        let expected = StrataError.storeNotFound(entity: "ImpGated", configuration: "Nope")
+        let outcomes = try stack.perform(synchronous: { tx in
+            let updated = try tx.importUniqueObject(
+                Into<ImpGated>("Nope"), source: ["code": "1", "label": "updated"])
+            var errors: [StrataError?] = []
+            for attempt in 0..<3 {
+                do {
+                    switch attempt {
+                    case 0: _ = try tx.importObject(Into<ImpGated>("Nope"), source: ["label": "x"])
+                    case 1: _ = try tx.importObjects(Into<ImpGated>("Nope"), sourceArray: [["label": "x"]])
+                    default:
+                        _ = try tx.importUniqueObjects(
+                            Into<ImpGated>("Nope"),
+                            sourceArray: [["code": "1", "label": "updated"], ["code": "2"]])
+                    }
+                    errors.append(nil)
+                } catch {
+                    errors.append(error as? StrataError)
+                }
+            }
+            return (updated: updated?.label, errors: errors)
+        })
+        #expect(outcomes.updated == "updated")
+        #expect(outcomes.errors == [expected, expected, expected])
+        #expect(try stack.fetchAll(From<ImpGated>()).map(\.label) == ["updated"])
+    }
 }
