@@ -152,7 +152,8 @@ extension FetchableSource {
     /// no longer exists (in a transaction: or was deleted there). The object
     /// is found by its own entity and store, whatever type it is seen as (a
     /// `Dog` passed as an `Animal` or a `ManagedObject`); an object made with
-    /// `init()` outside any transaction is found nowhere.
+    /// `init()` outside any transaction, or one of another stack's store
+    /// (another file), is found nowhere.
     ///
     /// ```swift
     /// let fresh = try stack.fetchExisting(personFromATransaction)
@@ -204,9 +205,9 @@ extension FetchableSource {
         try read { try $0.fetchExisting(ids) }
     }
 
-    /// This source's instances of `objects` (from any context) that still
-    /// exist, in the same order; those it does not hold yet are read in one
-    /// query per entity (in a transaction, `edit(objects)` does the same
+    /// This source's instances of `objects` (from any context of this
+    /// stack's stores) that still exist, in the same order; those it does not
+    /// hold yet are read in one query per entity (in a transaction, `edit(objects)` does the same
     /// without throwing).
     ///
     /// ```swift

@@ -121,3 +121,19 @@ extension ObjectContext {
         }
     }
 }
+
+extension ObjectContext {
+    /// Whether `other`'s objects are rows of this context's store: `other` is
+    /// a context of the same stack over the same store (the main context, a
+    /// transaction's), or of another stack over the same file (read-only or
+    /// not). An object of another store is none of this context's, whatever
+    /// its row ID names here: a look-up by that row ID would find an
+    /// unrelated object.
+    func readsStore(of other: ObjectContext) -> Bool {
+        if other === self || other.store === store { return true }
+        // Opened read-only or not, a file holds the same rows.
+        var settings = other.store.settings
+        settings.isReadOnly = store.settings.isReadOnly
+        return settings.isSameStore(as: store.settings)
+    }
+}

@@ -111,16 +111,33 @@ extension StoreContexts {
             // An object of another store (another stack's, of another
             // configuration) is none of this one's, whatever its row ID names here.
             let context = all[0]
-            let configuration = context.schema.configuration
-            return try context.fetchExisting(objects.filter { $0.entity?.configuration == configuration })
+            return try context.fetchExisting(objects.filter(Self.ofStore(of: context)))
         }
         let objects = Array(objects)
         var found: [AnyObjectID: Object] = [:]
         for context in all {
-            let mine = objects.filter { $0.entity?.configuration == context.schema.configuration }
+            let mine = objects.filter(Self.ofStore(of: context))
             for existing in try context.fetchExisting(mine) { found[existing.objectID.erased] = existing }
         }
-        return objects.compactMap { $0.entity == nil ? nil : found[$0.objectID.erased] }
+        // An object of another stack may share an ID with one found here.
+        return objects.compactMap { context(of: $0) == nil ? nil : found[$0.objectID.erased] }
+    }
+
+    /// Whether an object is of `context`'s configuration and store: the
+    /// filter of ``fetchExisting(_:)-([Object])``, which remembers the last
+    /// context it checked (the objects of one call mostly share one).
+    private static func ofStore(of context: ObjectContext) -> (ManagedObject) -> Bool {
+        let configuration = context.schema.configuration
+        var last: (context: ObjectContext, reads: Bool)?
+        return { object in
+            guard object.entity?.configuration == configuration, let home = object.context else {
+                return false
+            }
+            if let last, last.context === home { return last.reads }
+            let reads = context.readsStore(of: home)
+            last = (home, reads)
+            return reads
+        }
     }
 
     func queryValue<Object: ManagedObject, Result: FieldStorable>(

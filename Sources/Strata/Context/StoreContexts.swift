@@ -37,10 +37,15 @@ final class StoreContexts {
         return all.first { $0.schema.configuration == configuration }
     }
 
-    /// The context of the store `object` lives in, among these.
+    /// The context of the store `object` lives in, among these; `nil` for an
+    /// object of a store these do not read (another stack's file), whatever
+    /// its row ID names here.
     func context(of object: ManagedObject) -> ObjectContext? {
-        guard let entity = object.entity else { return nil }
-        return context(ofConfiguration: entity.configuration)
+        guard let entity = object.entity, let home = object.context,
+              let context = context(ofConfiguration: entity.configuration),
+              context.readsStore(of: home)
+        else { return nil }
+        return context
     }
 
     /// The contexts of the stores a query over `Object` reads: those of

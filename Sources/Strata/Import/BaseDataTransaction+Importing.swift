@@ -15,19 +15,24 @@ extension BaseDataTransaction {
     ///   `prepareImport(for:in:)` or `didInsert(from:in:)` throws (a
     ///   ``StrataError`` comes out unchanged), as a transaction body's errors
     ///   come out of `perform`. The object stays created; throwing out of the
-    ///   transaction rolls it back.
+    ///   transaction rolls it back. ``StrataError/storeNotFound(entity:configuration:)``
+    ///   when no store holds the entity in the configuration `into` names.
     public func importObject<Object: ImportableObject>(
         _ into: Into<Object>, source: Object.ImportSource
     ) throws(StrataError) -> Object? {
         try StrataError.catching {
-            try withImportData(into.entityClass, for: [source]) { try insert(into, source: source) }
+            try withImportData(into.entityClass, for: [source]) {
+                var checked = false
+                return try insert(into, source: source, checked: &checked)
+            }
         }
     }
 
     private func insert<Object: ImportableObject>(
-        _ into: Into<Object>, source: Object.ImportSource
+        _ into: Into<Object>, source: Object.ImportSource, checked: inout Bool
     ) throws -> Object? {
         guard into.entityClass.shouldInsert(from: source, in: self) else { return nil }
+        try checkCreationTarget(into, &checked)
         let object = create(into)
         try object.didInsert(from: source, in: self)
         return object
@@ -36,7 +41,7 @@ extension BaseDataTransaction {
     /// Fills in an existing object from `source` with `didInsert(from:in:)`,
     /// unless ``ImportableObject/shouldInsert(from:in:)`` declines it. An object
     /// of another context is edited through this transaction's instance; one
-    /// that no longer exists is left alone.
+    /// that no longer exists, or is of another stack's store, is left alone.
     ///
     /// - Throws: ``StrataError/userError(_:)`` wrapping the error a hook throws,
     ///   as the other `importObject(_:source:)` does.
@@ -58,7 +63,9 @@ extension BaseDataTransaction {
     ///
     /// - Throws: ``StrataError/userError(_:)`` wrapping the first error a hook
     ///   throws (a ``StrataError`` comes out unchanged); the objects created
-    ///   before it stay created.
+    ///   before it stay created. ``StrataError/storeNotFound(entity:configuration:)``
+    ///   before the first object when no store holds the entity in the
+    ///   configuration `into` names.
     public func importObjects<Object: ImportableObject, Sources: Sequence>(
         _ into: Into<Object>, sourceArray: Sources
     ) throws(StrataError) -> [Object] where Sources.Element == Object.ImportSource {
@@ -67,8 +74,11 @@ extension BaseDataTransaction {
             try withImportData(into.entityClass, for: sources) {
                 var objects: [Object] = []
                 objects.reserveCapacity(sources.count)
+                var checked = false
                 for source in sources {
-                    if let object = try insert(into, source: source) { objects.append(object) }
+                    if let object = try insert(into, source: source, checked: &checked) {
+                        objects.append(object)
+                    }
                 }
                 return objects
             }
@@ -87,7 +97,9 @@ extension BaseDataTransaction {
     ///
     /// - Throws: ``StrataError/userError(_:)`` wrapping the error
     ///   `uniqueID(from:in:)`, `update(from:in:)` or `didInsert(from:in:)`
-    ///   throws (a ``StrataError`` comes out unchanged); or a ``StrataError`` of the query.
+    ///   throws (a ``StrataError`` comes out unchanged); or a ``StrataError`` of the query,
+    ///   or ``StrataError/storeNotFound(entity:configuration:)`` when the
+    ///   object is new and no store holds the entity in the configuration `into` names.
     public func importUniqueObject<Object: ImportableUniqueObject>(
         _ into: Into<Object>, source: Object.ImportSource
     ) throws(StrataError) -> Object? {
@@ -101,8 +113,9 @@ extension BaseDataTransaction {
     ///   store untouched. Sources whose ID is `nil` are skipped (with an
     ///   optional ID field, an ID of `nil` too).
     /// - Among sources with the same ID, the last one is imported, at the
-    ///   position of the first one. Text IDs are the same when their UTF-8
-    ///   bytes are, as the store's unique index compares them.
+    ///   position of the first one. IDs are the same when their stored values
+    ///   are, as the store's unique index compares them: text IDs (optional
+    ///   or wrapped ones too) when their UTF-8 bytes are.
     /// - `preProcess` receives the sources by ID and returns the ones to
     ///   import; it may drop or replace them. IDs it adds that were not in
     ///   `sourceArray` are imported after the others, in no particular order
@@ -120,7 +133,10 @@ extension BaseDataTransaction {
     /// - Throws: ``StrataError/userError(_:)`` wrapping the error
     ///   `uniqueID(from:in:)`, `preProcess`, `update(from:in:)` or
     ///   `didInsert(from:in:)` throws (a ``StrataError`` comes out unchanged);
-    ///   or a ``StrataError`` of a query.
+    ///   or a ``StrataError`` of a query; or, before the first new object,
+    ///   ``StrataError/storeNotFound(entity:configuration:)`` when no store
+    ///   holds the entity in the configuration `into` names (an import that
+    ///   only updates needs none).
     @inlinable
     public func importUniqueObjects<Object: ImportableUniqueObject, Sources: Sequence>(
         _ into: Into<Object>, sourceArray: Sources,
@@ -176,6 +192,7 @@ extension BaseDataTransaction {
         return try withImportData(into.entityClass, for: prepared) {
             var objects: [Object] = []
             objects.reserveCapacity(pending.count)
+            var creationChecked = false
             var start = 0
             while start < pending.count {
                 let batch = pending[start..<min(start + Self.importBatchSize, pending.count)]
@@ -226,7 +243,7 @@ extension BaseDataTransaction {
                     let before = createdDuringUniqueImport.count
                     let imported = try importUnique(
                         into, id: id, source: source, existing: match,
-                        uniqueIDField: (uniqueIDKeyPath, uniqueIDField))
+                        uniqueIDField: (uniqueIDKeyPath, uniqueIDField), checked: &creationChecked)
                     // The object this record created holds an ID no later record has
                     // (the sources are deduplicated): it needs no matching.
                     if createdSeen == before, createdDuringUniqueImport.count == before + 1,
@@ -258,22 +275,36 @@ extension BaseDataTransaction {
 
     /// Each unique ID of `sources` once, at its first position, with the
     /// index of its last source; sources whose ID is `nil` are left out.
+    /// Two IDs are one when the store's unique index takes them for one: by
+    /// `==` for integers, by their stored value otherwise (see ``ImportIDKey``).
     @inlinable
-    static func uniqueIDs<ID: Hashable, Source>(
+    static func uniqueIDs<ID: FieldStorable & Hashable, Source>(
         of sources: [Source], _ uniqueID: (Source) throws -> ID?
     ) throws -> [(id: ID, index: Int)] {
         if ID.self == String.self, sources.count < Int(UInt32.max) {
             let pending = try uniqueTextIDs(of: sources) { try uniqueID($0).map { $0 as! String } }
             return unsafeBitCast(pending, to: [(id: ID, index: Int)].self)
         }
+        if ID.storedType == .integer { return try firstPositions(of: sources, uniqueID) { $0 } }
+        return try firstPositions(of: sources, uniqueID) { id in
+            (try? id.storedValue()).map { ImportIDKey.stored(StoredValue.ExactKey($0)) } ?? .value(id)
+        }
+    }
+
+    /// ``uniqueIDs(of:_:)`` with the IDs told apart by `key`.
+    @inlinable
+    static func firstPositions<ID, Key: Hashable, Source>(
+        of sources: [Source], _ uniqueID: (Source) throws -> ID?, key: (ID) -> Key
+    ) throws -> [(id: ID, index: Int)] {
         var pending: [(id: ID, index: Int)] = []
-        var positions: [ID: Int] = [:]
+        var positions: [Key: Int] = [:]
         pending.reserveCapacity(sources.count)
         positions.reserveCapacity(sources.count)
         for (index, source) in sources.enumerated() {
             guard let id = try uniqueID(source) else { continue }
-            if let first = positions.updateValue(pending.count, forKey: id) {
-                positions[id] = first
+            let key = key(id)
+            if let first = positions.updateValue(pending.count, forKey: key) {
+                positions[key] = first
                 pending[first].index = index
             } else {
                 pending.append((id, index))
@@ -305,7 +336,8 @@ extension BaseDataTransaction {
     @inlinable
     func importUnique<Object: ImportableUniqueObject>(
         _ into: Into<Object>, id: Object.UniqueIDType, source: Object.ImportSource,
-        existing: Object?, uniqueIDField: (keyPath: AnyKeyPath, declared: DeclaredField<Object.UniqueIDType>)
+        existing: Object?, uniqueIDField: (keyPath: AnyKeyPath, declared: DeclaredField<Object.UniqueIDType>),
+        checked: inout Bool
     ) throws -> Object? {
         if let existing {
             guard into.entityClass.shouldUpdate(from: source, in: self),
@@ -315,10 +347,23 @@ extension BaseDataTransaction {
             return existing
         }
         guard into.entityClass.shouldInsert(from: source, in: self) else { return nil }
+        try checkCreationTarget(into, &checked)
         let object = create(into)
         object.setStoredField(id, at: uniqueIDField.keyPath, uniqueIDField.declared)
         try object.didInsert(from: source, in: self)
         return object
+    }
+
+    /// Throws, before an import call's first new object, what `create(into)`
+    /// would leave for the commit: ``StrataError/storeNotFound(entity:configuration:)``
+    /// when no store holds the entity in the configuration `into` names
+    /// (CoreStore's `create` aborts there). An import that only updates
+    /// needs no such store. `checked` is the call's: once is enough.
+    @usableFromInline
+    func checkCreationTarget<Object: ManagedObject>(_ into: Into<Object>, _ checked: inout Bool) throws {
+        guard !checked else { return }
+        _ = try contexts.creationTarget(for: into)
+        checked = true
     }
 
     /// The entities already warned about, so each is named once per process.
@@ -335,41 +380,5 @@ extension BaseDataTransaction {
             .importing,
             "\(type)'s unique-ID field is neither .unique nor .indexed: each import batch scans "
                 + "the whole table. Declare it with .unique (or .indexed) in the model.")
-    }
-
-    /// What ``ImportableObject/prepareImport(for:in:)`` loaded for the import
-    /// call of `type` that is running; read it in `shouldInsert`,
-    /// `didInsert`, `shouldUpdate` and `update` (not in `uniqueID`, which runs
-    /// before the sources are known).
-    ///
-    /// ```swift
-    /// album = transaction.importData(for: Song.self)[source.albumID]
-    /// ```
-    ///
-    /// Traps when no import call of `type` is running: load what you need
-    /// with a fetch instead.
-    public func importData<Object: ImportableObject>(for type: Object.Type) -> Object.ImportData {
-        guard let data = preparedImports[ObjectIdentifier(type)] as? Object.ImportData else {
-            misuse(
-                "importData(for: \(type)) is only available inside the hooks of an import of "
-                    + "\(type); outside one, fetch what you need instead")
-        }
-        return data
-    }
-
-    /// Runs `body` with `type.prepareImport(for: sources)` available through
-    /// ``importData(for:)`` of `Object`, restoring what an enclosing import of
-    /// the same type had prepared afterwards. `type` is the class the import
-    /// creates (`Into`'s entity class), whose `class func` hooks may
-    /// override `Object`'s.
-    @inlinable
-    func withImportData<Object: ImportableObject, Result>(
-        _ type: Object.Type, for sources: [Object.ImportSource], _ body: () throws -> Result
-    ) throws -> Result {
-        let key = ObjectIdentifier(Object.self)
-        let enclosing = preparedImports[key]
-        preparedImports[key] = try type.prepareImport(for: sources, in: self)
-        defer { preparedImports[key] = enclosing }
-        return try body()
     }
 }

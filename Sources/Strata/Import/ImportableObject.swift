@@ -48,7 +48,9 @@ public protocol ImportableObject: ManagedObject {
     static func prepareImport(for sources: [ImportSource], in transaction: BaseDataTransaction)
         throws -> ImportData
 
-    /// Whether `source` should become a new object; `false` skips it. Defaults to `true`.
+    /// Whether `source` should become a new object; `false` skips it.
+    /// Defaults to `true`; for an ``ImportableUniqueObject``, to what its
+    /// `static` ``ImportableUniqueObject/shouldUpdate(from:in:)`` answers.
     static func shouldInsert(from source: ImportSource, in transaction: BaseDataTransaction) -> Bool
 
     /// Fills in a new object (or, with `importObject(_:source:)`, an existing
@@ -115,7 +117,9 @@ public protocol ImportableUniqueObject: ImportableObject {
 
     /// Whether the existing object with `source`'s ID should be updated from
     /// it; `false` skips the source. CoreStore's `static` hook, asked first,
-    /// before the object is looked at. Defaults to `true`.
+    /// before the object is looked at. Defaults to `true`; the default
+    /// ``ImportableObject/shouldInsert(from:in:)`` of a unique object asks it
+    /// too, as CoreStore's does.
     ///
     /// ```swift
     /// static func shouldUpdate(from source: SongJSON, in transaction: BaseDataTransaction) -> Bool {
@@ -144,6 +148,16 @@ extension ImportableUniqueObject {
         true
     }
 
+    /// A source becomes a new object when the `static`
+    /// ``shouldUpdate(from:in:)`` accepts it, as in CoreStore: a model that
+    /// declines stale records there declines them whether or not their
+    /// object exists. Declare `shouldInsert` to decide new objects apart.
+    public static func shouldInsert(from source: ImportSource, in transaction: BaseDataTransaction)
+        -> Bool
+    {
+        Self.shouldUpdate(from: source, in: transaction)
+    }
+
     /// Every existing object is updated.
     public func shouldUpdate(from source: ImportSource, in transaction: BaseDataTransaction) -> Bool
     {
@@ -154,6 +168,18 @@ extension ImportableUniqueObject {
     /// by ``update(from:in:)``, so one method describes both cases.
     public func didInsert(from source: ImportSource, in transaction: BaseDataTransaction) throws {
         try update(from: source, in: transaction)
+    }
+
+    /// The object's unique ID: the value of the field at ``uniqueIDKeyPath``,
+    /// read and set as that field's own accessor does, as CoreStore's
+    /// default `uniqueIDValue`. An import sets it before `didInsert`.
+    ///
+    /// ```swift
+    /// let ids = people.map(\.uniqueIDValue)
+    /// ```
+    public var uniqueIDValue: UniqueIDType {
+        get { storedField(at: Self.uniqueIDKeyPath, Self.uniqueIDField) }
+        set { setStoredField(newValue, at: Self.uniqueIDKeyPath, Self.uniqueIDField) }
     }
 
     /// The unique-ID field's declaration, found once per import call.
