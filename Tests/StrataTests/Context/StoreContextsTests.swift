@@ -30,7 +30,9 @@ struct StoreContextsTests {
             func check<Object: ManagedObject>(_ into: Into<Object>, _ label: String) {
                 let returned = Result { try contexts.creationTarget(for: into) }
                 let borrowed = Result {
-                    try contexts.withCreationTarget(for: into) { context, entity in (context, entity) }
+                    try contexts.withCreationTarget(for: into) { context, entity in
+                        (context, entity)
+                    }
                 }
                 switch (returned, borrowed) {
                 case let (.success(expected), .success(found)):

@@ -48,7 +48,8 @@ struct SchemaEntityLookupTests {
     func theUnretainedLookUpFindsWhatEntityForFinds(seed: UInt64) throws {
         let lookupEntities = lookupEntities()
         var random = SplitMix64(seed: seed)
-        let size = seed < 20 ? Int(seed) + 1 : Int.random(in: 1...lookupEntities.count, using: &random)
+        let size = seed < 20
+            ? Int(seed) + 1 : Int.random(in: 1...lookupEntities.count, using: &random)
         let chosen = Array(lookupEntities.indices.shuffled(using: &random).prefix(size))
         let schema = Schema("L\(seed)", entities: chosen.map { lookupEntities[$0].entity })
         for (index, (type, _)) in lookupEntities.enumerated() {
