@@ -23,7 +23,7 @@ struct IdentityMap {
     }
 
     func insert(_ object: ManagedObject, _ entity: EntityDescription) {
-        tables[entity.tableIndex].insert(object)
+        unretainedTables[entity.tableIndex]._withUnsafeGuaranteedRef { $0.insert(object) }
     }
 
     /// Removes the entry for the object's ID if it is this very object.
@@ -235,8 +235,12 @@ final class EntityObjectTable {
         if ownership == .strong { entry.release() }
     }
 
+    /// Calls `body` with each object, borrowed rather than retained (a
+    /// commit visits every object twice): the table holds it, or, in the
+    /// main context, its deinit takes it out first. So `body` must not
+    /// remove the object it is given, nor drop the last reference to it.
     func forEach(_ body: (ManagedObject) throws -> Void) rethrows {
-        for entry in slab { if let entry { try body(entry.takeUnretainedValue()) } }
+        for entry in slab { if let entry { try entry._withUnsafeGuaranteedRef { try body($0) } } }
     }
 
     func removeAll() {

@@ -210,11 +210,13 @@ extension ObjectContext {
     /// Inserts the unwritten objects, preparing the statement once per run of one entity.
     private func writeInserts(_ objects: [ManagedObject], _ connection: Connection) throws {
         var statement: Statement?
-        var statementEntity: EntityDescription?
+        // The entity compared by identity, borrowed: `object.entity!` per row
+        // retained and released it (the schema keeps every entity alive).
+        var statementEntity: ObjectIdentifier?
         for object in objects where !object.isDeleted && !object.isWritten {
-            let entity = object.entity!
-            if statementEntity !== entity {
-                statement = try connection.statement(entity.insertSQL)
+            let entity = object.withMembership { _, entity in ObjectIdentifier(entity) }
+            if statementEntity != entity {
+                statement = try connection.statement(object.entity!.insertSQL)
                 statementEntity = entity
             }
             try statement!.execute(object.values, rowID: object.rowID)

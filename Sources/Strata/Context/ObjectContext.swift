@@ -323,7 +323,11 @@ final class ObjectContext {
     }
 
     func register(_ object: ManagedObject) {
-        objects.insert(object, object.entity!)
+        // The entity borrowed: `object.entity!` retained and released it per object.
+        let registered: Void? = object.withMembership { _, entity in
+            objects.insert(object, entity)
+        }
+        if registered == nil { misuse("Strata: a detached object cannot be registered.") }
     }
 
     func unregister(_ object: ManagedObject) {

@@ -85,6 +85,30 @@ final class StoreContexts {
         return contexts[0]
     }
 
+    /// Calls `body` with what ``creationTarget(for:)`` finds, borrowed: the
+    /// contexts keep the context, and its schema the entity, while the
+    /// transaction lives. Returned as a pair, the two were retained and
+    /// released once per created object.
+    ///
+    /// - Throws: what ``creationTarget(for:)`` throws; `body` throws nothing.
+    func withCreationTarget<Object: ManagedObject, Result>(
+        for into: Into<Object>, _ body: (ObjectContext, EntityDescription) -> Result
+    ) throws -> Result {
+        if into.infersStore, all.count == 1 {
+            let only = Unmanaged.passUnretained(all[0])
+            let entity = only._withUnsafeGuaranteedRef { context in
+                context.schema.unretainedEntity(for: into.entityClass)
+            }
+            if let entity {
+                return only._withUnsafeGuaranteedRef { context in
+                    entity._withUnsafeGuaranteedRef { entity in body(context, entity) }
+                }
+            }
+        }
+        let found = try creationTarget(for: into)
+        return body(found.context, found.entity)
+    }
+
     /// The context an object created with `into` goes to, and the entity of
     /// `Object` in its store: the one look-up that finds the store is the
     /// one that finds the entity.

@@ -167,6 +167,17 @@ public struct Schema: Sendable {
         return entitiesByType[identifier]
     }
 
+    /// ``entity(for:)`` unretained, for `create`, which runs per object: the
+    /// schema keeps its entities, and a returned entity cost a retain and a
+    /// release.
+    func unretainedEntity(for type: ManagedObject.Type) -> Unmanaged<EntityDescription>? {
+        guard entityTypes.count > Self.largestScannedSchema else {
+            guard let index = entityTypes.firstIndex(of: ObjectIdentifier(type)) else { return nil }
+            return entities.withUnsafeBufferPointer { Unmanaged.passUnretained($0[index]) }
+        }
+        return entity(for: type).map(Unmanaged.passUnretained)
+    }
+
     /// The entity an ID of `Object` reads: `Object`'s, or, when `Object` is
     /// a superclass that is no entity (`ManagedObject` in generic code), the
     /// one the ID names; `nil` when neither is in the schema.

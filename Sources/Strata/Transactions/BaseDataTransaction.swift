@@ -51,27 +51,36 @@ public class BaseDataTransaction {
     /// ``StrataError/storeNotFound(entity:configuration:)``. Creating with
     /// `Into<T>()` when several stores hold the entity traps: name one.
     public func create<Object: ManagedObject>(_ into: Into<Object>) -> Object {
-        var target: (context: ObjectContext, entity: EntityDescription)?
         do {
-            let found = try contexts.creationTarget(for: into)
-            target = found
-            let object = try found.context.create(found.entity) as! Object
-            if uniqueImportDepth > 0 { createdDuringUniqueImport.append(object) }
-            return object
+            return try contexts.withCreationTarget(for: into) { context, entity in
+                do {
+                    let object = uncheckedDowncast(try context.create(entity), to: Object.self)
+                    if uniqueImportDepth > 0 { createdDuringUniqueImport.append(object) }
+                    return object
+                } catch {
+                    return failedCreation(error, in: context, entity: entity)
+                }
+            }
         } catch {
-            let context = target?.context ?? contexts.primary
-            let entity = target?.entity ?? contexts.schema.entity(of: Object.self)
-            // create cannot throw; the failure fails the commit instead.
-            context.deferredError = context.deferredError ?? context.translated(error)
-            let object = Object()
-            object.attach(to: context, entity: entity, rowID: 0)
-            object.values = entity.defaultValues
-            // A stand-in the caller may fill in without trapping; it is never
-            // written, because the deferred error fails the commit first.
-            object.isInserted = true
-            object.isWritten = false
-            return object
+            return failedCreation(
+                error, in: contexts.primary, entity: contexts.schema.entity(of: Object.self))
         }
+    }
+
+    /// What ``create(_:)`` returns when creating failed: `create` cannot
+    /// throw, so the failure fails the commit instead.
+    private func failedCreation<Object: ManagedObject>(
+        _ error: any Error, in context: ObjectContext, entity: EntityDescription
+    ) -> Object {
+        context.deferredError = context.deferredError ?? context.translated(error)
+        let object = Object()
+        object.attach(to: context, entity: entity, rowID: 0)
+        object.values = entity.defaultValues
+        // A stand-in the caller may fill in without trapping; it is never
+        // written, because the deferred error fails the commit first.
+        object.isInserted = true
+        object.isWritten = false
+        return object
     }
 
     /// This transaction's instance of an object from any context (for example

@@ -171,14 +171,15 @@ extension ObjectContext {
         var updatedKeys: Set<ObjectKey> = []
         let relationshipsChanged = !relationshipChanges.isEmpty
         forEachRegistered { object in
-            let entity = object.entity!
-            let index = entity.index
+            // The entity borrowed for its index; only an update needs it retained.
+            let index = object.withMembership { _, entity in entity.index }!
             if object.isInserted {
                 guard !object.isDeleted else { return }
                 byEntity[index].inserted.append((object.rowID, object.values))
             } else if object.isDeleted {
                 byEntity[index].deleted.insert(object.rowID)
             } else if object.baseline != nil || relationshipsChanged {
+                let entity = object.entity!
                 var fields = object.baseline.map { baseline in
                     entity.changedFieldNames(from: baseline, to: object.value(at:))
                 } ?? []

@@ -92,8 +92,10 @@ final class Statement: ColumnReader {
     /// Texts and blobs are bound in place (`SQLITE_STATIC`) rather than
     /// copied by SQLite: each is bound inside the scope of its bytes, and the
     /// statement steps inside all of them, the only time SQLite reads a bound
-    /// value. What a commit's writes run per row.
-    func execute(_ values: some Sequence<StoredValue>, rowID: Int64) throws {
+    /// value. What a commit's writes run per row. The values are taken
+    /// (`consuming`): the iterator takes over the caller's reference to a row
+    /// array instead of retaining and releasing the array once more per row.
+    func execute(_ values: consuming some Sequence<StoredValue>, rowID: Int64) throws {
         if let server {
             server.reset()
             var parameter: Int32 = 1
