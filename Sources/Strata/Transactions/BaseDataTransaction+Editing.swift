@@ -43,8 +43,9 @@ extension BaseDataTransaction {
     /// `edit(object)` returns, but those the transaction does not hold
     /// yet are read in one query per entity.
     ///
-    /// Objects deleted in the store or in this transaction, and objects made
-    /// with `init()` outside any transaction, are left out. It cannot throw:
+    /// Objects deleted in the store or in this transaction, objects made
+    /// with `init()` outside any transaction, and objects of another stack's
+    /// store (another file) are left out. It cannot throw:
     /// a storage failure returns `[]` and fails the transaction's next read or
     /// its commit.
     ///

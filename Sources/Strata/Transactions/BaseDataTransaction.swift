@@ -83,8 +83,11 @@ public class BaseDataTransaction {
         return object
     }
 
-    /// This transaction's instance of an object from any context (for example
-    /// the main context), or `nil` when it no longer exists.
+    /// This transaction's instance of an object from any context of this
+    /// stack's stores (for example the main context, or another stack's over
+    /// the same file), or `nil` when it no longer exists. An object of
+    /// another store (another stack's file) is none of this transaction's:
+    /// `nil`, whatever its row ID names here.
     public func edit<Object: ManagedObject>(_ object: Object?) -> Object? {
         guard let object, let entity = object.entity else { return nil }
         if contexts.all.contains(where: { $0 === object.context }) { return object.isDeleted ? nil : object }
