@@ -206,24 +206,8 @@ extension Field.Coded where Value: ExpressibleByNilLiteral {
     }
 }
 
-/// A coded field's `customGetter` and `customSetter`, taking any
-/// ``ManagedObject``: each checks that the object is of the class its
-/// closure names. Held by the field's declaration, in its class's prototype.
-struct CodedAccessors<Value>: AnyFieldAccessors {
-    let getter: (@Sendable (ManagedObject, Field.Coded<Value>.Proxy) -> Value)?
-    let setter: (@Sendable (ManagedObject, Field.Coded<Value>.Proxy, Value) -> Void)?
-
-    /// The accessors of the field named `name`, or `nil` when it has neither.
-    init?<Object: ManagedObject>(
-        _ name: String,
-        getter: (@Sendable (Object, Field.Coded<Value>.Proxy) -> Value)?,
-        setter: (@Sendable (Object, Field.Coded<Value>.Proxy, Value) -> Void)?
-    ) {
-        guard getter != nil || setter != nil else { return nil }
-        self.getter = anyOwner(getter, of: name)
-        self.setter = anyOwner(setter, of: name)
-    }
-}
+/// A coded field's custom accessors.
+typealias CodedAccessors<Value> = FieldAccessors<Value, Field.Coded<Value>.Proxy>
 
 extension DeclaredField {
     /// The coded field's `customGetter` and `customSetter`, if it has either.

@@ -115,29 +115,32 @@ extension Field.Stored {
 @usableFromInline
 protocol AnyFieldAccessors: Sendable {}
 
-/// A stored field's `customGetter` and `customSetter`, taking any
+/// A field's `customGetter` and `customSetter`, taking any
 /// ``ManagedObject``: each checks that the object is of the class its
-/// closure names. Held by the field's declaration, in its class's prototype.
+/// closure names. `Proxy` is what the field's closures are given beside
+/// the object (``Field/Stored/Proxy``, ``Field/Coded/Proxy``). Held by the
+/// field's declaration, in its class's prototype.
 @usableFromInline
-struct StoredAccessors<Value: FieldStorable>: AnyFieldAccessors {
-    typealias Getter = @Sendable (ManagedObject, Field.Stored<Value>.Proxy) -> Value
-    typealias Setter = @Sendable (ManagedObject, Field.Stored<Value>.Proxy, Value) -> Void
-
-    let getter: Getter?
-    let setter: Setter?
+struct FieldAccessors<Value, Proxy>: AnyFieldAccessors {
+    let getter: (@Sendable (ManagedObject, Proxy) -> Value)?
+    let setter: (@Sendable (ManagedObject, Proxy, Value) -> Void)?
 
     /// The accessors of the field named `name`, or `nil` when it has neither.
     @usableFromInline
     init?<Object: ManagedObject>(
         _ name: String,
-        getter: (@Sendable (Object, Field.Stored<Value>.Proxy) -> Value)?,
-        setter: (@Sendable (Object, Field.Stored<Value>.Proxy, Value) -> Void)?
+        getter: (@Sendable (Object, Proxy) -> Value)?,
+        setter: (@Sendable (Object, Proxy, Value) -> Void)?
     ) {
         guard getter != nil || setter != nil else { return nil }
         self.getter = anyOwner(getter, of: name)
         self.setter = anyOwner(setter, of: name)
     }
 }
+
+/// A stored field's custom accessors.
+@usableFromInline
+typealias StoredAccessors<Value: FieldStorable> = FieldAccessors<Value, Field.Stored<Value>.Proxy>
 
 /// A field's `customGetter`, taking any ``ManagedObject`` and trapping on
 /// one not of the class it names.
