@@ -107,37 +107,19 @@ extension StoreContexts {
     /// The context's own instances of `objects`, from any context, that
     /// still exist, in the same order, each read in its own store.
     func fetchExisting<Object: ManagedObject>(_ objects: some Sequence<Object>) throws -> [Object] {
+        // Each object's store among these, found once: an object of another
+        // store (another stack's file, another configuration) is none of
+        // this one's, whatever its row ID names here.
+        let homes = objects.map { (object: $0, context: context(of: $0)) }
         if all.count == 1 {
-            // An object of another store (another stack's, of another
-            // configuration) is none of this one's, whatever its row ID names here.
-            let context = all[0]
-            return try context.fetchExisting(objects.filter(Self.ofStore(of: context)))
+            return try all[0].fetchExisting(homes.compactMap { $0.context == nil ? nil : $0.object })
         }
-        let objects = Array(objects)
         var found: [AnyObjectID: Object] = [:]
         for context in all {
-            let mine = objects.filter(Self.ofStore(of: context))
+            let mine = homes.compactMap { $0.context === context ? $0.object : nil }
             for existing in try context.fetchExisting(mine) { found[existing.objectID.erased] = existing }
         }
-        // An object of another stack may share an ID with one found here.
-        return objects.compactMap { context(of: $0) == nil ? nil : found[$0.objectID.erased] }
-    }
-
-    /// Whether an object is of `context`'s configuration and store: the
-    /// filter of ``fetchExisting(_:)-([Object])``, which remembers the last
-    /// context it checked (the objects of one call mostly share one).
-    private static func ofStore(of context: ObjectContext) -> (ManagedObject) -> Bool {
-        let configuration = context.schema.configuration
-        var last: (context: ObjectContext, reads: Bool)?
-        return { object in
-            guard object.entity?.configuration == configuration, let home = object.context else {
-                return false
-            }
-            if let last, last.context === home { return last.reads }
-            let reads = context.readsStore(of: home)
-            last = (home, reads)
-            return reads
-        }
+        return homes.compactMap { $0.context == nil ? nil : found[$0.object.objectID.erased] }
     }
 
     func queryValue<Object: ManagedObject, Result: FieldStorable>(
