@@ -130,10 +130,6 @@ extension ObjectContext {
     /// its row ID names here: a look-up by that row ID would find an
     /// unrelated object.
     func readsStore(of other: ObjectContext) -> Bool {
-        if other === self || other.store === store { return true }
-        // Opened read-only or not, a file holds the same rows.
-        var settings = other.store.settings
-        settings.isReadOnly = store.settings.isReadOnly
-        return settings.isSameStore(as: store.settings)
+        other === self || other.store === store || other.store.rowsKey == store.rowsKey
     }
 }

@@ -99,18 +99,21 @@ public struct StoreSettings: Sendable {
     /// is spelled), the same in-memory store, or the same server store; of
     /// the same configuration, opened read-only or not alike.
     func isSameStore(as other: StoreSettings) -> Bool {
-        guard configuration == other.configuration, isReadOnly == other.isReadOnly else { return false }
-        switch (location, other.location) {
-        case let (.file(url), .file(otherURL)):
-            return url.standardizedFileURL.resolvingSymlinksInPath().path
-                == otherURL.standardizedFileURL.resolvingSymlinksInPath().path
-        case let (.memory(name), .memory(otherName)):
-            return name == otherName
-        case let (.server(engine), .server(otherEngine)):
-            return engine.displayName == otherEngine.displayName
-        default:
-            return false
+        isReadOnly == other.isReadOnly && rowsKey == other.rowsKey
+    }
+
+    /// What names the rows the store reads and writes, however its path is
+    /// spelled: its configuration and its file's resolved path, its
+    /// in-memory store's name or its server store's. Two stores with the
+    /// same key hold the same rows, whether opened read-only or not.
+    var rowsKey: String {
+        let place: String
+        switch location {
+        case .file(let url): place = "file:" + url.standardizedFileURL.resolvingSymlinksInPath().path
+        case .memory(let name): place = "memory:" + name
+        case .server(let engine): place = "server:" + engine.displayName
         }
+        return (configuration.map { "configuration:" + $0 } ?? "default") + "|" + place
     }
 
     /// The SQLite file to open: for an in-memory store, its file in the RAM

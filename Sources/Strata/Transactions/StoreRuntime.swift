@@ -18,6 +18,9 @@ final class StoreRuntime: Sendable {
     /// read once, as every query asks (the settings' is found from the
     /// store's location, copied per call).
     let dialect: SQLDialect
+    /// What names the store's rows (``StoreSettings/rowsKey``), resolved once:
+    /// whether an object of another stack's store is a row of this one.
+    let rowsKey: String
     /// Whether the store has a commit log: every store opened writable does;
     /// a read-only store made before the log does not.
     let hasLog: Bool
@@ -47,6 +50,7 @@ final class StoreRuntime: Sendable {
         self.hasLog = hasLog
         self.gate = WriterGate(connection: writer)
         self.dialect = settings.dialect
+        self.rowsKey = settings.rowsKey
         self.beginWrite = dialect.beginWrite(waitingAtMost: settings.busyTimeoutMilliseconds)
         self.committed = Locked((generation, []))
     }
