@@ -185,6 +185,39 @@ struct MainContextFollowingTests {
         #expect(viewer.mergedGeneration == 1)
     }
 
+    /// The pass that merges an awaited commit reads the log to fill the hole
+    /// before it, sees a later commit, and stops at the awaited commit's
+    /// completion. The data version then moves no more, yet the caller's read
+    /// right after it resumes must merge that later commit (the CI's failure of
+    /// 6 December: such a read returned with the stack a commit behind).
+    @Test
+    func aReadAfterAnAwaitedCommitMergesWhatItsPassLeftKnownAndUnmerged() async throws {
+        let directory = TemporaryDirectory()
+        let viewer = try openStack(in: directory, author: "viewer")
+        viewer.pollingInterval = .seconds(3_600)  // nothing but the reads below looks
+        let writer = try openStack(in: directory, author: "writer")
+        let monitor = try viewer.monitorList(From<MonItem>())
+        try writer.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 1 })  // the hole
+        let (entered, go) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let caller = Task { @MainActor in
+            try await viewer.perform { tx in
+                entered.signal()
+                go.wait()
+                tx.create(Into<MonItem>()).rank = 2
+            }
+            _ = try viewer.fetchCount(From<MonItem>())
+            return (viewer.mergedGeneration, monitor.numberOfObjects())
+        }
+        while entered.wait(timeout: .now()) == .timedOut { try await Task.sleep(for: .milliseconds(1)) }
+        // The main actor is busy while the viewer commits and the writer commits after it.
+        go.signal()
+        viewer.transactionQueue.sync {}
+        try writer.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 3 })
+        let (merged, shown) = try await caller.value
+        #expect(merged == 3, "the read merged the writer's later commit")
+        #expect(shown == 3)
+    }
+
     @Test
     func aLiveMonitorHearsOfAnotherStacksCommitWithoutAnyRead() async throws {
         let directory = TemporaryDirectory()
