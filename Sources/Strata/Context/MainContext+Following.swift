@@ -20,6 +20,16 @@ extension MainContext: SnapshotFollower {
         try MainActor.assumeIsolated { try examineSnapshot(on: context.readConnection()) }
     }
 
+    /// Commits read from the log, delivered, or seen in a snapshot wait to
+    /// be merged: a pass stopped at an awaited commit's completion, or on an
+    /// error. (A snapshot kept from that pass ends before the caller resumes:
+    /// its end was queued on the main actor first.)
+    nonisolated var isBehind: Bool {
+        MainActor.assumeIsolated {
+            !waiting.isEmpty || waitingRefresh != nil || context.knownSnapshot.generation > generation
+        }
+    }
+
     nonisolated func readDidEnd() {
         MainActor.assumeIsolated { catchUp() }
     }

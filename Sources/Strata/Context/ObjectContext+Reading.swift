@@ -98,7 +98,10 @@ extension ObjectContext {
             try statement.bind(arguments)
             defer { statement.reset() }
             let hasRow = try statement.step()
-            if connection.dataVersion == knownSnapshot.dataVersion {
+            let changed = connection.dataVersion != knownSnapshot.dataVersion
+            // Unchanged, the snapshot may still show commits known and not
+            // merged yet: those a pass left when an awaiting caller held merges.
+            guard changed || follower?.isBehind == true else {
                 return try body(statement, hasRow, knownSnapshot.generation)
             }
             // Reset before the merge, which ends the kept snapshot.
@@ -109,8 +112,8 @@ extension ObjectContext {
                 follower?.readDidEnd()
                 lastReadGeneration = generation
             }
-            let generation = try follower?.snapshotDidChange() ?? knownSnapshot.generation
-            return try body(statement, hasRow, generation)
+            let generation = changed ? try follower?.snapshotDidChange() : nil
+            return try body(statement, hasRow, generation ?? knownSnapshot.generation)
         } catch {
             // Whether the snapshot was checked is unknown: the next read opens another.
             connection.endKeptRead()
@@ -163,7 +166,10 @@ protocol SnapshotFollower: AnyObject {
     /// seen before: returns its generation, having read (in the same
     /// snapshot) what the main context needs to catch up to it.
     func snapshotDidChange() throws -> UInt64
-    /// The read that saw a change is done: merge what it found.
+    /// Whether commits the follower knows of are not merged yet.
+    var isBehind: Bool { get }
+    /// The read that saw a change, or found the follower behind, is done:
+    /// merge what it found.
     func readDidEnd()
     /// A read began a snapshot that later reads keep: end it once the main
     /// actor has run what is waiting for it.

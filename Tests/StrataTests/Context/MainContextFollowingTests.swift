@@ -197,6 +197,8 @@ struct MainContextFollowingTests {
         viewer.pollingInterval = .seconds(3_600)  // nothing but the reads below looks
         let writer = try openStack(in: directory, author: "writer")
         let monitor = try viewer.monitorList(From<MonItem>())
+        // Its reads open a snapshot, kept after the pass, that shows the later commit.
+        let reader = ChurnReadingObserver(viewer, monitor)
         try writer.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 1 })  // the hole
         let (entered, go) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
         let caller = Task { @MainActor in
@@ -216,6 +218,7 @@ struct MainContextFollowingTests {
         let (merged, shown) = try await caller.value
         #expect(merged == 3, "the read merged the writer's later commit")
         #expect(shown == 3)
+        #expect(reader.failures.isEmpty)
     }
 
     @Test
