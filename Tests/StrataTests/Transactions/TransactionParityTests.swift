@@ -211,6 +211,84 @@ struct TransactionParityTests {
         #expect(many.map(\.name) == ["Ann"])
     }
 
+    /// CoreStore's `delete(objectIDs:)` takes any sequence: a set, such as
+    /// the one `insertedObjectIDs(_:)` returns, or a lazy map.
+    @Test(arguments: StoreKind.sqlite)
+    @MainActor
+    func deleteByObjectIDsTakesAnySequence(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(TxSchema.schema, kind, in: directory)
+        let ids = try stack.perform(synchronous: { tx in
+            (0..<4).map { index -> ObjectID<TxItem> in
+                let item = tx.create(Into<TxItem>())
+                item.rank = index
+                return item.objectID
+            }
+        })
+        let firstTwo: Set<ObjectID<TxItem>> = Set(ids.prefix(2))
+        try stack.perform(synchronous: { tx in tx.delete(objectIDs: firstTwo) })
+        #expect(try stack.fetchAll(From<TxItem>()).map(\.rank).sorted() == [2, 3])
+        try stack.perform(synchronous: { tx in tx.delete(objectIDs: ids.lazy.filter { $0.rowID > 0 }) })
+        #expect(try stack.fetchCount(From<TxItem>()) == 0)
+        let pending = try stack.perform(synchronous: { tx in
+            for index in 0..<3 { tx.create(Into<TxItem>()).rank = index }
+            tx.delete(objectIDs: tx.insertedObjectIDs(TxItem.self))
+            return tx.hasChanges
+        })
+        #expect(!pending)
+        #expect(try stack.fetchCount(From<TxItem>()) == 0)
+    }
+
+    /// CoreStore's `flush(closure:)`: the changes the closure makes, then a
+    /// flush, which ends the undo group; an error of the closure comes out
+    /// and nothing is flushed.
+    @Test(arguments: StoreKind.sqlite)
+    @MainActor
+    func unsafeFlushWithAClosureFlushesWhatItChanged(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(TxSchema.schema, kind, in: directory)
+        let tx = try stack.beginUnsafe(supportsUndo: true)
+        let ann = tx.create(Into<TxPerson>())
+        try tx.flush { ann.name = "Ann" }
+        ann.name = "Annie"
+        tx.undo()
+        #expect(ann.name == "Ann", "the flush ended the group the closure's change was in")
+        #expect(tx.hasChanges)
+        #expect(try tx.fetchCount(From<TxPerson>().where(\.$name == "Ann")) == 1)
+        do {
+            try tx.flush { ann.age = 9; throw TxValueError(code: 3) }
+            Issue.record("expected the closure's error")
+        } catch let error as TxValueError {
+            #expect(error == TxValueError(code: 3))
+        }
+        #expect(ann.age == 9, "the closure's change is kept, unflushed, as CoreStore leaves it")
+        try tx.commitAndWait()
+        #expect(try stack.fetchOne(From<TxPerson>())?.age == 9)
+    }
+
+    /// CoreStore has `refreshAndMergeAllObjects()` on every transaction.
+    @Test(arguments: StoreKind.sqlite)
+    @MainActor
+    func everyTransactionCanRefreshAndMergeItsObjects(_ kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(TxSchema.schema, kind, in: directory)
+        let name = try stack.perform(synchronous: { tx in
+            let ann = tx.create(Into<TxPerson>())
+            ann.name = "Ann"
+            try tx.refreshAndMergeAllObjects()
+            return ann.name
+        })
+        #expect(name == "Ann", "a refresh keeps the transaction's own changes")
+        let age = try await stack.perform { tx in
+            let ann = try #require(try tx.fetchOne(From<TxPerson>()))
+            ann.age = 4
+            try tx.refreshAndMergeAllObjects()
+            return ann.age
+        }
+        #expect(age == 4)
+        #expect(try stack.fetchOne(From<TxPerson>())?.age == 4)
+    }
+
     @Test(arguments: StoreKind.sqlite)
     @MainActor
     func asynchronousFailureRunsOnMainAndSavesNothing(_ kind: StoreKind) async throws {
