@@ -147,6 +147,19 @@ public class BaseDataTransaction {
         delete(objects)
     }
 
+    /// Deletes the objects with `ids` that exist: the form for any sequence
+    /// of IDs, as CoreStore's `delete(objectIDs:)` takes (a set, say).
+    ///
+    /// ```swift
+    /// tx.delete(objectIDs: tx.insertedObjectIDs(Draft.self))
+    /// ```
+    public func delete<IDs: Sequence, Object: ManagedObject>(objectIDs ids: IDs)
+    where IDs.Element == ObjectID<Object> {
+        // `IDs` before `Object`, so that the call infers `Object` (see `edit(ids)`).
+        let objects: [Object] = edit(ids)
+        delete(objects)
+    }
+
     /// Whether the transaction has changes it has not committed: exactly
     /// when committing it now would report a change set, or refuse a value
     /// a field was given (``StrataError/invalidValue(entity:field:reason:)``).
@@ -159,6 +172,35 @@ public class BaseDataTransaction {
     /// tx.hasChanges   // false
     /// ```
     public var hasChanges: Bool { contexts.all.contains(where: \.hasChanges) }
+
+    /// Brings the objects the transaction holds up to the store's last
+    /// commit, by any writer, keeping the fields changed here since, as
+    /// CoreStore's `refreshAndMergeAllObjects()` does on every transaction.
+    ///
+    /// In an unsafe transaction, call it before reading kept objects to
+    /// change them again after a commit, so that no other writer's update is
+    /// lost. It begins the transaction's next SQLite write transaction (other
+    /// writers then wait until it commits); any read or flush does the same.
+    /// A transaction of `perform` holds the store's writer from its first
+    /// read to its commit, so its objects are always current: there it
+    /// changes nothing.
+    ///
+    /// ```swift
+    /// try tx.commitAndWait()
+    /// // ... later, another process may have changed `counter`
+    /// try tx.refreshAndMergeAllObjects()
+    /// counter.value += 1
+    /// try tx.commitAndWait()
+    /// ```
+    ///
+    /// - Throws: a ``StrataError`` when the store cannot be read or locked.
+    public func refreshAndMergeAllObjects() throws(StrataError) {
+        try StrataError.catching {
+            for context in contexts.all where context.keepsObjectsAcrossCommits {
+                _ = try context.writeConnection()
+            }
+        }
+    }
 
     /// Abandons the transaction: throws ``StrataError/userCancelled``, which the
     /// `perform` call catches, rolls back, and reports.

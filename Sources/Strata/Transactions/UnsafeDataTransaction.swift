@@ -65,28 +65,6 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
         stack.deliver({ completion(result) }, after: contexts.all.map(\.store), holdingMerges: false)
     }
 
-    /// Brings the objects the transaction holds up to the store's last
-    /// commit, by any writer, keeping the fields changed here since: call it
-    /// before reading kept objects to change them again after a commit, so
-    /// that no other writer's update is lost. Begins the transaction's next
-    /// SQLite write transaction (other writers then wait until it commits);
-    /// any read or flush does the same.
-    ///
-    /// ```swift
-    /// try tx.commitAndWait()
-    /// // ... later, another process may have changed `counter`
-    /// try tx.refreshAndMergeAllObjects()
-    /// counter.value += 1
-    /// try tx.commitAndWait()
-    /// ```
-    ///
-    /// - Throws: a ``StrataError`` when the store cannot be read or locked.
-    public func refreshAndMergeAllObjects() throws(StrataError) {
-        try StrataError.catching {
-            for context in contexts.all { _ = try context.writeConnection() }
-        }
-    }
-
     /// Commits, ending the open undo group first; a failed commit, rolled
     /// back, ends the undo history as ``rollback()`` does.
     @discardableResult
@@ -120,6 +98,25 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
     public func rollback() {
         contexts.rollback()
         undoHistory?.removeAll()
+    }
+
+    /// Runs `closure`, then ``flush()``: CoreStore's `flush(closure:)`, for
+    /// changes that should end one undo group together.
+    ///
+    /// ```swift
+    /// try tx.flush {
+    ///     person.name = form.name
+    ///     person.age = form.age
+    /// }
+    /// tx.undo()          // takes back both fields
+    /// ```
+    ///
+    /// - Throws: the error `closure` throws, unchanged (nothing is flushed
+    ///   then, and the changes it made before throwing stay pending, as in
+    ///   CoreStore), or the ``StrataError`` of the flush.
+    public func flush(closure: () throws -> Void) throws {
+        try closure()
+        try flush()
     }
 
     /// Writes pending changes into the open SQLite transaction without
