@@ -67,12 +67,7 @@ struct TransactionParityTests {
     @MainActor
     func unsafeRollbackAfterFlushDiscardsTheFlushedChanges(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(TxSchema.schema, kind, in: directory)
-        let tx = try stack.beginUnsafe()
-        let ann = tx.create(Into<TxPerson>())
-        ann.name = "Ann"
-        ann.age = 1
-        try tx.commitAndWait()
+        let (stack, tx, ann) = try unsafeKeepingAnn(kind, in: directory, age: 1)
         ann.age = 2
         let bob = tx.create(Into<TxPerson>())
         bob.name = "Bob"
@@ -154,12 +149,7 @@ struct TransactionParityTests {
     @MainActor
     func unsafeRefreshTakesAnotherWritersValuesAndKeepsLocalOnes(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(TxSchema.schema, kind, in: directory)
-        let tx = try stack.beginUnsafe()
-        let ann = tx.create(Into<TxPerson>())
-        ann.name = "Ann"
-        ann.age = 1
-        try tx.commitAndWait()
+        let (stack, tx, ann) = try unsafeKeepingAnn(kind, in: directory, age: 1)
         let id = ann.objectID
         try stack.perform(synchronous: { other in
             other.edit(id)?.age = 7
@@ -392,4 +382,19 @@ struct UnsafeSequenceModelTests {
                 Dictionary(uniqueKeysWithValues: shown.map { ($0.objectID.rowID, $0.age) }) == model.committed, note)
         }
     }
+}
+
+/// A stack on a new store of `kind` in `directory`, and an unsafe
+/// transaction on it that has committed one person, Ann (aged `age`), whom it keeps.
+@MainActor
+func unsafeKeepingAnn(
+    _ kind: StoreKind, in directory: TemporaryDirectory, age: Int? = nil
+) throws -> (DataStack, UnsafeDataTransaction, TxPerson) {
+    let stack = try makeStack(TxSchema.schema, kind, in: directory)
+    let tx = try stack.beginUnsafe()
+    let ann = tx.create(Into<TxPerson>())
+    ann.name = "Ann"
+    if let age { ann.age = age }
+    try tx.commitAndWait()
+    return (stack, tx, ann)
 }

@@ -10,11 +10,7 @@ struct UnsafeOtherWriterTests {
     @MainActor
     func unsafeObjectDeletedByAnotherWriter(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(TxSchema.schema, kind, in: directory)
-        let tx = try stack.beginUnsafe()
-        let ann = tx.create(Into<TxPerson>())
-        ann.name = "Ann"
-        try tx.commitAndWait()
+        let (stack, tx, ann) = try unsafeKeepingAnn(kind, in: directory)
         let id = ann.objectID
         try stack.perform(synchronous: { other in other.delete(id) })
         try tx.refreshAndMergeAllObjects()
@@ -33,11 +29,7 @@ struct UnsafeOtherWriterTests {
     @MainActor
     func unsafeObjectChangedAfterAnotherWriterDeletedIt(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(TxSchema.schema, kind, in: directory)
-        let tx = try stack.beginUnsafe()
-        let ann = tx.create(Into<TxPerson>())
-        ann.name = "Ann"
-        try tx.commitAndWait()
+        let (stack, tx, ann) = try unsafeKeepingAnn(kind, in: directory)
         let id = ann.objectID
         try stack.perform(synchronous: { other in other.delete(id) })
         ann.name = "Annie"
