@@ -70,7 +70,7 @@ extension DataStack {
     /// (it commits or fails on the old file, which then goes); every other
     /// one, queued or begun but not yet at the store, waits for the
     /// replacement and then runs on the new file, as one asked for after it
-    /// would. The exception: a ``perform(synchronous:author:isolation:)``
+    /// would. The exception: a ``perform(synchronous:waitForAllObservers:author:isolation:)``
     /// asked for on the main actor while the replacement runs (from a
     /// completion it calls first) throws ``StrataError/storeNotAdded``
     /// rather than wait for itself. Observers hear of the new contents once
@@ -182,7 +182,7 @@ extension DataStack {
     ///
     /// - Throws: the errors of ``addStorageAndWait(_:)`` and of the seeding
     ///   transaction (an error of your own `seed` threw comes back as
-    ///   ``StrataError/userError(_:)``, as from ``perform(synchronous:author:isolation:)``).
+    ///   ``StrataError/userError(_:)``, as from ``perform(synchronous:waitForAllObservers:author:isolation:)``).
     @MainActor
     public static func inMemory(
         _ schema: Schema, seed: (SynchronousDataTransaction) throws -> Void = { _ in }

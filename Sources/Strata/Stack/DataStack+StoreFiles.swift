@@ -47,7 +47,7 @@ extension DataStack {
     /// try stack.wipeAllData()   // a sync reset
     /// ```
     ///
-    /// - Throws: the errors of ``perform(synchronous:author:isolation:)``.
+    /// - Throws: the errors of ``perform(synchronous:waitForAllObservers:author:isolation:)``.
     @discardableResult
     public func wipeAllData(
         author: String? = nil, isolation: isolated (any Actor)? = #isolation

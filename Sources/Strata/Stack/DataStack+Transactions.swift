@@ -3,8 +3,7 @@ import Foundation
 
 extension DataStack: CommitMerging {
     /// Runs `body` in a transaction on the transaction queue, blocking the
-    /// caller, and commits when it returns. Called on the main actor, the
-    /// commit is merged into the main context before this returns.
+    /// caller, and commits when it returns.
     ///
     /// ```swift
     /// let count = try stack.perform(synchronous: { tx in
@@ -12,6 +11,19 @@ extension DataStack: CommitMerging {
     ///     return try tx.fetchCount(From<Person>())
     /// })
     /// ```
+    ///
+    /// With `waitForAllObservers` (the default, as in CoreStore), the commit is
+    /// merged into the main context before this returns, so monitors,
+    /// publishers and their observers have been told of it: on the main
+    /// actor the merge runs right here; from another thread this waits for
+    /// the main actor to run it. Where CoreStore deadlocks when the main
+    /// thread is itself blocked waiting for the caller (a semaphore, a
+    /// `sync` onto the caller's queue), Strata waits at most 10 seconds for
+    /// the main actor to begin the merge, then returns (and does not wait
+    /// again until the main actor has run it); pass `false` there to return
+    /// at once. With
+    /// `false`, this returns right after the commit and the main actor
+    /// merges it soon after; any main-context read merges it first.
     ///
     /// - Throws: ``StrataError/nestedTransaction`` when called from inside a
     ///   transaction of this stack; ``StrataError/storeNotAdded`` when the
@@ -24,8 +36,8 @@ extension DataStack: CommitMerging {
     ///   any commit failure. On any error nothing is saved.
     @_disfavoredOverload  // In async code, `perform { }` means the async variant.
     public func perform<Result>(
-        synchronous body: (SynchronousDataTransaction) throws -> Result, author: String? = nil,
-        isolation: isolated (any Actor)? = #isolation
+        synchronous body: (SynchronousDataTransaction) throws -> Result, waitForAllObservers: Bool = true,
+        author: String? = nil, isolation: isolated (any Actor)? = #isolation
     ) throws(StrataError) -> Result {
         let stores = try stores()
         let author = self.author(author)
@@ -40,14 +52,15 @@ extension DataStack: CommitMerging {
             try withoutActuallyEscaping(body) { body in
                 try transactionQueue.sync {
                     try runTransaction(
-                        transactionContexts(stores), author: author, mergesOnReturn: isolation === MainActor.shared
+                        transactionContexts(stores), author: author,
+                        mergesOnReturn: waitForAllObservers && isolation === MainActor.shared
                     ) { contexts in
                         try body(SynchronousDataTransaction(contexts: contexts, author: author))
                     }
                 }
             }
         }
-        mergeIfOnMainActor(isolation)
+        if waitForAllObservers { mergeCommitted(isolation) }
         return result
     }
 
@@ -99,7 +112,7 @@ extension DataStack: CommitMerging {
     ///     failure: { error in print("not saved:", error) })
     /// ```
     ///
-    /// The errors are those of ``perform(synchronous:author:isolation:)``:
+    /// The errors are those of ``perform(synchronous:waitForAllObservers:author:isolation:)``:
     /// an error of your own `body` threw comes as ``StrataError/userError(_:)``,
     /// `cancel()` as ``StrataError/userCancelled``.
     public func perform<Result: Sendable>(
@@ -137,7 +150,7 @@ extension DataStack: CommitMerging {
     /// ``StrataError/userCancelled``. A transaction already running runs to
     /// its end and commits, as one that `cancel()` was not called in does.
     ///
-    /// - Throws: the same errors as ``perform(synchronous:author:isolation:)``
+    /// - Throws: the same errors as ``perform(synchronous:waitForAllObservers:author:isolation:)``
     ///   (an error of your own `body` threw comes back as ``StrataError/userError(_:)``),
     ///   ``StrataError/storeNotAdded`` at once, before anything is queued;
     ///   ``StrataError/userCancelled`` when the task was cancelled before `body` began.
@@ -312,12 +325,6 @@ extension DataStack: CommitMerging {
             self.mergePendingChangeSets()
             body()
         }
-    }
-
-    /// Merges now when called on the main actor (a synchronous commit made there).
-    func mergeIfOnMainActor(_ isolation: isolated (any Actor)?) {
-        guard isolation === MainActor.shared else { return }
-        MainActor.assumeIsolated { mergePendingChangeSets() }
     }
 
     /// Merges every waiting change set into the main context, in generation

@@ -39,8 +39,12 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
         }
     }
 
-    /// Commits now and returns the change set, which is merged into the main
-    /// context on the main actor (before this returns when called there).
+    /// Commits now and returns the change set, once it is merged into the
+    /// main context and observers are told, as CoreStore's `commitAndWait()`:
+    /// on the main actor the merge runs right here; from another thread this
+    /// waits for the main actor to run it, as
+    /// ``DataStack/perform(synchronous:waitForAllObservers:author:isolation:)``
+    /// does (at most 10 seconds when the main actor is blocked).
     ///
     /// - Throws: a ``StrataError``; the transaction's changes are rolled back.
     @discardableResult
@@ -48,7 +52,7 @@ public final class UnsafeDataTransaction: BaseDataTransaction {
         isolation: isolated (any Actor)? = #isolation
     ) throws(StrataError) -> ChangeSet? {
         let changeSet = try StrataError.catching { try commitEndingUndoGroup() }
-        stack.mergeIfOnMainActor(isolation)
+        stack.mergeCommitted(isolation)
         return changeSet
     }
 
@@ -231,6 +235,7 @@ protocol CommitMerging: AnyObject, Sendable {
     func deliver(
         _ completion: @escaping @MainActor @Sendable () -> Void, after stores: [StoreRuntime],
         holdingMerges: Bool)
-    /// Merges what was committed now, when the caller is on the main actor.
-    func mergeIfOnMainActor(_ isolation: isolated (any Actor)?)
+    /// Merges what was committed into the main contexts before returning:
+    /// now on the main actor, else by waiting for the main actor to merge.
+    func mergeCommitted(_ isolation: isolated (any Actor)?)
 }

@@ -129,7 +129,9 @@ struct MainContextFollowingTests {
         // Committed on another thread: delivered, not merged.
         let committed = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
-            _ = try? stack.perform(synchronous: { tx in try tx.updateAll(From<MonItem>(), .increment(\.$rank, by: 1)) })
+            _ = try? stack.perform(
+                synchronous: { tx in try tx.updateAll(From<MonItem>(), .increment(\.$rank, by: 1)) },
+                waitForAllObservers: false)
             committed.signal()
         }
         committed.wait()

@@ -178,7 +178,8 @@ struct ListMonitorCallbackTests {
         // new monitor fetches, so that monitor's fetch already reflects it.
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async { @Sendable in
-            _ = try? stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 9 })
+            _ = try? stack.perform(
+                synchronous: { tx in tx.create(Into<MonItem>()).rank = 9 }, waitForAllObservers: false)
             done.signal()
         }
         done.wait()

@@ -1,0 +1,201 @@
+import Dispatch
+import Foundation
+@testable import Strata
+import Testing
+
+/// Counts a monitor's `didChange` callbacks where any thread can read them.
+@MainActor
+private final class DidChangeCounter: ListObserver {
+    typealias ListEntityType = MonItem
+    let count = Locked(0)
+    func listMonitorDidChange(_ monitor: ListMonitor<MonItem>) { count.withLock { $0 += 1 } }
+}
+
+/// CoreStore's `perform(synchronous:waitForAllObservers:)` and unsafe
+/// `commitAndWait()`: waiting returns once the main context has merged the
+/// commit and observers were told, from any thread; not waiting returns
+/// right after the commit, even while the main thread is blocked.
+@MainActor
+@Suite("Transactions: waiting for observers after a synchronous commit", .serialized)
+struct SynchronousWaitTests {
+    private func monitoredStack(
+        _ kind: StoreKind, in directory: TemporaryDirectory
+    ) throws -> (DataStack, ListMonitor<MonItem>, DidChangeCounter) {
+        let stack = try makeStack(monitorSchema, kind, in: directory)
+        let monitor = try stack.monitorList(From<MonItem>().orderBy(.ascending(\.$rank)))
+        let counter = DidChangeCounter()
+        monitor.addObserver(counter)
+        return (stack, monitor, counter)
+    }
+
+    /// From a thread of its own, each commit, synchronous or unsafe in a
+    /// seeded order, returns only after its observers were told of it.
+    ///
+    /// A wait cut short proves nothing (beside hundreds of tests, the main
+    /// queue can hold more than the patience of work): such an attempt is
+    /// made again on a fresh stack.
+    @Test(arguments: StoreKind.allCases)
+    func offTheMainActorEveryCommitReturnsAfterItsObserversWereTold(kind: StoreKind) async throws {
+        var random = SplitMix64.random()
+        let seed = random.seed
+        for _ in 1...4 {
+            let directory = TemporaryDirectory()
+            let (stack, monitor, counter) = try monitoredStack(kind, in: directory)
+            let unsafeSteps = (0..<12).map { _ in Bool.random(using: &random) }
+            let cutShort = DataStack.waitsCutShort.withLock { $0 }
+            let seen = await Self.commitOffTheMainActor(unsafeSteps, to: stack, counter: counter)
+            guard DataStack.waitsCutShort.withLock({ $0 }) == cutShort else { continue }
+            #expect(seen == (0..<12).map { "\($0): told \($0 + 1)" }, "seed \(seed)")
+            #expect(monitor.numberOfObjects() == 12)
+            #expect(stack.mergedGeneration == 12)
+            return
+        }
+        Issue.record("seed \(seed): every attempt's waits were cut short by a blocked or busy main actor")
+    }
+
+    /// Commits one item a step on a Dispatch thread, unsafe where
+    /// `unsafeSteps` says, and notes how many changes the observer had been
+    /// told of when each commit returned.
+    private nonisolated static func commitOffTheMainActor(
+        _ unsafeSteps: [Bool], to stack: DataStack, counter: DidChangeCounter
+    ) async -> [String] {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var seen: [String] = []
+                for (index, unsafe) in unsafeSteps.enumerated() {
+                    do {
+                        if unsafe {
+                            let tx = try stack.beginUnsafe()
+                            tx.create(Into<MonItem>()).rank = index
+                            try tx.commitAndWait()
+                        } else {
+                            try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = index })
+                        }
+                        seen.append("\(index): told \(counter.count.withLock { $0 })")
+                    } catch {
+                        seen.append("\(index): \(error)")
+                    }
+                }
+                continuation.resume(returning: seen)
+            }
+        }
+    }
+
+    /// The case CoreStore's documentation names: with the main thread blocked
+    /// until the commit returns, not waiting returns; the merge comes once
+    /// the main actor reads again.
+    @Test(arguments: StoreKind.allCases)
+    func withoutWaitingACommitReturnsWhileTheMainThreadIsBlocked(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let (stack, monitor, counter) = try monitoredStack(kind, in: directory)
+        let committed = DispatchSemaphore(value: 0)
+        let outcome = Locked<String?>(nil)
+        DispatchQueue.global().async {
+            let result = Result { () throws(StrataError) in
+                try stack.perform(synchronous: { tx in
+                    tx.create(Into<MonItem>()).rank = 1
+                    return try tx.fetchCount(From<MonItem>())
+                }, waitForAllObservers: false)
+            }
+            outcome.withLock { $0 = "\(result)" }
+            committed.signal()
+        }
+        // A liveness guard, not a timing assertion: the commit takes milliseconds.
+        let returned = committed.wait(timeout: .now() + 120) == .success
+        #expect(returned, "the commit waited for the blocked main thread")
+        if !returned { committed.wait() }
+        #expect(outcome.withLock { $0 } == "success(1)")
+        #expect(counter.count.withLock { $0 } == 0, "nothing merged while the main thread was blocked")
+        #expect(try stack.fetchCount(From<MonItem>()) == 1)
+        #expect(counter.count.withLock { $0 } == 1, "the read merged the commit first")
+        #expect(monitor.numberOfObjects() == 1)
+    }
+
+    /// Waiting with the main thread blocked until the commit returns, where
+    /// CoreStore deadlocks: the wait gives up after `mainActorPatience` (and
+    /// logs a warning) and
+    /// the commit returns, merged at the next read; a commit
+    /// while the first merge request is still unanswered does not wait at all.
+    @Test
+    func waitingForABlockedMainThreadGivesUpInsteadOfDeadlocking() throws {
+        let directory = TemporaryDirectory()
+        let (stack, monitor, counter) = try monitoredStack(.file, in: directory)
+        let capture = LogCapture()
+        defer { capture.stop() }
+        let cutShort = DataStack.waitsCutShort.withLock { $0 }
+        let committed = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            for rank in 1...2 {
+                _ = try? stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = rank })
+                committed.signal()
+            }
+        }
+        // Liveness guards, not timing assertions: each is far beyond the patience.
+        for commit in 1...2 {
+            let returned = committed.wait(timeout: .now() + 120) == .success
+            #expect(returned, "commit \(commit) still waited for the blocked main thread")
+            if !returned { committed.wait() }
+        }
+        #expect(counter.count.withLock { $0 } == 0, "nothing merged while the main thread was blocked")
+        #expect(DataStack.waitsCutShort.withLock { $0 } >= cutShort + 2)
+        #expect(capture.all.contains {
+            $0.level == .warning && $0.category == .transactions && $0.text.contains("stopped waiting for the main actor")
+        })
+        #expect(try stack.fetchCount(From<MonItem>()) == 2)
+        #expect(counter.count.withLock { $0 } == 2, "the read merged both commits, each its own change")
+        #expect(monitor.numberOfObjects() == 2)
+    }
+
+    /// On the main actor, waiting (the default) merges before returning; not
+    /// waiting leaves the merge to the next read or main-actor turn.
+    @Test(arguments: StoreKind.allCases)
+    func onTheMainActorWaitingDecidesWhetherTheMergeRunsBeforeReturning(kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let (stack, monitor, counter) = try monitoredStack(kind, in: directory)
+        try stack.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 1 })
+        #expect(counter.count.withLock { $0 } == 1)
+        #expect(stack.mergedGeneration == 1)
+
+        let rank = try stack.perform(synchronous: { tx in
+            let item = tx.create(Into<MonItem>())
+            item.rank = 2
+            return item.rank
+        }, waitForAllObservers: false)
+        #expect(rank == 2)
+        #expect(counter.count.withLock { $0 } == 1, "not merged before returning")
+        #expect(stack.mergedGeneration == 1)
+        // The merge the commit scheduled runs once the main actor is free.
+        for _ in 0..<2_000 where counter.count.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(counter.count.withLock { $0 } == 2)
+        #expect(monitor.numberOfObjects() == 2)
+        #expect(stack.mergedGeneration == 2)
+    }
+
+    /// A failed transaction neither waits nor merges: its error comes out as
+    /// without the wait, and nothing is saved.
+    @Test
+    func aFailedTransactionThrowsItsErrorWhetherOrNotItWaits() async throws {
+        let directory = TemporaryDirectory()
+        let (stack, _, counter) = try monitoredStack(.inMemory, in: directory)
+        for wait in [true, false] {
+            let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+                DispatchQueue.global().async {
+                    do {
+                        try stack.perform(synchronous: { tx in
+                            tx.create(Into<MonItem>()).rank = 1
+                            throw CancellationError()
+                        }, waitForAllObservers: wait)
+                        continuation.resume(returning: "committed")
+                    } catch StrataError.userError(let error) {
+                        continuation.resume(returning: "userError(\(error))")
+                    } catch {
+                        continuation.resume(returning: "\(error)")
+                    }
+                }
+            }
+            #expect(outcome == "userError(CancellationError())")
+        }
+        #expect(try stack.fetchCount(From<MonItem>()) == 0)
+        #expect(counter.count.withLock { $0 } == 0)
+    }
+}
