@@ -223,6 +223,27 @@ struct MainContextFollowingTests {
         #expect(reader.failures.isEmpty)
     }
 
+    /// The watcher's look at the store can come between an awaited commit's
+    /// merge and its caller's resumption: it learns of another stack's later
+    /// commit but leaves it for after the caller's next step, as every merge
+    /// a commit asks for does (Transactions, Rule 2).
+    @Test
+    func aPollBetweenAnAwaitedCommitAndItsCallerMergesNothingLater() async throws {
+        let directory = TemporaryDirectory()
+        let viewer = try openStack(in: directory, author: "viewer")
+        viewer.pollingInterval = .seconds(3_600)  // the poll below is the only one
+        let writer = try openStack(in: directory, author: "writer")
+        let monitor = try viewer.monitorList(From<MonItem>())
+        let order = PollOrder(viewer, writer)
+        monitor.addObserver(order)
+        try await viewer.perform { tx in tx.create(Into<MonItem>()).rank = 1 }
+        order.events.append("resumed at \(viewer.mergedGeneration), listing \(monitor.numberOfObjects())")
+        // The caller's next step saw its own commit only; its read merges the writer's.
+        #expect(order.events == ["told of 1", "wrote 2", "polled", "resumed at 1, listing 1"])
+        #expect(try viewer.fetchCount(From<MonItem>()) == 2)
+        #expect(viewer.mergedGeneration == 2 && monitor.numberOfObjects() == 2)
+    }
+
     @Test
     func aLiveMonitorHearsOfAnotherStacksCommitWithoutAnyRead() async throws {
         let directory = TemporaryDirectory()
@@ -326,5 +347,33 @@ final class DeletingObserver: ListObserver {
             try tx.delete(tx.fetchOne(From<MonItem>().where(\.$rank == 0)))
         })
         _ = try? viewer.fetchCount(From<MonOwner>())
+    }
+}
+
+/// Told of the viewer's first commit, has the writer commit to the same
+/// store and queues a poll of the viewer's store on the main actor: it runs
+/// after the pass (which resumes the awaiting caller last) and before the
+/// caller's resumption.
+@MainActor
+final class PollOrder: ListObserver {
+    typealias ListEntityType = MonItem
+    let viewer: DataStack, writer: DataStack
+    var events: [String] = []
+
+    init(_ viewer: DataStack, _ writer: DataStack) { (self.viewer, self.writer) = (viewer, writer) }
+
+    func listMonitorDidChange(_ monitor: ListMonitor<MonItem>) {
+        events.append("told of \(monitor.numberOfObjects())")
+        guard events.count == 1 else { return }
+        do {
+            try writer.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 2 })
+            events.append("wrote \(try writer.currentGeneration())")
+        } catch {
+            events.append("\(error)")
+        }
+        Task { @MainActor in
+            self.viewer.mainContexts.first?.poll()
+            self.events.append("polled")
+        }
     }
 }
