@@ -120,7 +120,9 @@ extension MainContext {
         }
     }
 
-    /// Looks at the store now: when its data version moved, catches up.
+    /// Looks at the store now: when its data version moved, catches up, in
+    /// a yielding pass: a look that comes while an awaiting caller holds
+    /// merges learns of the new commits and leaves them for after it.
     /// The watcher's whole cost when nothing changed is this one point read.
     func poll() {
         guard !isMerging else { return }
@@ -135,7 +137,7 @@ extension MainContext {
             StrataLog.warning(.history, "Strata could not look for other writers' commits: \(error)")
             return
         }
-        catchUp()
+        catchUp(yielding: true)
     }
 
     /// Runs `body` on the reader inside one read transaction.
