@@ -146,6 +146,26 @@ struct SynchronousWaitTests {
         #expect(monitor.numberOfObjects() == 2)
     }
 
+    /// An off-main commit that waits while an awaited `perform`'s caller has
+    /// yet to resume leaves its merge for after that caller's next line (its
+    /// own commit and no later one, Transactions Rule 2), and still returns
+    /// only once its observers were told.
+    @Test
+    func aWaitingCommitMergesOnlyAfterAnAwaitingCallerHasResumed() async throws {
+        let directory = TemporaryDirectory()
+        let (stack, monitor, counter) = try monitoredStack(.file, in: directory)
+        let interloper = Interloper(stack, counter)
+        monitor.addObserver(interloper)
+        try await stack.perform { tx in tx.create(Into<MonItem>()).rank = 1 }
+        let seenByCaller = "merged \(stack.mergedGeneration), listing \(monitor.numberOfObjects())"
+        #expect(seenByCaller == "merged 1, listing 1")
+        for _ in 0..<20_000 where interloper.toldWhenReturned.withLock({ $0 }) == nil {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(interloper.toldWhenReturned.withLock { $0 } == 2)
+        #expect(stack.mergedGeneration == 2)
+    }
+
     /// On the main actor, waiting (the default) merges before returning; not
     /// waiting leaves the merge to the next read or main-actor turn.
     @Test(arguments: StoreKind.allCases)
@@ -197,5 +217,39 @@ struct SynchronousWaitTests {
         }
         #expect(try stack.fetchCount(From<MonItem>()) == 0)
         #expect(counter.count.withLock { $0 } == 0)
+    }
+}
+
+/// Told of the first commit, commits again from a Dispatch thread with
+/// `waitForAllObservers` and keeps the main actor until that commit has
+/// left the transaction queue and had time to ask the main actor for its
+/// merge: the request then waits in the main queue ahead of the awaiting
+/// caller's resumption.
+@MainActor
+private final class Interloper: ListObserver {
+    typealias ListEntityType = MonItem
+    let stack: DataStack
+    let counter: DidChangeCounter
+    /// How many changes the counter had been told of when the second commit returned.
+    let toldWhenReturned = Locked<Int?>(nil)
+    private var started = false
+
+    init(_ stack: DataStack, _ counter: DidChangeCounter) { (self.stack, self.counter) = (stack, counter) }
+
+    func listMonitorDidChange(_ monitor: ListMonitor<MonItem>) {
+        guard !started else { return }
+        started = true
+        let entered = DispatchSemaphore(value: 0)
+        let (stack, counter, told) = (stack, counter, toldWhenReturned)
+        DispatchQueue.global().async {
+            _ = try? stack.perform(synchronous: { tx in
+                entered.signal()
+                tx.create(Into<MonItem>()).rank = 2
+            })
+            told.withLock { $0 = counter.count.withLock { $0 } }
+        }
+        entered.wait()
+        stack.transactionQueue.sync {}
+        usleep(100_000)
     }
 }
