@@ -41,7 +41,10 @@ extension DataStack {
     /// that observers have been told: right here on the main actor, else by
     /// waiting for the main actor to run the merge. Called after a
     /// synchronous commit, outside the transaction queue, which the main
-    /// actor's own synchronous transactions wait for.
+    /// actor's own synchronous transactions wait for. The merge from another
+    /// thread does not pass an awaited `perform`'s hold (see
+    /// ``mergeOnMainQueue(then:)``); the one on the main actor is the
+    /// caller's own next step, as a read's is.
     ///
     /// A main actor that does not begin the merge within
     /// ``mainActorPatience`` is taken to be blocked, perhaps waiting for this
@@ -58,8 +61,7 @@ extension DataStack {
         }
         let request = Locked((ran: false, gaveUp: false))
         let merged = DispatchSemaphore(value: 0)
-        DispatchQueue.main.async {
-            MainActor.assumeIsolated { self.mergePendingChangeSets() }
+        mergeOnMainQueue {
             let answersAGiveUp = request.withLock { request in
                 request.ran = true
                 return request.gaveUp
@@ -80,5 +82,19 @@ extension DataStack {
             "a synchronous commit stopped waiting for the main actor to merge it after \(Self.patienceInWords): "
                 + "the main thread is blocked or has that much work queued; observers are told once it merges. "
                 + "Pass waitForAllObservers: false where the main thread may wait for the committing one.")
+    }
+
+    /// Runs a yielding merge pass on the main queue, then `done`. While an
+    /// awaited `perform`'s caller has yet to resume (merges held, so that its
+    /// next line sees its own commit and no later one), it asks again behind
+    /// that resumption, already queued, instead of merging past the hold.
+    private func mergeOnMainQueue(then done: @escaping @Sendable () -> Void) {
+        DispatchQueue.main.async {
+            let isHeld = MainActor.assumeIsolated {
+                for main in self.mainContexts { main.catchUp(yielding: true) }
+                return self.mainContexts.contains { $0.isHeldForResumption }
+            }
+            if isHeld { self.mergeOnMainQueue(then: done) } else { done() }
+        }
     }
 }
