@@ -21,9 +21,8 @@ extension DataStack: CommitMerging {
     /// `sync` onto the caller's queue), Strata waits at most 10 seconds for
     /// the main actor to begin the merge, then returns (and does not wait
     /// again until the main actor has run it); pass `false` there to return
-    /// at once. With
-    /// `false`, this returns right after the commit and the main actor
-    /// merges it soon after; any main-context read merges it first.
+    /// at once. With `false`, this returns right after the commit and the
+    /// main actor merges it soon after; any main-context read merges it first.
     ///
     /// - Throws: ``StrataError/nestedTransaction`` when called from inside a
     ///   transaction of this stack; ``StrataError/storeNotAdded`` when the
