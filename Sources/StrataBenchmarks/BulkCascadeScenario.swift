@@ -31,7 +31,9 @@ extension BulkScenario {
             sides.strata(
                 "strata deleteAll", monitored: monitored,
                 commit: { stack in
-                    try stack.perform(synchronous: { tx in try tx.deleteAll(From<BulkParent>().where(\.$rank < half)) })
+                    try stack.perform(
+                        synchronous: { tx in try tx.deleteAll(From<BulkParent>().where(\.$rank < half)) },
+                        waitForAllObservers: false)
                 },
                 check: { stack in
                     try check(parents: try stack.fetchCount(From<BulkParent>()),

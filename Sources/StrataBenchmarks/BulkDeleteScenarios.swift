@@ -34,7 +34,9 @@ extension BulkScenario {
             sides.strata(
                 "strata deleteAll", monitored: monitored,
                 commit: { stack in
-                    try stack.perform(synchronous: { tx in try tx.deleteAll(From<BulkItem>().where(predicate)) })
+                    try stack.perform(
+                        synchronous: { tx in try tx.deleteAll(From<BulkItem>().where(predicate)) },
+                        waitForAllObservers: false)
                 },
                 check: { stack in
                     try check(remaining: try stack.fetchCount(From<BulkItem>()),
@@ -89,7 +91,7 @@ extension BulkScenario {
             monitor: (BulkItem.monitored, "ListMonitor \(countLabel(count / 2))"), workspace: workspace)
         func strata(monitored: Bool) -> BulkSide {
             sides.strata(
-                "strata wipeAllData", monitored: monitored, commit: { stack in try stack.wipeAllData() },
+                "strata wipeAllData", monitored: monitored, commit: { stack in try stack.wipeAllData(waitForAllObservers: false) },
                 check: { stack in try check(try stack.fetchCount(From<BulkItem>())) })
         }
         func raw(_ label: String, _ column: String, _ body: @escaping (RawDatabase) throws -> Int) -> BulkSide {

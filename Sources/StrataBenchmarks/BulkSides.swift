@@ -16,7 +16,8 @@ struct BulkSides<Watched: ManagedObject> {
 
     /// A Strata variant: `commit` runs one transaction on the round's stack
     /// (on the main actor, or with `monitored` off it, then the merge is
-    /// timed to the monitor's `didChange`); `check` looks at the outcome.
+    /// timed to the monitor's `didChange`), with `waitForAllObservers: false`
+    /// so that the merge is not part of the commit; `check` looks at the outcome.
     func strata(
         _ label: String, monitored: Bool,
         commit: @escaping @Sendable (DataStack) throws -> Int, check: @escaping (DataStack) throws -> Void

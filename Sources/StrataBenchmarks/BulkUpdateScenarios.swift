@@ -50,7 +50,7 @@ extension BulkScenario {
                         try tx.updateAll(
                             From<BulkItem>().where(predicate),
                             increment ? .increment(\.$level, by: 1) : .set(\.$level, to: 7))
-                    })
+                    }, waitForAllObservers: false)
                 },
                 check: { stack in
                     try check(expected.keys.reduce(into: [:]) { levels, level in

@@ -60,7 +60,7 @@ enum MonitorBenchmark {
                                 object.rank = rank
                                 if rank % 7 == 0 { object.active.toggle() }
                             }
-                        })
+                        }, waitForAllObservers: false)
                     } catch {
                         failure.set(error)
                     }

@@ -84,7 +84,7 @@ public protocol CommitChanges {
     /// The row IDs of the objects of `entity` the commit deleted.
     func deletedRowIDs(entity: String) -> Set<Int64>
     /// The entities whose every object the commit deleted at once
-    /// (``DataStack/wipeAllData(author:isolation:)``), without listing them.
+    /// (``DataStack/wipeAllData(waitForAllObservers:author:isolation:)``), without listing them.
     var clearedEntityNames: Set<String> { get }
     /// The names of the fields and relationships the commit changed on an updated object.
     func changedFields(of id: AnyObjectID) -> Set<String>

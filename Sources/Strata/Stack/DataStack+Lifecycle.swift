@@ -126,7 +126,7 @@ extension DataStack {
     /// but the file starts over: its history and row IDs start again (a
     /// store on a server has its tables dropped and created again). Do it
     /// while no other stack or process has the store open; for a store
-    /// others share, use ``wipeAllData(author:isolation:)``.
+    /// others share, use ``wipeAllData(waitForAllObservers:author:isolation:)``.
     ///
     /// What watched the store goes on, as after a refresh (see
     /// ``replaceStore(withContentsOf:)``): list monitors re-fetch and show

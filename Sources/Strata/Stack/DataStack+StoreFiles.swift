@@ -41,7 +41,9 @@ extension DataStack {
     /// instead of listing its rows: every stack following the store marks
     /// the objects it holds of those entities deleted, and its monitors
     /// report them deleted (a list re-fetches and reports the difference).
-    /// Row IDs are not reused after a wipe.
+    /// Row IDs are not reused after a wipe. `waitForAllObservers` is
+    /// ``perform(synchronous:waitForAllObservers:author:isolation:)``'s: by
+    /// default this returns once observers were told.
     ///
     /// ```swift
     /// try stack.wipeAllData()   // a sync reset
@@ -50,14 +52,14 @@ extension DataStack {
     /// - Throws: the errors of ``perform(synchronous:waitForAllObservers:author:isolation:)``.
     @discardableResult
     public func wipeAllData(
-        author: String? = nil, isolation: isolated (any Actor)? = #isolation
+        waitForAllObservers: Bool = true, author: String? = nil, isolation: isolated (any Actor)? = #isolation
     ) throws(StrataError) -> Int {
         // A transaction commits in one store: one per store.
         var count = 0
         for index in try stores().indices {
             count += try perform(
-                synchronous: { tx in try tx.contexts.all[index].clearAllRows() }, author: author,
-                isolation: isolation)
+                synchronous: { tx in try tx.contexts.all[index].clearAllRows() },
+                waitForAllObservers: waitForAllObservers, author: author, isolation: isolation)
         }
         return count
     }

@@ -165,7 +165,7 @@ public struct ChangeSet: CommitChanges, Sendable {
         }
     }
 
-    /// The entities the commit cleared (``DataStack/wipeAllData(author:isolation:)``).
+    /// The entities the commit cleared (``DataStack/wipeAllData(waitForAllObservers:author:isolation:)``).
     public var clearedEntityNames: Set<String> { Set(changes.filter { $0.value.cleared }.keys) }
 
     public func changedFields(of id: AnyObjectID) -> Set<String> {
