@@ -25,7 +25,9 @@ struct CoreStoreListPublisherPortTests {
 
         /// A non-empty list of sections holding `counts` items.
         static func items(_ counts: [Int]) -> Reading {
-            Reading(hasSections: true, numberOfSections: counts.count, hasItems: true, itemsPerSection: counts)
+            Reading(
+                hasSections: true, numberOfSections: counts.count, hasItems: true,
+                itemsPerSection: counts)
         }
     }
 
@@ -175,7 +177,8 @@ struct CoreStoreObjectPublisherPortTests {
         var snapshotIsNil: Bool
     }
 
-    static let deleted = Reading(objectNumber: nil, objectString: nil, objectIsNil: true, snapshotIsNil: true)
+    static let deleted = Reading(
+        objectNumber: nil, objectString: nil, objectIsNil: true, snapshotIsNil: true)
 
     static func log(
         _ publisher: ObjectPublisher<PortEntity>, owner: AnyObject
@@ -214,7 +217,8 @@ struct CoreStoreObjectPublisherPortTests {
         }
         #expect(hasChanges == true)
         let updated = Reading(
-            objectNumber: 10, objectString: "nil:TestEntity1:10", objectIsNil: false, snapshotIsNil: false)
+            objectNumber: 10, objectString: "nil:TestEntity1:10", objectIsNil: false,
+            snapshotIsNil: false)
         #expect(log.readings == [updated])
         #expect(publisher.$testNumber == 10)
         #expect(publisher.snapshot?.$testString == "nil:TestEntity1:10")
@@ -246,5 +250,95 @@ struct CoreStoreObjectPublisherPortTests {
         #expect(publisher.isObjectDeleted)
         #expect(publisher.$testNumber == nil)
         withExtendedLifetime(owner) {}
+    }
+}
+
+/// CoreStore's `TestObjectObserver`: every callback as a line, with the
+/// object it gave and whether it was the monitor's object.
+@MainActor
+final class PortObjectRecorder: ObjectObserver {
+    typealias ObjectEntityType = PortEntity
+    var events: [String] = []
+    var objects: [PortEntity] = []
+
+    func objectMonitor(_ monitor: ObjectMonitor<PortEntity>, willUpdateObject object: PortEntity) {
+        events.append("willUpdate")
+        objects.append(object)
+    }
+    func objectMonitor(
+        _ monitor: ObjectMonitor<PortEntity>, didUpdateObject object: PortEntity,
+        changedPersistentKeys: Set<String>
+    ) {
+        events.append("didUpdate " + changedPersistentKeys.sorted().joined(separator: ","))
+        objects.append(object)
+    }
+    func objectMonitor(_ monitor: ObjectMonitor<PortEntity>, didDeleteObject object: PortEntity) {
+        events.append("didDelete")
+        objects.append(object)
+    }
+}
+
+/// CoreStore's `ObjectObserverTests`, ported; here, beside the object
+/// publisher's port, as the list observer's port fills its own file.
+@MainActor
+@Suite("CoreStore port: ObjectObserverTests")
+struct CoreStoreObjectObserverPortTests {
+    /// `test_ThatObjectObservers_CanReceiveUpdateNotifications`.
+    @Test(arguments: StoreKind.sqlite)
+    func objectObserversReceiveUpdateNotifications(_ kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(portSchema, kind, in: directory)
+        try portPrepareTestData(stack)
+        let object = try #require(
+            try stack.fetchOne(From<PortEntity>(), portEntityID(101)))
+        let observer = PortObjectRecorder()
+        let monitor = try stack.monitorObject(object)
+        monitor.addObserver(observer)
+        #expect(monitor.object === object)
+        #expect(!monitor.isObjectDeleted)
+
+        let id = object.objectID
+        let hasChanges = try await portCommit(stack) { tx in
+            guard let object = tx.edit(id) else { return false }
+            object.testNumber = 10
+            object.testString = "nil:TestEntity1:10"
+            return tx.hasChanges
+        }
+        #expect(hasChanges == true)
+        #expect(observer.events == ["willUpdate", "didUpdate testNumber,testString"])
+        #expect(observer.objects.count == 2 && observer.objects.allSatisfy { $0 === object })
+        #expect(object.testNumber == 10)
+        #expect(object.testString == "nil:TestEntity1:10")
+        #expect(monitor.object === object && !monitor.isObjectDeleted)
+    }
+
+    /// `test_ThatObjectObservers_CanReceiveDeleteNotifications`.
+    @Test(arguments: StoreKind.sqlite)
+    func objectObserversReceiveDeleteNotifications(_ kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(portSchema, kind, in: directory)
+        try portPrepareTestData(stack)
+        let object = try #require(
+            try stack.fetchOne(From<PortEntity>(), portEntityID(101)))
+        let observer = PortObjectRecorder()
+        let monitor = try stack.monitorObject(object)
+        monitor.addObserver(observer)
+        #expect(monitor.object === object)
+        #expect(!monitor.isObjectDeleted)
+
+        let id = object.objectID
+        let hasChanges = try await portCommit(stack) { tx in
+            guard let object = tx.edit(id) else { return false }
+            tx.delete(object)
+            return tx.hasChanges
+        }
+        #expect(hasChanges == true)
+        // CoreStore checks `isObjectDeleted` in the success callback; nothing
+        // commits between that callback and this line.
+        #expect(monitor.isObjectDeleted)
+        #expect(monitor.object == nil)
+        #expect(observer.events == ["didDelete"])
+        #expect(observer.objects.count == 1 && observer.objects.allSatisfy { $0 === object })
+        #expect(object.isDeletedObject)
     }
 }
