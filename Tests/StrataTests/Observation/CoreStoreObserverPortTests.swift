@@ -70,38 +70,6 @@ func portMonitor(_ stack: DataStack) throws -> ListMonitor<PortEntity> {
         OrderBy<PortEntity>(.ascending("testBoolean"), .ascending("testEntityID")))
 }
 
-/// Runs CoreStore's `perform(asynchronous:success:failure:)` and waits,
-/// polling, for its success: the value `body` returned (`tx.hasChanges` in
-/// CoreStore's tests), `nil` after a failure, which it records.
-@MainActor
-func portCommit<Result: Sendable>(
-    _ stack: DataStack, _ body: @escaping @Sendable (AsynchronousDataTransaction) throws -> Result
-) async throws -> Result? {
-    let outcome = PortOutcome<Result>()
-    stack.perform(
-        asynchronous: body,
-        success: { value in
-            outcome.value = value
-            outcome.done = true
-        },
-        failure: { error in
-            outcome.error = error
-            outcome.done = true
-        })
-    for _ in 0..<2_000 where !outcome.done { try await Task.sleep(for: .milliseconds(1)) }
-    #expect(outcome.done, "the transaction's completion never ran")
-    #expect(outcome.error == nil, "the transaction failed")
-    return outcome.value
-}
-
-/// What a ``portCommit(_:_:)`` completion delivered.
-@MainActor
-final class PortOutcome<Value> {
-    var value: Value?
-    var error: StrataError?
-    var done = false
-}
-
 /// CoreStore's `TestListObserver`: every callback as a line, objects by
 /// `testEntityID`, with the objects and section infos the callbacks gave.
 @MainActor
@@ -117,6 +85,10 @@ final class PortListRecorder: ListSectionObserver {
         object.testEntityID.map { "#\($0)" } ?? "#nil"
     }
     private func text(_ path: IndexPath) -> String { "\(path.section).\(path.item)" }
+    private func record(_ event: String, _ object: PortEntity, _ place: String) {
+        events.append("\(event) \(tag(object)) \(place)")
+        objects.append(object)
+    }
 
     func listMonitorWillChange(_ monitor: ListMonitor<PortEntity>) { events.append("willChange") }
     func listMonitorDidChange(_ monitor: ListMonitor<PortEntity>) { events.append("didChange") }
@@ -127,29 +99,25 @@ final class PortListRecorder: ListSectionObserver {
         _ monitor: ListMonitor<PortEntity>, didInsertObject object: PortEntity,
         toIndexPath indexPath: IndexPath
     ) {
-        events.append("insert \(tag(object)) at \(text(indexPath))")
-        objects.append(object)
+        record("insert", object, "at \(text(indexPath))")
     }
     func listMonitor(
         _ monitor: ListMonitor<PortEntity>, didDeleteObject object: PortEntity,
         fromIndexPath indexPath: IndexPath
     ) {
-        events.append("delete \(tag(object)) at \(text(indexPath))")
-        objects.append(object)
+        record("delete", object, "at \(text(indexPath))")
     }
     func listMonitor(
         _ monitor: ListMonitor<PortEntity>, didUpdateObject object: PortEntity,
         atIndexPath indexPath: IndexPath
     ) {
-        events.append("update \(tag(object)) at \(text(indexPath))")
-        objects.append(object)
+        record("update", object, "at \(text(indexPath))")
     }
     func listMonitor(
         _ monitor: ListMonitor<PortEntity>, didMoveObject object: PortEntity,
         fromIndexPath: IndexPath, toIndexPath: IndexPath
     ) {
-        events.append("move \(tag(object)) from \(text(fromIndexPath)) to \(text(toIndexPath))")
-        objects.append(object)
+        record("move", object, "from \(text(fromIndexPath)) to \(text(toIndexPath))")
     }
     func listMonitor(
         _ monitor: ListMonitor<PortEntity>,
@@ -321,6 +289,15 @@ struct CoreStoreObserverPortTests {
 @MainActor
 @Suite("CoreStore port: sections keep their identity through a batch")
 struct CoreStoreSectionIdentityPortTests {
+    /// ``portMonitor(_:)``'s list under a fetch limit it never reaches:
+    /// the same list, followed by re-fetching and diffing.
+    static func twin(_ stack: DataStack) throws -> ListMonitor<PortEntity> {
+        try stack.monitorSectionedList(
+            From<PortEntity>(), SectionBy<PortEntity>("testBoolean"),
+            OrderBy<PortEntity>(.ascending("testBoolean"), .ascending("testEntityID")),
+            Tweak { $0.fetchLimit = 1_000 })
+    }
+
     @Test(arguments: StoreKind.sqlite)
     func aSectionEmptiedAndRefilledInOneCommitIsKept(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
@@ -328,10 +305,7 @@ struct CoreStoreSectionIdentityPortTests {
         try portPrepareTestData(stack)
         let observer = PortListRecorder(), twinObserver = PortListRecorder()
         let monitor = try portMonitor(stack)
-        let twin = try stack.monitorSectionedList(
-            From<PortEntity>(), SectionBy<PortEntity>("testBoolean"),
-            OrderBy<PortEntity>(.ascending("testBoolean"), .ascending("testEntityID")),
-            Tweak { $0.fetchLimit = 100 })
+        let twin = try Self.twin(stack)
         monitor.addObserver(observer)
         twin.addObserver(twinObserver)
 
@@ -364,5 +338,47 @@ struct CoreStoreSectionIdentityPortTests {
         #expect(observer.events == swapped)
         #expect(monitor.sectionNames() == ["false", "true"])
         #expect(monitor.objectsInAllSections().map(\.testEntityID) == [101, 103, 105, 106])
+    }
+
+    /// Random commits of inserts, deletes and key changes (section keys
+    /// `nil`, false and true): the in-memory batch is the re-fetch's, event
+    /// for event.
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func inMemoryBatchesEqualReFetchedOnes(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(portSchema, .inMemory, in: directory)
+        try portPrepareTestData(stack)
+        let observer = PortListRecorder(), twinObserver = PortListRecorder()
+        let monitor = try portMonitor(stack), twin = try Self.twin(stack)
+        monitor.addObserver(observer)
+        twin.addObserver(twinObserver)
+        var nextID = 106
+        for round in 0..<60 {
+            let steps = (0...(random.next() % 4)).map { _ in
+                (kind: random.next() % 4, id: Int(random.next() % 20) + 100, value: random.next() % 3)
+            }
+            let (first, newID) = (nextID, Int(random.next() % 20) + 100)
+            nextID += steps.count
+            try stack.perform(synchronous: { tx in
+                for (index, step) in steps.enumerated() {
+                    let flag: Bool? = step.value == 0 ? nil : step.value == 1
+                    let object = try tx.fetchOne(From<PortEntity>(), portEntityID(step.id))
+                    switch step.kind {
+                    case 0:
+                        let created = tx.create(Into<PortEntity>())
+                        created.testEntityID = first + index
+                        created.testBoolean = flag
+                    case 1: if let object { tx.delete(object) }
+                    case 2: object?.testBoolean = flag
+                    default: object?.testEntityID = newID
+                    }
+                }
+            })
+            #expect(observer.events == twinObserver.events, "seed \(seed), round \(round)")
+            #expect(monitor.objectsInAllSections() == twin.objectsInAllSections())
+            observer.events = []
+            twinObserver.events = []
+        }
     }
 }

@@ -3,6 +3,38 @@ import Testing
 
 @testable import Strata
 
+/// Runs CoreStore's `perform(asynchronous:success:failure:)` and waits,
+/// polling, for its success: the value `body` returned (`tx.hasChanges` in
+/// CoreStore's tests), `nil` after a failure, which it records.
+@MainActor
+func portCommit<Result: Sendable>(
+    _ stack: DataStack, _ body: @escaping @Sendable (AsynchronousDataTransaction) throws -> Result
+) async throws -> Result? {
+    let outcome = PortOutcome<Result>()
+    stack.perform(
+        asynchronous: body,
+        success: { value in
+            outcome.value = value
+            outcome.done = true
+        },
+        failure: { error in
+            outcome.error = error
+            outcome.done = true
+        })
+    for _ in 0..<2_000 where !outcome.done { try await Task.sleep(for: .milliseconds(1)) }
+    #expect(outcome.done, "the transaction's completion never ran")
+    #expect(outcome.error == nil, "the transaction failed")
+    return outcome.value
+}
+
+/// What a ``portCommit(_:_:)`` completion delivered.
+@MainActor
+final class PortOutcome<Value> {
+    var value: Value?
+    var error: StrataError?
+    var done = false
+}
+
 /// Counts a publisher's closure calls and keeps what the closure read from
 /// the publisher at each call, as CoreStore's tests assert inside it.
 @MainActor
