@@ -353,21 +353,20 @@ struct CoreStoreSectionIdentityPortTests {
         let monitor = try portMonitor(stack), twin = try Self.twin(stack)
         monitor.addObserver(observer)
         twin.addObserver(twinObserver)
-        var nextID = 106
-        for round in 0..<60 {
-            let steps = (0...(random.next() % 4)).map { _ in
-                (kind: random.next() % 4, id: Int(random.next() % 20) + 100, value: random.next() % 3)
+        for round in 0..<80 {
+            // IDs 100 to 109, so that commits often empty and refill sections.
+            let steps = (0...(random.next() % 6)).map { _ in
+                (kind: random.next() % 4, id: Int(random.next() % 10) + 100, value: random.next() % 3)
             }
-            let (first, newID) = (nextID, Int(random.next() % 20) + 100)
-            nextID += steps.count
+            let newID = Int(random.next() % 10) + 100
             try stack.perform(synchronous: { tx in
-                for (index, step) in steps.enumerated() {
+                for step in steps {
                     let flag: Bool? = step.value == 0 ? nil : step.value == 1
                     let object = try tx.fetchOne(From<PortEntity>(), portEntityID(step.id))
                     switch step.kind {
                     case 0:
                         let created = tx.create(Into<PortEntity>())
-                        created.testEntityID = first + index
+                        created.testEntityID = step.id
                         created.testBoolean = flag
                     case 1: if let object { tx.delete(object) }
                     case 2: object?.testBoolean = flag
