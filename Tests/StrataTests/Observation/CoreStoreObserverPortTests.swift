@@ -343,11 +343,11 @@ struct CoreStoreSectionIdentityPortTests {
     /// Random commits of inserts, deletes and key changes (section keys
     /// `nil`, false and true): the in-memory batch is the re-fetch's, event
     /// for event.
-    @Test(arguments: [1, 2, 3, 4] as [UInt64])
-    func inMemoryBatchesEqualReFetchedOnes(seed: UInt64) throws {
+    @Test(arguments: StoreKind.sqlite, [1, 2, 3, 4] as [UInt64])
+    func inMemoryBatchesEqualReFetchedOnes(_ kind: StoreKind, seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let directory = TemporaryDirectory()
-        let stack = try makeStack(portSchema, .inMemory, in: directory)
+        let stack = try makeStack(portSchema, kind, in: directory)
         try portPrepareTestData(stack)
         let observer = PortListRecorder(), twinObserver = PortListRecorder()
         let monitor = try portMonitor(stack), twin = try Self.twin(stack)
