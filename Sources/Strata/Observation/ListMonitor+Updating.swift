@@ -178,7 +178,7 @@ extension ListMonitor {
         let (placed, placedKeys, placedNames) = ListOrdering.sorted(incoming, of: fresh)
         var positions = members.insertionPoints(ofAscending: placedKeys)
         for index in positions.indices { positions[index] += index }
-        let (insertedSections, splitsASection) = placeInSections(positions, names: placedNames)
+        let (placedSections, splitsASection) = placeInSections(positions, names: placedNames)
         members.insert(ListOrdering.entries(at: positions, of: placed, in: fresh))
         if splitsASection || joinsSections {
             // A SectionBy whose names are not monotone in its key split or
@@ -187,6 +187,8 @@ extension ListMonitor {
             announceRefetch(to: boxes, since: removalsBefore)
             return
         }
+        let (deletedForGood, insertedSections) = ListSection.keepingRefilled(
+            deleted: deletedSections, of: oldSections, inserted: placedSections.sorted(), of: sectionRuns)
 
         // New index paths, against the list as it is now: `positions` is
         // ascending, as observers get inserts.
@@ -207,7 +209,8 @@ extension ListMonitor {
         notify(
             boxes, since: removalsBefore, deleted: deletedObjects.reversed(),
             inserted: insertedObjects, moved: movedObjects, updated: updatedObjects,
-            deletedSections: deletedSectionInfos, insertedSections: insertedSections.sorted())
+            deletedSections: deletedSectionInfos.filter { deletedForGood.contains($0.1) },
+            insertedSections: insertedSections)
     }
 
     /// Counts each placed member into the section it joins (the one before
