@@ -187,8 +187,9 @@ extension ListMonitor {
             announceRefetch(to: boxes, since: removalsBefore)
             return
         }
-        let (deletedForGood, insertedSections) = ListSection.keepingRefilled(
+        let refilled = ListSection.keepingRefilled(
             deleted: deletedSections, of: oldSections, inserted: placedSections.sorted(), of: sectionRuns)
+        let deletedForGood = Set(refilled.deleted)
 
         // New index paths, against the list as it is now: `positions` is
         // ascending, as observers get inserts.
@@ -210,7 +211,7 @@ extension ListMonitor {
             boxes, since: removalsBefore, deleted: deletedObjects.reversed(),
             inserted: insertedObjects, moved: movedObjects, updated: updatedObjects,
             deletedSections: deletedSectionInfos.filter { deletedForGood.contains($0.1) },
-            insertedSections: insertedSections)
+            insertedSections: refilled.inserted)
     }
 
     /// Counts each placed member into the section it joins (the one before
