@@ -19,11 +19,6 @@ extension DataStack {
     /// commit).
     private static let unansweredWaits = Locked(0)
 
-    /// How many commits have returned without the merge they would have
-    /// waited for: given up, or not waited while an earlier one was
-    /// unanswered. Tests read it to tell a cut-short wait from a missing one.
-    static let waitsCutShort = Locked(0)
-
     /// Marks the main queue, which runs the main actor's jobs: on Linux,
     /// once the main thread has handed it to `dispatchMain()`, on whichever
     /// thread Dispatch chooses, so `Thread.isMainThread` cannot tell.
@@ -56,7 +51,7 @@ extension DataStack {
             return
         }
         if Self.unansweredWaits.withLock({ $0 > 0 }) {
-            Self.waitsCutShort.withLock { $0 += 1 }
+            waitsCutShort.withLock { $0 += 1 }
             return
         }
         let request = Locked((ran: false, gaveUp: false))
@@ -76,7 +71,7 @@ extension DataStack {
         }
         guard givesUp else { return }
         Self.unansweredWaits.withLock { $0 += 1 }
-        Self.waitsCutShort.withLock { $0 += 1 }
+        waitsCutShort.withLock { $0 += 1 }
         StrataLog.warning(
             .transactions,
             "a synchronous commit stopped waiting for the main actor to merge it after \(Self.patienceInWords): "

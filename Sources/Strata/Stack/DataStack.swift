@@ -73,6 +73,10 @@ public final class DataStack: Sendable {
         (0, [:]))
     /// The migration steps run when the store was last added, for tests and diagnostics.
     let migrationsRun = Locked<[MigrationStep]>([])
+    /// How many of this stack's synchronous commits returned without the
+    /// merge they would have waited for (see ``mergeCommitted(_:)``), for
+    /// tests and diagnostics.
+    let waitsCutShort = Locked(0)
 
     /// The author written to the commit log for every transaction of this
     /// stack that names none itself; `nil` (the default) for none. Give each
