@@ -70,6 +70,30 @@ func portMonitor(_ stack: DataStack) throws -> ListMonitor<PortEntity> {
         OrderBy<PortEntity>(.ascending("testBoolean"), .ascending("testEntityID")))
 }
 
+/// A stack of `portSchema` in `directory`, holding CoreStore's five test
+/// objects unless `prepared` is false.
+@MainActor
+func portStack(_ kind: StoreKind, in directory: TemporaryDirectory, prepared: Bool = true) throws -> DataStack {
+    let stack = try makeStack(portSchema, kind, in: directory)
+    if prepared { try portPrepareTestData(stack) }
+    return stack
+}
+
+/// CoreStore's object 101, as the stack's main context holds it.
+@MainActor
+func portObject101(_ stack: DataStack) throws -> PortEntity {
+    try #require(try stack.fetchOne(From<PortEntity>(), portEntityID(101)))
+}
+
+/// ``portMonitor(_:)`` with a recorder observing it.
+@MainActor
+func portObservedMonitor(_ stack: DataStack) throws -> (ListMonitor<PortEntity>, PortListRecorder) {
+    let observer = PortListRecorder()
+    let monitor = try portMonitor(stack)
+    monitor.addObserver(observer)
+    return (monitor, observer)
+}
+
 /// CoreStore's `TestListObserver`: every callback as a line, objects by
 /// `testEntityID`, with the objects and section infos the callbacks gave.
 @MainActor
@@ -149,10 +173,8 @@ struct CoreStoreObserverPortTests {
     @Test(arguments: StoreKind.sqlite)
     func listObserversReceiveInsertNotifications(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(portSchema, kind, in: directory)
-        let observer = PortListRecorder()
-        let monitor = try portMonitor(stack)
-        monitor.addObserver(observer)
+        let stack = try portStack(kind, in: directory, prepared: false)
+        let (monitor, observer) = try portObservedMonitor(stack)
         #expect(!monitor.hasSections())
         #expect(!monitor.hasObjects())
         #expect(monitor.objectsInAllSections().isEmpty)
@@ -185,11 +207,8 @@ struct CoreStoreObserverPortTests {
     @Test(arguments: StoreKind.sqlite)
     func listObserversReceiveUpdateNotifications(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(portSchema, kind, in: directory)
-        try portPrepareTestData(stack)
-        let observer = PortListRecorder()
-        let monitor = try portMonitor(stack)
-        monitor.addObserver(observer)
+        let stack = try portStack(kind, in: directory)
+        let (monitor, observer) = try portObservedMonitor(stack)
         #expect(monitor.hasSections())
         #expect(monitor.numberOfSections() == 2)
         #expect(monitor.hasObjects())
@@ -232,11 +251,8 @@ struct CoreStoreObserverPortTests {
     @Test(arguments: StoreKind.sqlite)
     func listObserversReceiveMoveNotifications(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(portSchema, kind, in: directory)
-        try portPrepareTestData(stack)
-        let observer = PortListRecorder()
-        let monitor = try portMonitor(stack)
-        monitor.addObserver(observer)
+        let stack = try portStack(kind, in: directory)
+        let (monitor, observer) = try portObservedMonitor(stack)
 
         let outcome = try await portCommit(stack) { tx in
             let object = try tx.fetchOne(From<PortEntity>(), portEntityID(102))
@@ -255,11 +271,8 @@ struct CoreStoreObserverPortTests {
     @Test(arguments: StoreKind.sqlite)
     func listObserversReceiveDeleteNotifications(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(portSchema, kind, in: directory)
-        try portPrepareTestData(stack)
-        let observer = PortListRecorder()
-        let monitor = try portMonitor(stack)
-        monitor.addObserver(observer)
+        let stack = try portStack(kind, in: directory)
+        let (monitor, observer) = try portObservedMonitor(stack)
 
         let outcome = try await portCommit(stack) { tx in
             let count = try tx.deleteAll(From<PortEntity>(), portBooleanIsFalse())
@@ -301,8 +314,7 @@ struct CoreStoreSectionIdentityPortTests {
     @Test(arguments: StoreKind.sqlite)
     func aSectionEmptiedAndRefilledInOneCommitIsKept(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(portSchema, kind, in: directory)
-        try portPrepareTestData(stack)
+        let stack = try portStack(kind, in: directory)
         let observer = PortListRecorder(), twinObserver = PortListRecorder()
         let monitor = try portMonitor(stack)
         let twin = try Self.twin(stack)
@@ -347,8 +359,7 @@ struct CoreStoreSectionIdentityPortTests {
     func inMemoryBatchesEqualReFetchedOnes(_ kind: StoreKind, seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let directory = TemporaryDirectory()
-        let stack = try makeStack(portSchema, kind, in: directory)
-        try portPrepareTestData(stack)
+        let stack = try portStack(kind, in: directory)
         let observer = PortListRecorder(), twinObserver = PortListRecorder()
         let monitor = try portMonitor(stack), twin = try Self.twin(stack)
         monitor.addObserver(observer)

@@ -93,7 +93,7 @@ struct CoreStoreListPublisherPortTests {
     @Test(arguments: StoreKind.sqlite)
     func listPublishersReceiveInsertNotifications(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(portSchema, kind, in: directory)
+        let stack = try portStack(kind, in: directory, prepared: false)
         let publisher = try Self.publisher(stack)
         #expect(!publisher.snapshot.hasSections())
         #expect(!publisher.snapshot.hasItems())
@@ -119,8 +119,7 @@ struct CoreStoreListPublisherPortTests {
     @Test(arguments: StoreKind.sqlite)
     func listPublishersReceiveUpdateNotifications(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(portSchema, kind, in: directory)
-        try portPrepareTestData(stack)
+        let stack = try portStack(kind, in: directory)
         let publisher = try Self.publisher(stack)
         let before = Reading.items([2, 3])
         #expect(Self.reading(publisher.snapshot) == before)
@@ -153,8 +152,7 @@ struct CoreStoreListPublisherPortTests {
     @Test(arguments: StoreKind.sqlite)
     func listPublishersReceiveMoveNotifications(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(portSchema, kind, in: directory)
-        try portPrepareTestData(stack)
+        let stack = try portStack(kind, in: directory)
         let publisher = try Self.publisher(stack)
         #expect(Self.reading(publisher.snapshot) == .items([2, 3]))
         let owner = NSObject()
@@ -177,8 +175,7 @@ struct CoreStoreListPublisherPortTests {
     @Test(arguments: StoreKind.sqlite)
     func listPublishersReceiveDeleteNotifications(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(portSchema, kind, in: directory)
-        try portPrepareTestData(stack)
+        let stack = try portStack(kind, in: directory)
         let publisher = try Self.publisher(stack)
         #expect(Self.reading(publisher.snapshot) == .items([2, 3]))
         let owner = NSObject()
@@ -230,10 +227,8 @@ struct CoreStoreObjectPublisherPortTests {
     @Test(arguments: StoreKind.sqlite)
     func objectPublishersReceiveUpdateNotifications(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(portSchema, kind, in: directory)
-        try portPrepareTestData(stack)
-        let object = try #require(
-            try stack.fetchOne(From<PortEntity>(), portEntityID(101)))
+        let stack = try portStack(kind, in: directory)
+        let object = try portObject101(stack)
         let publisher = try stack.publishObject(object)
         #expect(publisher.object === object)
         #expect(publisher.snapshot != nil)
@@ -261,10 +256,8 @@ struct CoreStoreObjectPublisherPortTests {
     @Test(arguments: StoreKind.sqlite)
     func objectPublishersReceiveDeleteNotifications(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(portSchema, kind, in: directory)
-        try portPrepareTestData(stack)
-        let object = try #require(
-            try stack.fetchOne(From<PortEntity>(), portEntityID(101)))
+        let stack = try portStack(kind, in: directory)
+        let object = try portObject101(stack)
         let publisher = try stack.publishObject(object)
         #expect(publisher.object === object)
         #expect(publisher.snapshot != nil)
@@ -319,10 +312,8 @@ struct CoreStoreObjectObserverPortTests {
     @Test(arguments: StoreKind.sqlite)
     func objectObserversReceiveUpdateNotifications(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(portSchema, kind, in: directory)
-        try portPrepareTestData(stack)
-        let object = try #require(
-            try stack.fetchOne(From<PortEntity>(), portEntityID(101)))
+        let stack = try portStack(kind, in: directory)
+        let object = try portObject101(stack)
         let observer = PortObjectRecorder()
         let monitor = try stack.monitorObject(object)
         monitor.addObserver(observer)
@@ -348,10 +339,8 @@ struct CoreStoreObjectObserverPortTests {
     @Test(arguments: StoreKind.sqlite)
     func objectObserversReceiveDeleteNotifications(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(portSchema, kind, in: directory)
-        try portPrepareTestData(stack)
-        let object = try #require(
-            try stack.fetchOne(From<PortEntity>(), portEntityID(101)))
+        let stack = try portStack(kind, in: directory)
+        let object = try portObject101(stack)
         let observer = PortObjectRecorder()
         let monitor = try stack.monitorObject(object)
         monitor.addObserver(observer)
