@@ -28,9 +28,11 @@ extension DataStack {
         return key
     }()
 
-    /// Whether the caller runs on the main queue, main-actor code called
-    /// from a function that is not isolated to it included.
-    static var isOnMainQueue: Bool { DispatchQueue.getSpecific(key: mainQueueKey) == true }
+    /// Whether a caller of `isolation` runs on the main actor: isolated to it,
+    /// or on the main queue in a function that is not isolated to it.
+    static func isOnMainActor(_ isolation: (any Actor)?) -> Bool {
+        isolation === MainActor.shared || DispatchQueue.getSpecific(key: mainQueueKey) == true
+    }
 
     /// Merges what was committed into the main contexts before returning, so
     /// that observers have been told: right here on the main actor, else by
@@ -46,7 +48,7 @@ extension DataStack {
     /// very thread: the wait ends there, and the merge runs once the main
     /// actor is free (any main-context read merges first).
     func mergeCommitted(_ isolation: isolated (any Actor)?) {
-        if isolation === MainActor.shared || Self.isOnMainQueue {
+        if Self.isOnMainActor(isolation) {
             MainActor.assumeIsolated { mergePendingChangeSets() }
             return
         }
@@ -86,7 +88,7 @@ extension DataStack {
     private func mergeOnMainQueue(then done: @escaping @Sendable () -> Void) {
         DispatchQueue.main.async {
             let isHeld = MainActor.assumeIsolated {
-                for main in self.mainContexts { main.catchUp(yielding: true) }
+                self.mergePendingChangeSets(yielding: true)
                 return self.mainContexts.contains { $0.isHeldForResumption }
             }
             if isHeld { self.mergeOnMainQueue(then: done) } else { done() }

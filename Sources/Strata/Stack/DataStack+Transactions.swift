@@ -52,7 +52,7 @@ extension DataStack: CommitMerging {
                 try transactionQueue.sync {
                     try runTransaction(
                         transactionContexts(stores), author: author,
-                        mergesOnReturn: waitForAllObservers && isolation === MainActor.shared
+                        mergesOnReturn: waitForAllObservers && Self.isOnMainActor(isolation)
                     ) { contexts in
                         try body(SynchronousDataTransaction(contexts: contexts, author: author))
                     }
@@ -275,9 +275,7 @@ extension DataStack: CommitMerging {
     /// has nothing to merge into; monitors that outlive it catch up through
     /// their own watcher or listener.
     func scheduleMerge() {
-        Task { @MainActor [weak self] in
-            for main in self?.mainContexts ?? [] { main.catchUp(yielding: true) }
-        }
+        Task { @MainActor [weak self] in self?.mergePendingChangeSets(yielding: true) }
     }
 
     /// Queues `completion` behind the commit just made in `stores` (a
@@ -309,7 +307,7 @@ extension DataStack: CommitMerging {
     /// context merges its commits any more, and its completions run here.
     private func scheduleCompletions(of store: StoreRuntime) {
         Task { @MainActor in
-            for main in self.mainContexts { main.catchUp(yielding: true) }
+            self.mergePendingChangeSets(yielding: true)
             guard !self.mainContexts.contains(where: { $0.context.store === store }) else { return }
             for case .completion(_, _, let body) in store.takeDelivered() { body() }
         }
@@ -328,12 +326,14 @@ extension DataStack: CommitMerging {
 
     /// Merges every waiting change set into the main context, in generation
     /// order, with other writers' commits read from the log where they fall between.
+    /// `yielding` passes (the ones the main actor is asked for) stop at an
+    /// awaited `perform`'s hold (``MainContext/catchUp(yielding:)``).
     @MainActor
-    package func mergePendingChangeSets() {
+    package func mergePendingChangeSets(yielding: Bool = false) {
         // A commit made from inside an observer callback is not merged in the
         // middle of the pass that is notifying: the pass in progress takes it
         // after the change set it is on, so every observer sees commit order.
-        for main in mainContexts { main.catchUp() }
+        for main in mainContexts { main.catchUp(yielding: yielding) }
     }
 }
 
