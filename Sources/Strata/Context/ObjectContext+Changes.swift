@@ -13,7 +13,7 @@ extension ObjectContext {
         }
         let object = entity.type.init()
         object.attach(to: self, entity: entity, rowID: try nextRowID(for: entity))
-        object.values = entity.defaultValues
+        object.values = entity.newObjectValues()
         for (slot, make) in entity.initialValues {
             do {
                 object.values[slot] = try make()
