@@ -147,8 +147,20 @@ public class BaseDataTransaction {
         delete(objects)
     }
 
+    /// Deletes the objects with `ids` that exist: the form for a set made in
+    /// the call, whose element type the sequence form below cannot infer
+    /// there (Swift 6.3 binds its `Object` to `ManagedObject`).
+    ///
+    /// ```swift
+    /// tx.delete(objectIDs: Set(selectedIDs))
+    /// ```
+    public func delete<Object: ManagedObject>(objectIDs ids: Set<ObjectID<Object>>) {
+        let objects: [Object] = edit(ids)
+        delete(objects)
+    }
+
     /// Deletes the objects with `ids` that exist: the form for any sequence
-    /// of IDs, as CoreStore's `delete(objectIDs:)` takes (a set, say).
+    /// of IDs, as CoreStore's `delete(objectIDs:)` takes (a lazy filter, say).
     ///
     /// ```swift
     /// tx.delete(objectIDs: tx.insertedObjectIDs(Draft.self))

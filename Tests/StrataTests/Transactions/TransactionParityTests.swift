@@ -201,8 +201,9 @@ struct TransactionParityTests {
         #expect(many.map(\.name) == ["Ann"])
     }
 
-    /// CoreStore's `delete(objectIDs:)` takes any sequence: a set, such as
-    /// the one `insertedObjectIDs(_:)` returns, or a lazy map.
+    /// CoreStore's `delete(objectIDs:)` takes any sequence: a set, made in
+    /// the call (`Set(ids)`) or held, such as the one `insertedObjectIDs(_:)`
+    /// returns, or a lazy filter.
     @Test(arguments: StoreKind.sqlite)
     @MainActor
     func deleteByObjectIDsTakesAnySequence(_ kind: StoreKind) throws {
@@ -215,8 +216,10 @@ struct TransactionParityTests {
                 return item.objectID
             }
         })
-        let firstTwo: Set<ObjectID<TxItem>> = Set(ids.prefix(2))
-        try stack.perform(synchronous: { tx in tx.delete(objectIDs: firstTwo) })
+        try stack.perform(synchronous: { tx in tx.delete(objectIDs: Set(ids.prefix(1))) })
+        #expect(try stack.fetchAll(From<TxItem>()).map(\.rank).sorted() == [1, 2, 3])
+        let second: Set<ObjectID<TxItem>> = [ids[1]]
+        try stack.perform(synchronous: { tx in tx.delete(objectIDs: second) })
         #expect(try stack.fetchAll(From<TxItem>()).map(\.rank).sorted() == [2, 3])
         try stack.perform(synchronous: { tx in tx.delete(objectIDs: ids.lazy.filter { $0.rowID > 0 }) })
         #expect(try stack.fetchCount(From<TxItem>()) == 0)
