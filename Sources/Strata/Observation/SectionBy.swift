@@ -137,7 +137,8 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
     }
 
     /// The index title of the section named `name`: the transformer's
-    /// answer, `nil` (none) for `nil` or "".
+    /// answer, or `nil` (none) when that is `nil` or "". The one place
+    /// monitors and snapshots title a section.
     func indexTitle(ofSectionNamed name: String) -> String? {
         sectionIndexTransformer(name).flatMap { $0.isEmpty ? nil : $0 }
     }
