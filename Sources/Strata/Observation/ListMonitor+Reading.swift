@@ -122,10 +122,14 @@ extension ListMonitor {
 
     /// The index titles for a table view's section index: each section's
     /// ``ListSectionInfo/indexTitle``, in section order, each title once
-    /// (sections "Ann" and "Avery" share "A"). Sections without one (a
-    /// `sectionIndexTransformer` answered `nil`) are left out.
+    /// (sections "Ann" and "Avery" share "A" when the transformer gives
+    /// first letters). Sections without one (the `sectionIndexTransformer`
+    /// answered `nil` or "") are left out, so a list sectioned without a
+    /// transformer, or not sectioned, answers `[]`, as CoreStore's does.
     ///
     /// ```swift
+    /// let monitor = try stack.monitorList(From<Person>().sectionBy(
+    ///     \.$name, sectionIndexTransformer: { $0?.first.map { $0.uppercased() } }))
     /// monitor.sectionIndexTitles()   // ["A", "B", "D"]
     /// ```
     public func sectionIndexTitles() -> [String] {
@@ -136,7 +140,8 @@ extension ListMonitor {
     /// `sectionIndexTitle`, the title at `sectionIndex` in
     /// ``sectionIndexTitles()``: the first section with that index title.
     /// For a title no section has, the section of the title at
-    /// `sectionIndex`, else the last section (0 for an empty list).
+    /// `sectionIndex`, else the last section (0 for an empty list): with no
+    /// section index at all (no transformer), always the last section.
     ///
     /// ```swift
     /// let section = monitor.targetSection(forSectionIndexTitle: "B", at: 1)
@@ -145,9 +150,10 @@ extension ListMonitor {
         self.sectionIndex.section(forTitle: sectionIndexTitle, at: sectionIndex)
     }
 
-    /// The index title of a section named `name`, as the SectionBy gives it.
+    /// The index title of a section named `name`, as the SectionBy gives
+    /// it; `nil` (none) in an unsectioned list.
     func indexTitle(ofSectionNamed name: String) -> String? {
-        (sectionBy?.indexTitle ?? SectionBy<Object>.defaultIndexTitle)(name)
+        sectionBy?.indexTitle(ofSectionNamed: name)
     }
 
     /// The section index of the list as it is now.

@@ -16,6 +16,6 @@ extension ListMonitor {
         return ListSnapshot(
             sectionIDs: sectionRuns.map(\.name), items: items, sectionEnds: sectionEnds(sectionRuns),
             updatedItemIDs: updated,
-            indexTitleOfSection: sectionBy?.indexTitle ?? SectionBy<Object>.defaultIndexTitle)
+            indexTitleOfSection: { [sectionBy] in sectionBy?.indexTitle(ofSectionNamed: $0) })
     }
 }

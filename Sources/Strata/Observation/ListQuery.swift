@@ -78,7 +78,7 @@ public struct SectionedQuery<Object: ManagedObject>: ListQuery {
 extension From {
     /// Sections the list by the field at `keyPath`, each named by
     /// `sectionName` and titled in a section index by `sectionIndexTransformer`
-    /// (see ``SectionBy``).
+    /// (by default not titled: no section index; see ``SectionBy``).
     ///
     /// ```swift
     /// From<Person>().orderBy(.ascending(\.$name)).sectionBy(\.$age) { "\($0 / 10 * 10)s" }
@@ -87,7 +87,8 @@ extension From {
     public func sectionBy<Value: FieldStorable>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>,
         _ sectionName: @escaping @Sendable (Value) -> String = defaultSectionName,
-        sectionIndexTransformer: (@Sendable (_ sectionName: String?) -> String?)? = nil
+        sectionIndexTransformer:
+            @escaping @Sendable (_ sectionName: String?) -> String? = { _ in nil }
     ) -> SectionedQuery<Object> {
         SectionedQuery(
             from: self,
@@ -102,7 +103,9 @@ extension From {
     /// From<Person>().orderBy(.ascending("name")).sectionBy("age")
     /// ```
     public func sectionBy(
-        _ keyPath: String, sectionIndexTransformer: (@Sendable (_ sectionName: String?) -> String?)? = nil
+        _ keyPath: String,
+        sectionIndexTransformer:
+            @escaping @Sendable (_ sectionName: String?) -> String? = { _ in nil }
     ) -> SectionedQuery<Object> {
         SectionedQuery(
             from: self, sectionBy: SectionBy(keyPath, sectionIndexTransformer: sectionIndexTransformer))

@@ -1,17 +1,19 @@
 /// A snapshot's section index, for a table view's `sectionIndexTitles(for:)`
 /// and `tableView(_:sectionForSectionIndexTitle:at:)`: each section's
 /// index title as the list's ``SectionBy`` gives it (its
-/// `sectionIndexTransformer`, by default the name's first character,
-/// upper-cased), the same titles ``ListMonitor/sectionIndexTitles()`` answers.
-/// A snapshot you make, or a section you add, is titled by the default, or
-/// by the SectionBy of the snapshot it was edited from.
+/// `sectionIndexTransformer`; without one, as in CoreStore, no section has
+/// a title and the index is empty), the same titles
+/// ``ListMonitor/sectionIndexTitles()`` answers. A section you add is titled
+/// by the SectionBy of the snapshot it was edited from; a snapshot you make
+/// has no titles.
 extension ListSnapshot {
     /// The index title of section `section`, as CoreStore's data source
     /// adapters' `sectionIndexTitle(for:)`; `nil` when the section has none
-    /// (its `sectionIndexTransformer` answered `nil`) or there is no such section.
+    /// (its `sectionIndexTransformer` answered `nil` or "", or the list has
+    /// no transformer) or there is no such section.
     ///
     /// ```swift
-    /// let title = publisher.snapshot.sectionIndexTitle(for: 0)   // "A"
+    /// let title = publisher.snapshot.sectionIndexTitle(for: 0)   // "A"; nil without a transformer
     /// ```
     public func sectionIndexTitle(for section: Int) -> String? {
         sectionIDs.indices.contains(section) ? sectionIndex.titles[section] : nil
@@ -19,7 +21,8 @@ extension ListSnapshot {
 
     /// The index titles for a table view's section index: each section's,
     /// in section order, each title once; sections without one are left
-    /// out. The same as ``ListMonitor/sectionIndexTitles()`` of the list.
+    /// out (all of them without a transformer: `[]`). The same as
+    /// ``ListMonitor/sectionIndexTitles()`` of the list.
     ///
     /// ```swift
     /// publisher.snapshot.sectionIndexTitles()   // ["A", "B", "D"]

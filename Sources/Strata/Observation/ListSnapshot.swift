@@ -52,9 +52,10 @@ public struct ListSnapshot<Object: ManagedObject>: Sendable, Equatable, RandomAc
     public internal(set) var updatedItemIDs: Set<ObjectID<Object>>
 
     /// The index title of a section named by its argument (`nil` for none):
-    /// the ``SectionBy``'s, in a publisher's snapshot, kept through edits.
-    /// Equality leaves it out, as it does ``updatedItemIDs``.
-    var indexTitleOfSection: @Sendable (String) -> String? = SectionBy<Object>.defaultIndexTitle
+    /// the ``SectionBy``'s, in a publisher's snapshot, kept through edits;
+    /// none in a snapshot you make. Equality leaves it out, as it does
+    /// ``updatedItemIDs``.
+    var indexTitleOfSection: @Sendable (String) -> String?
 
     /// An empty snapshot: no sections, no items.
     ///
@@ -88,7 +89,7 @@ public struct ListSnapshot<Object: ManagedObject>: Sendable, Equatable, RandomAc
     init(
         sectionIDs: [String], items: [ObjectID<Object>], sectionEnds: [Int],
         updatedItemIDs: Set<ObjectID<Object>> = [],
-        indexTitleOfSection: @escaping @Sendable (String) -> String? = SectionBy<Object>.defaultIndexTitle
+        indexTitleOfSection: @escaping @Sendable (String) -> String? = { _ in nil }
     ) {
         precondition(sectionIDs.count == sectionEnds.count && (sectionEnds.last ?? 0) == items.count)
         self.sectionIDs = sectionIDs

@@ -16,11 +16,12 @@
 /// so the closure must name a value the same way every time (no clock or
 /// changing settings in it); a monitor made again calls it afresh.
 ///
-/// Each section also has an index title, for a table view's section index
-/// (``ListMonitor/sectionIndexTitles()``, ``ListSnapshot/sectionIndexTitles()``):
-/// by default its name's first character, upper-cased; with a
-/// `sectionIndexTransformer`, as CoreStore's, what that returns for the
-/// name, and none for `nil` or "" (the section is left out of the index).
+/// Each section can also have an index title, for a table view's section
+/// index (``ListMonitor/sectionIndexTitles()``, ``ListSnapshot/sectionIndexTitles()``):
+/// what ``sectionIndexTransformer`` returns for its name. As in CoreStore,
+/// the transformer answers `nil` unless you give one, so a list sectioned
+/// without one has no section index; a `nil` or "" title leaves a section
+/// out of the index.
 ///
 /// ```swift
 /// let byAge = try stack.monitorSectionedList(
@@ -36,8 +37,17 @@
 public struct SectionBy<Object: ManagedObject>: Sendable {
     let path: ValuePath
     let name: @Sendable (StoredValue) -> String
-    /// The index title of a section named by its argument; `nil` for none.
-    let indexTitle: @Sendable (String) -> String?
+    /// The index title of a section named `sectionName`, as CoreStore's:
+    /// the closure given to the initializer, or `{ _ in nil }` (no title)
+    /// without one. Strata always passes the section's name, never `nil`;
+    /// a `nil` or "" answer leaves the section out of the section index.
+    ///
+    /// ```swift
+    /// SectionBy<Person>("age").sectionIndexTransformer("31")   // nil
+    /// SectionBy<Person>("age", sectionIndexTransformer: { $0.map { "\($0)+" } })
+    ///     .sectionIndexTransformer("31")                        // "31+"
+    /// ```
+    public let sectionIndexTransformer: @Sendable (_ sectionName: String?) -> String?
     /// Why the sectioning, named by a string that names no stored field, is
     /// invalid: the monitor using it throws this.
     var problem: StrataError? = nil
@@ -49,10 +59,10 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
     /// Sections by the field at `keyPath`, named by `sectionName`
     /// (by default the value's description, unwrapped; `nil` is named ""),
     /// each with the index title `sectionIndexTransformer` gives its name
-    /// (by default the name's first character, upper-cased; see ``SectionBy``).
+    /// (by default none; see ``SectionBy``).
     ///
     /// ```swift
-    /// SectionBy(\.$age) { age in "\(age / 10 * 10)s" }                    // "30s", index "3"
+    /// SectionBy(\.$age) { age in "\(age / 10 * 10)s" }                    // "30s", no index
     /// SectionBy(\.$age, sectionIndexTransformer: { $0.map { "\($0)+" } })  // "31", index "31+"
     /// SectionBy(\.$age, { "\($0 / 10 * 10)s" }, sectionIndexTransformer: { $0?.first.map(String.init) })
     /// ```
@@ -62,11 +72,12 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
     public init<Value: FieldStorable>(
         _ keyPath: KeyPath<Object, Field.Stored<Value>>,
         _ sectionName: @escaping @Sendable (Value) -> String = defaultSectionName,
-        sectionIndexTransformer: (@Sendable (_ sectionName: String?) -> String?)? = nil
+        sectionIndexTransformer:
+            @escaping @Sendable (_ sectionName: String?) -> String? = { _ in nil }
     ) {
         self.path = ValuePath(keyPath)
         self.name = Self.naming(Value.self, sectionName)
-        self.indexTitle = Self.indexing(sectionIndexTransformer)
+        self.sectionIndexTransformer = sectionIndexTransformer
     }
 
     /// Sections by a value reached through to-one relationships, each
@@ -78,11 +89,12 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
     public init<Value: FieldStorable>(
         _ expression: Where<Object>.Expression<Value>,
         _ sectionName: @escaping @Sendable (Value) -> String = defaultSectionName,
-        sectionIndexTransformer: (@Sendable (_ sectionName: String?) -> String?)? = nil
+        sectionIndexTransformer:
+            @escaping @Sendable (_ sectionName: String?) -> String? = { _ in nil }
     ) {
         self.path = expression.path
         self.name = Self.naming(Value.self, sectionName)
-        self.indexTitle = Self.indexing(sectionIndexTransformer)
+        self.sectionIndexTransformer = sectionIndexTransformer
     }
 
     /// Sections by the field `keyPath` names, as CoreStore's
@@ -97,16 +109,17 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
     /// ```
     ///
     /// Each section's index title is what `sectionIndexTransformer`, as
-    /// CoreStore's, gives its name (by default the name's first character,
-    /// upper-cased; see ``SectionBy``).
+    /// CoreStore's, gives its name (by default none; see ``SectionBy``).
     ///
     /// A name that is not a stored field makes an invalid sectioning, which
     /// the monitor or publisher using it reports by throwing
     /// ``StrataError/invalidValue(entity:field:reason:)``.
     public init(
-        _ keyPath: String, sectionIndexTransformer: (@Sendable (_ sectionName: String?) -> String?)? = nil
+        _ keyPath: String,
+        sectionIndexTransformer:
+            @escaping @Sendable (_ sectionName: String?) -> String? = { _ in nil }
     ) {
-        self.indexTitle = Self.indexing(sectionIndexTransformer)
+        self.sectionIndexTransformer = sectionIndexTransformer
         let named = NamedKeyPath<Object>(text: keyPath, spelling: "SectionBy(\(String(reflecting: keyPath)))")
         switch named.storedField(for: "section by") {
         case let .success((path, valueType)):
@@ -123,20 +136,11 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
         }
     }
 
-    /// A section's index title from its name: the transformer's answer
-    /// (none for `nil` or ""), or without one the name's first character,
-    /// upper-cased (none for the name "").
-    private static func indexing(
-        _ transformer: (@Sendable (String?) -> String?)?
-    ) -> @Sendable (String) -> String? {
-        guard let transformer else { return defaultIndexTitle }
-        return { name in transformer(name).flatMap { $0.isEmpty ? nil : $0 } }
-    }
-
-    /// A section's index title without a transformer: its name's first
-    /// character, upper-cased, as `NSFetchedResultsController`'s default.
-    static func defaultIndexTitle(_ name: String) -> String? {
-        name.first.map { String($0).uppercased() }
+    /// The index title of the section named `name`: the transformer's
+    /// answer, or `nil` (none) when that is `nil` or "". The one place
+    /// monitors and snapshots title a section.
+    func indexTitle(ofSectionNamed name: String) -> String? {
+        sectionIndexTransformer(name).flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// A section's name from its stored value: `sectionName` of the value
@@ -174,8 +178,9 @@ public struct ListSectionInfo<Object: ManagedObject>: Equatable {
     /// The section's objects, in order.
     public let objects: [Object]
     /// The section's title in a section index: what the SectionBy's
-    /// `sectionIndexTransformer` gives its name, by default the name's first
-    /// character, upper-cased; "" when it has none (CoreStore's `nil`).
+    /// `sectionIndexTransformer` gives its name; "" when it has none
+    /// (CoreStore's `nil`), as every section has without a transformer and
+    /// in an unsectioned list.
     public let indexTitle: String
     /// How many objects the section holds.
     public var numberOfObjects: Int { objects.count }

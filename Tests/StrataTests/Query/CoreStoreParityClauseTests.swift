@@ -49,7 +49,8 @@ struct CoreStoreParityClauseTests {
     }
 
     /// `test_ThatSectionByClauses_ConfigureCorrectly`: the section key path,
-    /// with or without a naming closure.
+    /// with or without a naming closure (its `sectionIndexTransformer`
+    /// assertions are `SectionIndexTransformerTests.sectionByConfiguresAsCoreStoresDoes`).
     @Test func sectionByNamesItsKeyPath() {
         #expect(SectionBy<ProbeItem>(\.$number).sectionKeyPath == "number")
         #expect(SectionBy<ProbeItem>(\.$text) { "\($0):suffix" }.sectionKeyPath == "text")
