@@ -51,10 +51,14 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
     /// Why the sectioning, named by a string that names no stored field, is
     /// invalid: the monitor using it throws this.
     var problem: StrataError? = nil
+    /// The string such an invalid sectioning was named by, which
+    /// ``sectionKeyPath`` still answers, as CoreStore's does.
+    private var unresolvedKeyPath: String? = nil
 
     /// The name of the field the sections are by, a path's joined by dots
     /// (`"owner.name"`), as CoreStore's `sectionKeyPath`.
-    public var sectionKeyPath: String { path.description }
+    /// A string that names no stored field is answered as given.
+    public var sectionKeyPath: String { unresolvedKeyPath ?? path.description }
 
     /// Sections by the field at `keyPath`, named by `sectionName`
     /// (by default the value's description, unwrapped; `nil` is named ""),
@@ -133,6 +137,7 @@ public struct SectionBy<Object: ManagedObject>: Sendable {
             self.path = ValuePath(field: nil)
             self.name = { _ in "" }
             self.problem = error
+            self.unresolvedKeyPath = keyPath
         }
     }
 

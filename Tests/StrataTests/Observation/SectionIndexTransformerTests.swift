@@ -86,6 +86,13 @@ struct SectionIndexTransformerTests {
             #expect(sectionBy.sectionIndexTransformer("key") == "key:suffix", "\(keyPath)")
             #expect(sectionBy.sectionIndexTransformer(nil) == nil, "\(keyPath)")
         }
+        // CoreStore's own test names the key "key", which no field of the
+        // model is: the sectioning is invalid (a monitor made with it
+        // throws), but it still answers the name it was given.
+        let unknown = SectionBy<MonItem>("key")
+        #expect(unknown.sectionKeyPath == "key")
+        #expect(unknown.problem != nil)
+        #expect(unknown.sectionIndexTransformer("key") == nil)
         // The transformer is the closure given: its "" is kept, and only
         // the section index leaves such a section out.
         let empty = SectionBy<MonItem>(\.$group, sectionIndexTransformer: { _ in "" })
