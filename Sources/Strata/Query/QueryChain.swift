@@ -160,6 +160,28 @@ extension From {
         QueryChain(from: self, select: Select(terms))
     }
 
+    /// A query of this fetch for the field at `keyPath`, whose type binds the
+    /// result, as CoreStore's `select(\.age)`: `queryValue` reads the first
+    /// object's value, `queryAttributes` rows with the field's name.
+    ///
+    /// ```swift
+    /// let johnsAge = try stack.queryValue(
+    ///     From<Person>().select(\.$age).where(\.$name == "John Smith"))   // Int?
+    /// ```
+    public func select<Value>(_ keyPath: KeyPath<Object, Field.Stored<Value>>) -> QueryChain<Object, Value> {
+        QueryChain(from: self, select: Select([.attribute(keyPath)]))
+    }
+
+    /// A query of this fetch for the optional field at `keyPath`, whose
+    /// `queryValue` reads the wrapped type, `nil` for no row or a NULL value
+    /// (`select(\.$city)` of a `String?` field reads a `String?`, not a
+    /// `String??`).
+    public func select<Wrapped>(
+        _ keyPath: KeyPath<Object, Field.Stored<Wrapped?>>
+    ) -> QueryChain<Object, Wrapped> {
+        QueryChain(from: self, select: Select([.attribute(keyPath)]))
+    }
+
     /// A query of this fetch that returns rows of named values, for `queryAttributes`.
     ///
     /// ```swift
