@@ -1,8 +1,9 @@
 import Foundation
 
 // `IndexPath(item:section:)`, `.item` and `.section` come from UIKit and
-// AppKit on Apple platforms, not from Foundation; Foundation elsewhere has
-// IndexPath without them, so Strata adds the same spelling there.
+// AppKit on Apple platforms (`IndexPath(row:section:)` and `.row`, a table
+// view's spelling, from UIKit), not from Foundation; Foundation elsewhere has
+// IndexPath without them, so Strata adds the same spellings there.
 #if canImport(UIKit)
 import UIKit
 #elseif canImport(AppKit)
@@ -21,6 +22,16 @@ extension IndexPath {
 
     /// The item index within the section (the second index).
     public var item: Int { self[1] }
+
+    /// An index path of `row` in `section`, a table view's spelling of
+    /// ``init(item:section:)``: `monitor[IndexPath(row: 2, section: 1)]`.
+    public init(row: Int, section: Int) {
+        self.init(item: row, section: section)
+    }
+
+    /// The row index within the section (the second index), a table view's
+    /// spelling of ``item``.
+    public var row: Int { self[1] }
 }
 #endif
 

@@ -1,3 +1,18 @@
+/// A field's name or a dotted path through to-one relationships, as text:
+/// CoreStore's name for the strings its clauses, `SectionBy` and
+/// `changedPersistentKeys` take. In Strata a plain `String`, so code ported
+/// with either spelling compiles.
+///
+/// ```swift
+/// func objectMonitor(
+///     _ monitor: ObjectMonitor<Person>, didUpdateObject person: Person,
+///     changedPersistentKeys: Set<KeyPathString>
+/// ) {
+///     if changedPersistentKeys.contains(String(keyPath: \Person.$name)) { title = person.name }
+/// }
+/// ```
+public typealias KeyPathString = String
+
 /// A field's name from its key path, as CoreStore spells it:
 /// `String(keyPath: \Dog.$nickname)`. The name is the one given to the
 /// property wrapper, which the store uses, not the Swift property's.

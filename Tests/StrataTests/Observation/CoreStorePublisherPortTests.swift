@@ -292,7 +292,7 @@ final class PortObjectRecorder: ObjectObserver {
     }
     func objectMonitor(
         _ monitor: ObjectMonitor<PortEntity>, didUpdateObject object: PortEntity,
-        changedPersistentKeys: Set<String>
+        changedPersistentKeys: Set<KeyPathString>
     ) {
         events.append("didUpdate " + changedPersistentKeys.sorted().joined(separator: ","))
         objects.append(object)

@@ -51,6 +51,11 @@ struct ListMonitorReadingTests {
                 #expect(monitor[path].rowID == object.rowID, "\(context)")
                 #expect(monitor[safeIndexPath: path]?.rowID == object.rowID, "\(context)")
                 #expect(monitor[safeSectionIndex: path.section, safeItemIndex: path.item]?.rowID == object.rowID)
+                // A table view's spelling names the same path (UIKit's, which Strata adds on Linux).
+                let rowPath = IndexPath(row: path.item, section: path.section)
+                #expect(rowPath == path && rowPath.row == path.item, "\(context)")
+                #expect(monitor[rowPath].rowID == object.rowID, "\(context)")
+                #expect(monitor[path.section, path.row].rowID == object.rowID, "\(context)")
                 #expect(monitor[safeIndex: index]?.rowID == object.rowID, "\(context)")
             }
 
