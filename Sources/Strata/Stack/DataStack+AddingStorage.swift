@@ -176,23 +176,28 @@ extension DataStack {
     }
 }
 
-/// Moves progress values into a Foundation `Progress`.
+/// Moves progress values into a Foundation `Progress`, and tells its
+/// handler (``Foundation/Progress/setProgressHandler(_:)``) of each change.
 ///
 /// `@unchecked Sendable`: Foundation's `Progress` is thread-safe; the box only
 /// forwards values to it.
 private final class ProgressBox: @unchecked Sendable {
     private let progress: Progress
+    private let told: ProgressHandlers.Told
 
     init(_ progress: Progress) {
         self.progress = progress
+        told = ProgressHandlers.Told(progress)
     }
 
     func record(_ update: MigrationProgress) {
+        let completed: Int64
         switch update {
-        case .migrating(_, let fraction):
-            progress.completedUnitCount = Int64((fraction * 99).rounded(.down))
-        case .finished:
-            progress.completedUnitCount = 100
+        case .migrating(_, let fraction): completed = Int64((fraction * 99).rounded(.down))
+        case .finished: completed = 100
         }
+        guard completed != progress.completedUnitCount else { return }
+        progress.completedUnitCount = completed
+        told.tellOnMainQueue()
     }
 }

@@ -44,6 +44,46 @@ struct MigrationProgressTests {
         #expect(try stack.fetchCount(From<ProgV3>()) == 50)
     }
 
+    /// CoreStore's `progress.setProgressHandler { ... }`: the handler runs on
+    /// the main actor once after it is set and whenever the fraction
+    /// changes, with fractions that only grow up to 1, the last before the
+    /// completion; a removed handler is not called again.
+    @Test
+    func aProgressHandlerHearsEachChangeBeforeTheCompletion() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        try await seedV1(at: url)
+        let stack = DataStack(schemaHistory: progressHistory)
+        var heard: [Double] = []
+        var heardAtCompletion: [Double] = []
+        let result: Result<SQLiteStore, StrataError> = await withCheckedContinuation { done in
+            let progress = stack.addStorage(SQLiteStore(fileURL: url)) { result in
+                heardAtCompletion = heard
+                done.resume(returning: result)
+            }
+            progress.setProgressHandler { heard.append($0.fractionCompleted) }
+        }
+        #expect(try result.get().fileURL == url)
+        // Each call reads the progress as it is then: the last is the added store's 1.
+        #expect(!heard.isEmpty)
+        #expect(heard == heard.sorted(), "\(heard)")
+        #expect(heard.last == 1)
+        #expect(heardAtCompletion == heard)
+
+        // Removed, a handler hears nothing more.
+        let other = DataStack(schemaHistory: progressHistory)
+        let secondURL = directory.url.appendingPathComponent("second.sqlite")
+        try await seedV1(at: secondURL)
+        var removedHeard = 0
+        let _: Result<SQLiteStore, StrataError> = await withCheckedContinuation { done in
+            let progress = other.addStorage(SQLiteStore(fileURL: secondURL)) { done.resume(returning: $0) }
+            progress.setProgressHandler { _ in removedHeard += 1 }
+            progress.setProgressHandler(nil)
+        }
+        for _ in 0..<3 { await Task.yield() }
+        #expect(removedHeard == 0)
+    }
+
     @Test
     func theCompletionFormReportsTheErrorThatStoppedTheStore() async throws {
         let directory = TemporaryDirectory()
