@@ -46,9 +46,20 @@ public struct SQLiteStore: StorageInterface {
             options: options, isReadOnly: isReadOnly, synchronous: synchronous)
     }
 
-    /// The default store, `<program name>.sqlite` in ``defaultDirectory``.
+    /// The default store, at ``defaultFileURL``.
     public init(options: LocalStorageOptions = .none) {
-        self.init(fileName: "\(Self.programName).sqlite", options: options)
+        self.init(fileURL: Self.defaultFileURL, options: options)
+    }
+
+    /// The default store's file, `<program name>.sqlite` in ``defaultDirectory``:
+    /// where `SQLiteStore()` and `stack.addStorageAndWait()` keep their data,
+    /// as CoreStore's `SQLiteStore.defaultFileURL`.
+    ///
+    /// ```swift
+    /// let firstLaunch = !FileManager.default.fileExists(atPath: SQLiteStore.defaultFileURL.path)
+    /// ```
+    public static var defaultFileURL: URL {
+        defaultDirectory.appendingPathComponent("\(programName).sqlite", isDirectory: false)
     }
 
     /// Where stores named by file name live: on Linux `$XDG_DATA_HOME/<program>`,
