@@ -119,6 +119,57 @@ struct CoreStoreSetupPortTests {
         #expect(!said.contains(childFailureMark), "the child said: \(said)")
     }
 
+    /// CoreStore's `addStorageAndWait` (DataStack.swift) refuses a store at
+    /// a file the stack already has a store of another configuration at
+    /// (`differentStorageExistsAtURL`), before anything is opened. So does
+    /// Strata, with ``StrataError/storage(path:reason:)``, however the path
+    /// is spelled, and in either order: opening the file as the other
+    /// configuration's store would find a mismatch and, under
+    /// `.recreateStoreOnModelMismatch`, empty the file under the store the
+    /// stack has open.
+    @Test(arguments: [LocalStorageOptions.none, .recreateStoreOnModelMismatch])
+    func aStoreAtTheFileOfAnotherConfigurationsStoreIsRefused(options: LocalStorageOptions) throws {
+        for (first, second) in [(nil, "Config1"), ("Config1", nil), ("Config2", "Config1")] as [(String?, String?)] {
+            let directory = TemporaryDirectory()
+            let url = storeURL(in: directory)
+            let stack = DataStack(configurationSchema)
+            try stack.addStorageAndWait(SQLiteStore(fileURL: url, configuration: first))
+            let probe = first == "Config2"
+            try stack.perform(synchronous: { tx in
+                if probe {
+                    tx.create(Into<CfgNote>()).text = "kept"
+                } else {
+                    tx.create(Into<CfgItem>()).key = 1
+                }
+            })
+            let respelled = directory.url.appendingPathComponent(".", isDirectory: true)
+                .appendingPathComponent(url.lastPathComponent)
+            for spelling in [url, respelled] {
+                let error = #expect(throws: StrataError.self, "\(String(describing: first)), then \(String(describing: second))") {
+                    try stack.addStorageAndWait(SQLiteStore(fileURL: spelling, configuration: second, options: options))
+                }
+                guard case .storage(_, let reason)? = error else {
+                    Issue.record("expected .storage, got \(String(describing: error))")
+                    continue
+                }
+                #expect(reason.contains("already has the store at"), "\(reason)")
+            }
+            #expect(stack.storeConfigurations == [first])
+            if probe {
+                #expect(try stack.fetchAll(From<CfgNote>()).map(\.text) == ["kept"])
+            } else {
+                #expect(keys(try stack.fetchAll(From<CfgItem>())) == [1], "the store's objects are still there")
+            }
+            try stack.perform(synchronous: { tx in
+                if probe {
+                    tx.create(Into<CfgNote>()).text = "more"
+                } else {
+                    tx.create(Into<CfgItem>()).key = 2
+                }
+            })
+        }
+    }
+
     // MARK: Deleting store files
 
     /// `test_ThatSQLiteStores_DeleteFilesCorrectly`, twice on one store value
