@@ -64,6 +64,17 @@ struct CoreStoreTweakPortTests {
             #expect(chained == window, "\(count) objects, seed \(random.seed)")
             #expect(try stack.fetchCount(From<ProbeItem>(), tweak) == window.count, "\(count) objects")
             #expect(try stack.fetchObjectIDs(From<ProbeItem>(), order, tweak).count == window.count)
+            // CoreStore's Tweak is a query and delete clause too: its request's
+            // window is the rows a query returns and the objects a delete removes.
+            let select = Select<ProbeItem, [String: StoredValue]>(.attribute(\.$number))
+            let rows = try stack.queryAttributes(From<ProbeItem>(), select, order, tweak)
+            #expect(rows == window.map { ["number": .integer(Int64($0))] }, "\(count) objects")
+            let unsafe = try stack.beginUnsafe()
+            #expect(try unsafe.deleteAll(From<ProbeItem>(), order, tweak) == window.count)
+            let left = try unsafe.fetchAll(From<ProbeItem>(), order).map(\.number)
+            #expect(left == Array(0..<count).filter { !window.contains($0) }, "\(count) objects")
+            unsafe.rollback()
+            #expect(try stack.fetchCount(From<ProbeItem>()) == count, "the rollback keeps every object")
         }
     }
 
