@@ -214,6 +214,39 @@ struct CoreStoreSetupPortTests {
             #expect(exists(store.fileURL.deletingLastPathComponent()), "round \(round): the folder stays")
         }
     }
+
+    /// CoreStore's `BaseTestCase` tears a test down with
+    /// `unsafeRemoveAllPersistentStoresAndWait()`, then deletes the store
+    /// files while objects and monitors of the test may still be alive.
+    /// Strata's ``DataStack/removeStorage()`` closes the connections, so
+    /// the files can go: the WAL and shared memory are gone with the last
+    /// connection, ``SQLiteStore/deleteFiles()`` leaves nothing, and the
+    /// store added again starts empty while the old objects keep their values.
+    @Test
+    func removedStoresFilesCanBeDeletedWhileObjectsAndMonitorsLive() throws {
+        let directory = TemporaryDirectory()
+        let stores = [nil, "Config1", "Config2"].map {
+            SQLiteStore(fileURL: configurationURL($0, in: directory), configuration: $0)
+        }
+        let stack = DataStack(configurationSchema)
+        for store in stores { try stack.addStorageAndWait(store) }
+        try expectEachConfigurationHoldsItsObjects(stack)
+        let items = try stack.fetchAll(From<CfgItem>("Config1").orderBy(.ascending(\.$key)))
+        let monitor = try stack.monitorList(From<CfgNote>("Config2"))
+        let exists = { (url: URL) in FileManager.default.fileExists(atPath: url.path) }
+        try stack.removeStorage()
+        for store in stores {
+            #expect(exists(store.fileURL))
+            #expect(!store.fileURLs.dropFirst().contains(where: exists), "\(store.fileURLs.filter(exists))")
+            try store.deleteFiles()
+            #expect(!store.fileURLs.contains(where: exists))
+        }
+        #expect(items.map(\.key) == [2, 3], "objects keep their values")
+        #expect(monitor.numberOfObjects() == 1)
+        for store in stores { try stack.addStorageAndWait(store) }
+        #expect(try stack.fetchCount(From<CfgItem>("Config1")) == 0)
+        try expectEachConfigurationHoldsItsObjects(stack)
+    }
 }
 
 /// Creates one object in each store of `stack` (default, "Config1",
