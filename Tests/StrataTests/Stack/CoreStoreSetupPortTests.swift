@@ -170,6 +170,36 @@ struct CoreStoreSetupPortTests {
         }
     }
 
+    /// The same, for two stores of one file added at once: one is added, the
+    /// other refused before it opens the file. Either may win: the default
+    /// configuration's keeps the file's objects; the "Config1" store,
+    /// alone on the file, recreates it, as its option says.
+    @Test
+    func ofTwoConfigurationsStoresAddedAtOnceAtOneFileTheOtherIsRefused() async throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        do {
+            let writer = DataStack(configurationSchema)
+            try writer.addStorageAndWait(SQLiteStore(fileURL: url))
+            try writer.perform(synchronous: { tx in tx.create(Into<CfgItem>()).key = 1 })
+        }
+        let stack = DataStack(configurationSchema)
+        let stores = [
+            SQLiteStore(fileURL: url),
+            SQLiteStore(fileURL: url, configuration: "Config1", options: .recreateStoreOnModelMismatch),
+        ]
+        let adds = stores.map { store in Task { @MainActor in try await stack.addStorage(store) } }
+        var failures = 0
+        for add in adds where (try? await add.value) == nil { failures += 1 }
+        #expect(failures == 1)
+        #expect(stack.storeConfigurations.count == 1)
+        if stack.storeConfigurations == [nil] {
+            #expect(keys(try stack.fetchAll(From<CfgItem>())) == [1], "the file was not recreated")
+        } else {
+            #expect(try stack.fetchCount(From<CfgItem>("Config1")) == 0)
+        }
+    }
+
     // MARK: Deleting store files
 
     /// `test_ThatSQLiteStores_DeleteFilesCorrectly`, twice on one store value
