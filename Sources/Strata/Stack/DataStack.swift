@@ -284,7 +284,9 @@ public final class DataStack: Sendable {
         // store: refused too, before this file is opened (and so neither
         // migrated nor recreated).
         let busy = opening.withLock { opening -> String? in
-            if opening.keys.contains(configuration) { return "for configuration \(configuration ?? "(default)")" }
+            if opening.keys.contains(configuration) {
+                return "for configuration \(configuration ?? "(default)")"
+            }
             if opening.values.contains(place) { return "at \(storage.settings.displayPath)" }
             opening[configuration] = place
             return nil

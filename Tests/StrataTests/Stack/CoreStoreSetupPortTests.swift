@@ -129,7 +129,8 @@ struct CoreStoreSetupPortTests {
     /// stack has open.
     @Test(arguments: [LocalStorageOptions.none, .recreateStoreOnModelMismatch])
     func aStoreAtTheFileOfAnotherConfigurationsStoreIsRefused(options: LocalStorageOptions) throws {
-        for (first, second) in [(nil, "Config1"), ("Config1", nil), ("Config2", "Config1")] as [(String?, String?)] {
+        let pairs: [(String?, String?)] = [(nil, "Config1"), ("Config1", nil), ("Config2", "Config1")]
+        for (first, second) in pairs {
             let directory = TemporaryDirectory()
             let url = storeURL(in: directory)
             let stack = DataStack(configurationSchema)
@@ -145,8 +146,10 @@ struct CoreStoreSetupPortTests {
             let respelled = directory.url.appendingPathComponent(".", isDirectory: true)
                 .appendingPathComponent(url.lastPathComponent)
             for spelling in [url, respelled] {
-                let error = #expect(throws: StrataError.self, "\(String(describing: first)), then \(String(describing: second))") {
-                    try stack.addStorageAndWait(SQLiteStore(fileURL: spelling, configuration: second, options: options))
+                let order = "\(first ?? "default"), then \(second ?? "default")"
+                let error = #expect(throws: StrataError.self, "\(order)") {
+                    try stack.addStorageAndWait(
+                        SQLiteStore(fileURL: spelling, configuration: second, options: options))
                 }
                 guard case .storage(_, let reason)? = error else {
                     Issue.record("expected .storage, got \(String(describing: error))")
@@ -158,7 +161,7 @@ struct CoreStoreSetupPortTests {
             if probe {
                 #expect(try stack.fetchAll(From<CfgNote>()).map(\.text) == ["kept"])
             } else {
-                #expect(keys(try stack.fetchAll(From<CfgItem>())) == [1], "the store's objects are still there")
+                #expect(keys(try stack.fetchAll(From<CfgItem>())) == [1], "the store keeps its objects")
             }
             try stack.perform(synchronous: { tx in
                 if probe {
