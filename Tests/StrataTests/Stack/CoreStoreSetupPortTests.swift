@@ -145,7 +145,9 @@ struct CoreStoreSetupPortTests {
             })
             let respelled = directory.url.appendingPathComponent(".", isDirectory: true)
                 .appendingPathComponent(url.lastPathComponent)
-            for spelling in [url, respelled] {
+            let link = directory.file("link.sqlite")
+            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: url)
+            for spelling in [url, respelled, link] {
                 let order = "\(first ?? "default"), then \(second ?? "default")"
                 let error = #expect(throws: StrataError.self, "\(order)") {
                     try stack.addStorageAndWait(
