@@ -93,9 +93,19 @@ public struct SQLiteStore: StorageInterface {
     /// Deletes the store's files. Do this only while no stack has the store open.
     ///
     /// - Throws: ``StrataError/storage(path:reason:)`` when a file exists but
-    ///   cannot be removed, or `fileURL` is not a file URL (nothing is deleted).
+    ///   cannot be removed, or, with nothing deleted, when `fileURL` is not a
+    ///   file URL or it, its `-wal` or its `-shm` names a folder.
     public func deleteFiles() throws(StrataError) {
         try Self.checkFileURL(fileURL)
+        // `removeItem` takes a folder with everything in it, and a store's
+        // files are never folders: a URL naming one (a mistaken
+        // `SQLiteStore(fileURL: documentsFolder)`) deletes nothing.
+        for url in fileURLs {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+                throw .storage(path: url.path, reason: "a folder, not a store file: nothing was deleted")
+            }
+        }
         for url in fileURLs where FileManager.default.fileExists(atPath: url.path) {
             do {
                 try FileManager.default.removeItem(at: url)

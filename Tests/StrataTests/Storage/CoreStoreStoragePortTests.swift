@@ -136,6 +136,44 @@ struct CoreStoreStoragePortTests {
             expectDefaultSettings(store.settings)
         }
     }
+
+    // MARK: Deleting files
+
+    /// CoreStore erases a store's files only after reading its metadata, so
+    /// never anything but a store. Strata's ``SQLiteStore/deleteFiles()`` is
+    /// public: given a URL that names a folder (a mistaken
+    /// `SQLiteStore(fileURL: documentsFolder)`), or whose `-wal` or `-shm`
+    /// is one, it refuses with ``StrataError/storage(path:reason:)`` and
+    /// deletes nothing, where `FileManager` would remove the folder with
+    /// everything in it. Adding such a store is refused too.
+    @Test(arguments: ["", "-wal", "-shm"])
+    func deleteFilesRefusesAFolderAndDeletesNothing(folderSuffix: String) throws {
+        let directory = TemporaryDirectory()
+        let url = storeURL(in: directory)
+        let folder = URL(fileURLWithPath: url.path + folderSuffix, isDirectory: true)
+        let kept = folder.appendingPathComponent("keep.txt")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("kept".utf8).write(to: kept)
+        if !folderSuffix.isEmpty { try Data().write(to: url) }
+        for spelling in [url, URL(fileURLWithPath: url.path, isDirectory: true)] {
+            let error = #expect(throws: StrataError.self, "\(spelling)") {
+                try SQLiteStore(fileURL: spelling).deleteFiles()
+            }
+            guard case .storage(let path, let reason)? = error else {
+                Issue.record("expected .storage, got \(String(describing: error))")
+                continue
+            }
+            #expect(path == folder.path && reason.contains("folder"), "\(path): \(reason)")
+            #expect(FileManager.default.fileExists(atPath: kept.path), "the folder keeps its files")
+            #expect(FileManager.default.fileExists(atPath: url.path), "nothing is deleted")
+        }
+        if folderSuffix.isEmpty {
+            #expect(throws: StrataError.self) {
+                try DataStack(configurationSchema).addStorageAndWait(SQLiteStore(fileURL: url))
+            }
+            #expect(FileManager.default.fileExists(atPath: kept.path))
+        }
+    }
 }
 
 extension SplitMix64 {
