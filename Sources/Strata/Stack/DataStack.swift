@@ -49,8 +49,9 @@ public final class DataStack: Sendable {
     /// first, then the named ones by name. Every stack and process orders
     /// them alike, which makes that the order a transaction locks them in.
     private let runtimes = Locked<[StoreRuntime]>([])
-    /// The configurations whose store an `addStorage` call is opening right now.
-    private let opening = Locked<Set<String?>>([])
+    /// The configurations whose store an `addStorage` call is opening right
+    /// now, each with its store's place (``StoreSettings/placeKey``).
+    private let opening = Locked<[String?: String]>([:])
     /// Settings any thread may change: the default author, the polling interval.
     let settings = Locked<(author: String?, pollingInterval: Duration)>((nil, .milliseconds(20)))
     /// The main actor's context of each store, in the order of `runtimes`.
@@ -256,30 +257,50 @@ public final class DataStack: Sendable {
     /// A stack holds one store per configuration: `true` when `storage` is
     /// that store already (added again, as CoreStore allows: nothing to do);
     /// a second one of the configuration is refused before its file is
-    /// opened, so that it is neither created, migrated nor recreated.
+    /// opened, so that it is neither created, migrated nor recreated. So is
+    /// a store of another configuration at the file of one the stack has,
+    /// as CoreStore refuses it (`differentStorageExistsAtURL`): opened as
+    /// the other configuration's, the file is a mismatch, and under
+    /// `.recreateStoreOnModelMismatch` it would be emptied under the open store.
     private func holdsOrRefuses(_ storage: some StorageInterface) throws -> Bool {
         let configuration = storage.settings.configuration
-        if let current = runtimes.withLock({ $0.first { $0.settings.configuration == configuration } }) {
+        let stores = runtimes.withLock { $0 }
+        if let current = stores.first(where: { $0.settings.configuration == configuration }) {
             if current.settings.isSameStore(as: storage.settings) { return true }
             throw StrataError.storage(
                 path: storage.settings.displayPath,
                 reason: "the stack already has the store at \(current.path) for configuration "
                     + "\(configuration ?? "(default)"); remove it first (removeStorage())")
         }
-        // Another add of the configuration still opening its store: refused
-        // too, before this file is opened (and so neither migrated nor recreated).
-        guard opening.withLock({ $0.insert(configuration).inserted }) else {
+        let place = storage.settings.placeKey
+        if let other = stores.first(where: { $0.settings.placeKey == place }) {
             throw StrataError.storage(
                 path: storage.settings.displayPath,
-                reason: "the stack is already adding a store for configuration "
-                    + "\(configuration ?? "(default)")")
+                reason: "the stack already has the store at \(other.path) for configuration "
+                    + "\(other.settings.configuration ?? "(default)"); "
+                    + "a file holds the store of one configuration")
+        }
+        // Another add of the configuration, or at the place, still opening its
+        // store: refused too, before this file is opened (and so neither
+        // migrated nor recreated).
+        let busy = opening.withLock { opening -> String? in
+            if opening.keys.contains(configuration) {
+                return "for configuration \(configuration ?? "(default)")"
+            }
+            if opening.values.contains(place) { return "at \(storage.settings.displayPath)" }
+            opening[configuration] = place
+            return nil
+        }
+        if let busy {
+            throw StrataError.storage(
+                path: storage.settings.displayPath, reason: "the stack is already adding a store " + busy)
         }
         return false
     }
 
     /// Ends the reservation ``holdsOrRefuses(_:)`` made for `storage`'s configuration.
     private func finishOpening(_ storage: some StorageInterface) {
-        _ = opening.withLock { $0.remove(storage.settings.configuration) }
+        _ = opening.withLock { $0.removeValue(forKey: storage.settings.configuration) }
     }
 
     /// Makes `store` one of the stack's, with a new main context, or with

@@ -46,9 +46,20 @@ public struct SQLiteStore: StorageInterface {
             options: options, isReadOnly: isReadOnly, synchronous: synchronous)
     }
 
-    /// The default store, `<program name>.sqlite` in ``defaultDirectory``.
+    /// The default store, at ``defaultFileURL``.
     public init(options: LocalStorageOptions = .none) {
-        self.init(fileName: "\(Self.programName).sqlite", options: options)
+        self.init(fileURL: Self.defaultFileURL, options: options)
+    }
+
+    /// The default store's file, `<program name>.sqlite` in ``defaultDirectory``:
+    /// where `SQLiteStore()` and `stack.addStorageAndWait()` keep their data,
+    /// as CoreStore's `SQLiteStore.defaultFileURL`.
+    ///
+    /// ```swift
+    /// let firstLaunch = !FileManager.default.fileExists(atPath: SQLiteStore.defaultFileURL.path)
+    /// ```
+    public static var defaultFileURL: URL {
+        defaultDirectory.appendingPathComponent("\(programName).sqlite", isDirectory: false)
     }
 
     /// Where stores named by file name live: on Linux `$XDG_DATA_HOME/<program>`,
@@ -82,9 +93,19 @@ public struct SQLiteStore: StorageInterface {
     /// Deletes the store's files. Do this only while no stack has the store open.
     ///
     /// - Throws: ``StrataError/storage(path:reason:)`` when a file exists but
-    ///   cannot be removed, or `fileURL` is not a file URL (nothing is deleted).
+    ///   cannot be removed, or, with nothing deleted, when `fileURL` is not a
+    ///   file URL or it, its `-wal` or its `-shm` names a folder.
     public func deleteFiles() throws(StrataError) {
         try Self.checkFileURL(fileURL)
+        // `removeItem` takes a folder with everything in it, and a store's
+        // files are never folders: a URL naming one (a mistaken
+        // `SQLiteStore(fileURL: documentsFolder)`) deletes nothing.
+        for url in fileURLs {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+                throw .storage(path: url.path, reason: "a folder, not a store file: nothing was deleted")
+            }
+        }
         for url in fileURLs where FileManager.default.fileExists(atPath: url.path) {
             do {
                 try FileManager.default.removeItem(at: url)

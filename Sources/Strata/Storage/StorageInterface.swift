@@ -103,17 +103,21 @@ public struct StoreSettings: Sendable {
     }
 
     /// What names the rows the store reads and writes, however its path is
-    /// spelled: its configuration and its file's resolved path, its
-    /// in-memory store's name or its server store's. Two stores with the
+    /// spelled: its configuration and its ``placeKey``. Two stores with the
     /// same key hold the same rows, whether opened read-only or not.
     var rowsKey: String {
-        let place: String
+        (configuration.map { "configuration:" + $0 } ?? "default") + "|" + placeKey
+    }
+
+    /// What names where the store is, whatever its configuration and however
+    /// its path is spelled: its file's resolved path, its in-memory store's
+    /// name or its server store's. A place holds the store of one configuration.
+    var placeKey: String {
         switch location {
-        case .file(let url): place = "file:" + url.standardizedFileURL.resolvingSymlinksInPath().path
-        case .memory(let name): place = "memory:" + name
-        case .server(let engine): place = "server:" + engine.displayName
+        case .file(let url): return "file:" + url.standardizedFileURL.resolvingSymlinksInPath().path
+        case .memory(let name): return "memory:" + name
+        case .server(let engine): return "server:" + engine.displayName
         }
-        return (configuration.map { "configuration:" + $0 } ?? "default") + "|" + place
     }
 
     /// The SQLite file to open: for an in-memory store, its file in the RAM
