@@ -55,6 +55,30 @@ extension DataStack {
         try addStorageAndWait(SQLiteStore())
     }
 
+    /// Opens a default `SQLiteStore()`, as CoreStore's
+    /// `addStorageAndWait(SQLiteStore.self)` does, and returns it.
+    ///
+    /// ```swift
+    /// try stack.addStorageAndWait(SQLiteStore.self)
+    /// ```
+    ///
+    /// - Throws: the errors of ``addStorageAndWait(_:)``.
+    @MainActor
+    @discardableResult
+    public func addStorageAndWait(_ type: SQLiteStore.Type) throws(StrataError) -> SQLiteStore {
+        try addStorageAndWait(SQLiteStore())
+    }
+
+    /// Opens a new, empty `InMemoryStore()`, as CoreStore's
+    /// `addStorageAndWait(InMemoryStore.self)` does, and returns it.
+    ///
+    /// - Throws: the errors of ``addStorageAndWait(_:)``.
+    @MainActor
+    @discardableResult
+    public func addStorageAndWait(_ type: InMemoryStore.Type) throws(StrataError) -> InMemoryStore {
+        try addStorageAndWait(InMemoryStore())
+    }
+
     /// Opens `storage` off the main actor, migrating it when needed, and makes
     /// it the stack's store; `progress`, when given, is told as a migration
     /// advances (on the opening thread) and once at the end.

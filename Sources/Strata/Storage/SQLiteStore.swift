@@ -46,6 +46,27 @@ public struct SQLiteStore: StorageInterface {
             options: options, isReadOnly: isReadOnly, synchronous: synchronous)
     }
 
+    /// A store at `fileURL` opened with `localStorageOptions`: CoreStore's
+    /// spelling of ``init(fileURL:configuration:options:isReadOnly:synchronous:)``.
+    ///
+    /// ```swift
+    /// SQLiteStore(fileURL: url, localStorageOptions: .recreateStoreOnModelMismatch)
+    /// ```
+    public init(fileURL: URL, configuration: String? = nil, localStorageOptions: LocalStorageOptions) {
+        self.init(fileURL: fileURL, configuration: configuration, options: localStorageOptions)
+    }
+
+    /// A store named `fileName` in ``defaultDirectory`` opened with
+    /// `localStorageOptions`: CoreStore's spelling of
+    /// ``init(fileName:configuration:options:isReadOnly:synchronous:)``.
+    ///
+    /// ```swift
+    /// SQLiteStore(fileName: "zoo.sqlite", configuration: "Zoo", localStorageOptions: .recreateStoreOnModelMismatch)
+    /// ```
+    public init(fileName: String, configuration: String? = nil, localStorageOptions: LocalStorageOptions) {
+        self.init(fileName: fileName, configuration: configuration, options: localStorageOptions)
+    }
+
     /// The default store, at ``defaultFileURL``.
     public init(options: LocalStorageOptions = .none) {
         self.init(fileURL: Self.defaultFileURL, options: options)

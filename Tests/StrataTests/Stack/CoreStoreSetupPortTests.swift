@@ -93,6 +93,12 @@ struct CoreStoreSetupPortTests {
             #expect(stack.storeConfigurations == stores[...index].map(\.configuration))
         }
         try expectEachConfigurationHoldsItsObjects(stack)
+
+        // README's spelling, by type: a new empty store, as `InMemoryStore()`.
+        let byType = DataStack(configurationSchema)
+        let added = try byType.addStorageAndWait(InMemoryStore.self)
+        #expect(added.configuration == nil && byType.storeConfigurations == [nil])
+        #expect(try byType.fetchCount(From<CfgItem>()) == 0)
     }
 
     /// `test_ThatSQLiteStores_SetupCorrectly`: `SQLiteStore()`, then
@@ -329,11 +335,15 @@ private func setUpDefaultDirectoryStores(in folder: URL) throws {
     let stack = DataStack(configurationSchema)
     let stores = [
         SQLiteStore(),
+        // CoreStore's own spelling of the options.
         SQLiteStore(
-            fileName: "ConfigStore1.sqlite", configuration: "Config1", options: .recreateStoreOnModelMismatch),
+            fileName: "ConfigStore1.sqlite", configuration: "Config1",
+            localStorageOptions: .recreateStoreOnModelMismatch),
         SQLiteStore(
-            fileName: "ConfigStore2.sqlite", configuration: "Config2", options: .recreateStoreOnModelMismatch),
+            fileName: "ConfigStore2.sqlite", configuration: "Config2",
+            localStorageOptions: .recreateStoreOnModelMismatch),
     ]
+    try childCheck(stores[1].settings.options == .recreateStoreOnModelMismatch, "options not taken")
     for (index, store) in stores.enumerated() {
         let added = try stack.addStorageAndWait(store)
         try childCheck(added.fileURL == store.fileURL, "store \(index) returned \(added.fileURL)")
