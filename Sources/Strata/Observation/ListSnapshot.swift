@@ -51,6 +51,9 @@ public struct ListSnapshot<Object: ManagedObject>: Sendable, Equatable, RandomAc
     /// ```
     public internal(set) var updatedItemIDs: Set<ObjectID<Object>>
 
+    /// CoreStore's name for ``updatedItemIDs``.
+    public var updatedItemIdentifiers: Set<ObjectID<Object>> { updatedItemIDs }
+
     /// The index title of a section named by its argument (`nil` for none):
     /// the ``SectionBy``'s, in a publisher's snapshot, kept through edits;
     /// none in a snapshot you make. Equality leaves it out, as it does

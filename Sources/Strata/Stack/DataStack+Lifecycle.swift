@@ -44,6 +44,32 @@ extension DataStack {
         for store in try uninstall() { store.gate.close() }
     }
 
+    /// CoreStore's name for ``removeStorage()``, which cannot fail there:
+    /// removes every store, and does nothing when none is added. A failure
+    /// (a transaction on the calling thread still holds the store) is logged.
+    ///
+    /// ```swift
+    /// stack.unsafeRemoveAllPersistentStoresAndWait()
+    /// ```
+    @MainActor
+    public func unsafeRemoveAllPersistentStoresAndWait() {
+        do throws(StrataError) {
+            try removeStorage()
+        } catch .storeNotAdded {
+            return
+        } catch {
+            StrataLog.warning(.storage, "the stores could not be removed: \(error)")
+        }
+    }
+
+    /// CoreStore's callback form of ``unsafeRemoveAllPersistentStoresAndWait()``:
+    /// removes every store, then calls `completion` on the main actor.
+    @MainActor
+    public func unsafeRemoveAllPersistentStores(completion: @escaping @MainActor () -> Void = {}) {
+        unsafeRemoveAllPersistentStoresAndWait()
+        Task { @MainActor in completion() }
+    }
+
     /// Replaces the added store's file (the default configuration's, when
     /// the stack has several) with a copy of the store at `source`
     /// (another Strata store of a version in ``schemaHistory``, say a backup

@@ -67,6 +67,27 @@ public struct SQLiteStore: StorageInterface {
         self.init(fileName: fileName, configuration: configuration, options: localStorageOptions)
     }
 
+    /// The options the store is opened with: CoreStore's name for
+    /// `settings.options`.
+    public var localStorageOptions: LocalStorageOptions {
+        get { settings.options }
+        set { settings.options = newValue }
+    }
+
+    /// The size in bytes of the store's main file, or `nil` when it does not
+    /// exist yet, as CoreStore's `fileSize()`. The WAL file (`-wal`), where
+    /// recent commits wait for a checkpoint, is not counted.
+    ///
+    /// ```swift
+    /// if let bytes = SQLiteStore(fileName: "zoo.sqlite").fileSize() { print(bytes) }
+    /// ```
+    public func fileSize() -> UInt64? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: fileURL.path),
+              let size = attributes[.size] as? NSNumber
+        else { return nil }
+        return size.uint64Value
+    }
+
     /// The default store, at ``defaultFileURL``.
     public init(options: LocalStorageOptions = .none) {
         self.init(fileURL: Self.defaultFileURL, options: options)

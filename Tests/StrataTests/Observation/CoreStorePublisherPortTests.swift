@@ -145,6 +145,7 @@ struct CoreStoreListPublisherPortTests {
         #expect(publisher.snapshot == first)
         #expect(updated?.ids.count == 2)
         #expect(publisher.snapshot.updatedItemIDs == Set(updated?.ids ?? []))
+        #expect(publisher.snapshot.updatedItemIdentifiers == publisher.snapshot.updatedItemIDs)
         withExtendedLifetime(owner) {}
     }
 

@@ -110,12 +110,25 @@ struct CoreStoreStoragePortTests {
         #expect(store.configuration == "Config1")
         #expect(store.fileURL == fileURL)
         #expect(store.settings.options == [.recreateStoreOnModelMismatch])
+        #expect(store.localStorageOptions == store.settings.options)
         expectDefaultSettings(store.settings)
+        #expect(store.fileSize() == nil)
 
         let stack = DataStack(configurationSchema)
         try stack.addStorageAndWait(store)
         #expect(stack.storeURL == fileURL)
         #expect(try journalMode(at: fileURL.path) == .text("wal"))
+        #expect((store.fileSize() ?? 0) > 0)
+
+        // CoreStore's `unsafeRemoveAllPersistentStoresAndWait()`: the stack has
+        // no store after it, and a second call, with none, does nothing.
+        stack.unsafeRemoveAllPersistentStoresAndWait()
+        #expect(!stack.hasStore && stack.storeConfigurations.isEmpty)
+        stack.unsafeRemoveAllPersistentStoresAndWait()
+        #expect(!stack.hasStore)
+        var changed = store
+        changed.localStorageOptions = []
+        #expect(changed.settings.options == [])
     }
 
     /// `test_ThatFileNameSQLiteStores_ConfigureCorrectly`, for random file
