@@ -67,6 +67,31 @@ public enum CustomEntityMapping: Sendable {
     /// carried as inference carries them, those of a dropped object excepted;
     /// a to-many made to-one holding links between kept objects is refused.
     case transformEntity(source: String, destination: String, transformer: Transformer)
+
+    /// A transformer that carries every object as inference would, as
+    /// CoreStore's `CustomMapping.inferredTransformation`: it creates the
+    /// destination object, which starts with the values inference carries.
+    /// For a `transformEntity` whose rows all cross unchanged, or as the last
+    /// call of a transformer of one's own after it has decided to keep a row.
+    ///
+    /// ```swift
+    /// .transformEntity(source: "Person", destination: "Person") { source, createDestination in
+    ///     guard try source.value("isVeryOldAccount", as: Bool?.self) != true else { return }
+    ///     try CustomEntityMapping.inferredTransformation(source, createDestination)
+    /// }
+    /// ```
+    @Sendable
+    public static func inferredTransformation(
+        _ source: SourceObject, _ createDestination: () -> DestinationObject
+    ) throws {
+        _ = createDestination()
+    }
+}
+
+extension CustomSchemaMappingProvider {
+    /// CoreStore's name for ``CustomEntityMapping``, so that
+    /// `CustomSchemaMappingProvider.CustomMapping.inferredTransformation` reads as there.
+    public typealias CustomMapping = CustomEntityMapping
 }
 
 extension CustomSchemaMappingProvider {

@@ -150,6 +150,39 @@ struct CustomMappingTests {
         }
     }
 
+    /// CoreStore's `CustomMapping.inferredTransformation`, as a transformer
+    /// of its own and as the last call of one that drops some rows: the
+    /// kept pets cross as inference carries them, names and owners included.
+    @Test(arguments: migratingKinds)
+    func theInferredTransformationCarriesWhatInferenceWould(kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let count = 40
+        _ = try await makeMappedV1Store(kind, in: directory, count: count)
+        let keepEven = CustomEntityMapping.transformEntity(source: "Pet", destination: "Pet") { source, create in
+            let name = try source.value("name", as: String.self)
+            guard Int(name.dropFirst())! % 2 == 0 else { return }
+            try CustomSchemaMappingProvider.CustomMapping.inferredTransformation(source, create)
+        }
+        let provider = CustomSchemaMappingProvider(from: "V1", to: "V2", entityMappings: [joinNames, keepEven])
+        let stack = DataStack(schemaHistory: SchemaHistory(
+            [mappedV1, mappedV2], chain: ["V1", "V2"], mappingProviders: [provider]))
+        try stack.addStorageAndWait(makeStorage(kind, in: directory))
+        let pets = try stack.fetchAll(From<MappedPetV2>())
+        #expect(Set(pets.map(\.name)) == Set(stride(from: 0, to: count, by: 2).map { "P\($0)" }))
+        for pet in pets {
+            #expect(pet.owner?.fullName == "F\(pet.name.dropFirst()) L\(pet.name.dropFirst())", "\(kind)")
+        }
+        let logs = CustomEntityMapping.transformEntity(
+            source: "Log", destination: "Log", transformer: CustomEntityMapping.inferredTransformation)
+        let plain = CustomSchemaMappingProvider(from: "V1", to: "V2", entityMappings: [joinNames, logs])
+        let other = TemporaryDirectory()
+        _ = try await makeMappedV1Store(kind, in: other, count: 2)
+        let second = DataStack(schemaHistory: SchemaHistory(
+            [mappedV1, mappedV2], chain: ["V1", "V2"], mappingProviders: [plain]))
+        try second.addStorageAndWait(makeStorage(kind, in: other))
+        #expect(Set(try second.fetchAll(From<MappedLogV2>()).map(\.message)) == ["a", "b"])
+    }
+
     @Test(arguments: migratingKinds)
     func transformComputesANewFieldFromTwoOldOnesOverThousandsOfRows(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
