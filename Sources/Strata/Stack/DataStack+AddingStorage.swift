@@ -206,11 +206,10 @@ extension DataStack {
 /// `@unchecked Sendable`: Foundation's `Progress` is thread-safe; the box only
 /// forwards values to it.
 private final class ProgressBox: @unchecked Sendable {
-    private let progress: Progress
     private let told: ProgressHandlers.Told
+    private var progress: Progress { told.progress }
 
     init(_ progress: Progress) {
-        self.progress = progress
         told = ProgressHandlers.Told(progress)
     }
 

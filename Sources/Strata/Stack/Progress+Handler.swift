@@ -23,9 +23,7 @@ extension Progress {
     @MainActor
     public func setProgressHandler(_ handler: (@MainActor (_ progress: Progress) -> Void)?) {
         ProgressHandlers.set(handler, for: self)
-        guard handler != nil else { return }
-        let told = ProgressHandlers.Told(self)
-        DispatchQueue.main.async { MainActor.assumeIsolated { told.tell() } }
+        if handler != nil { ProgressHandlers.Told(self).tellOnMainQueue() }
     }
 }
 
@@ -56,20 +54,15 @@ enum ProgressHandlers {
     /// `@unchecked Sendable`: Foundation's `Progress` is thread-safe, and the
     /// progress is only handed to the handler, on the main actor.
     final class Told: @unchecked Sendable {
-        private let progress: Progress
+        let progress: Progress
 
         init(_ progress: Progress) {
             self.progress = progress
         }
 
-        @MainActor
-        func tell() {
-            ProgressHandlers.tell(progress)
-        }
-
         /// Tells the progress's handler, on the main queue, from any thread.
         func tellOnMainQueue() {
-            DispatchQueue.main.async { MainActor.assumeIsolated { self.tell() } }
+            DispatchQueue.main.async { MainActor.assumeIsolated { ProgressHandlers.tell(self.progress) } }
         }
     }
 }
