@@ -1,9 +1,13 @@
 /// Copying the monitored list into a ``ListSnapshot``.
 extension ListMonitor {
-    /// The list as it is now: section names and item IDs, with `updated` as
-    /// the snapshot's ``ListSnapshot/updatedItemIDs``. O(n) copying of row
-    /// IDs, no I/O and no evaluation of keys.
-    func makeSnapshot(updated: Set<ObjectID<Object>> = []) -> ListSnapshot<Object> {
+    /// The list as it is now: section names and item IDs, with `updated`
+    /// and the members whose row IDs are in `updatedRows` as the snapshot's
+    /// ``ListSnapshot/updatedItemIDs``. O(n) copying of row IDs, no I/O and
+    /// no evaluation of keys.
+    func makeSnapshot(
+        updated: Set<ObjectID<Object>> = [], updatedRows: Set<Int64> = []
+    ) -> ListSnapshot<Object> {
+        var updated = updated
         var items: [ObjectID<Object>] = []
         items.reserveCapacity(members.count)
         // In an inheritance tree each ID names its object's concrete entity, as
@@ -11,7 +15,9 @@ extension ListMonitor {
         let namesConcreteEntity = entity.sharesTable
         for member in members {
             let name = namesConcreteEntity ? (member.object.entity ?? entity).name : entity.name
-            items.append(ObjectID(entityName: name, rowID: member.rowID, configuration: entity.configuration))
+            let id = ObjectID<Object>(entityName: name, rowID: member.rowID, configuration: entity.configuration)
+            items.append(id)
+            if updatedRows.contains(member.rowID) { updated.insert(id) }
         }
         return ListSnapshot(
             sectionIDs: sectionRuns.map(\.name), items: items, sectionEnds: sectionEnds(sectionRuns),

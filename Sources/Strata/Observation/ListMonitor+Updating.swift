@@ -184,7 +184,7 @@ extension ListMonitor {
             // A SectionBy whose names are not monotone in its key split or
             // joined sections: they are rebuilt and observers told so as a refetch.
             rebuildSections(names: members.map { sectionName(of: $0.object) })
-            announceRefetch(to: boxes, since: removalsBefore)
+            announceRefetch(to: boxes, since: removalsBefore, changed: Set(fresh.map(\.key.rowID)))
             return
         }
         let refilled = ListSection.keepingRefilled(
@@ -262,13 +262,17 @@ extension ListMonitor {
     }
 
     /// Tells `boxes` (less those removed since ``observerRemovals`` was
-    /// `removals`) that the list was rebuilt, as a refetch: once every
-    /// monitor has taken the change set, and not if a refetch replaced the
-    /// list meanwhile.
-    private func announceRefetch(to boxes: [ListObserverBox<Object>], since removals: Int) {
+    /// `removals`) that the list was rebuilt, as a refetch, the rows in
+    /// `changed` inserted or updated: once every monitor has taken the
+    /// change set, and not if a refetch replaced the list meanwhile.
+    private func announceRefetch(
+        to boxes: [ListObserverBox<Object>], since removals: Int, changed: Set<Int64>
+    ) {
         let loads = loadCount
         main.observation.deliver { [weak self] in
             guard let self, loadCount == loads else { return }
+            rowsChangedByRebuild = changed
+            defer { rowsChangedByRebuild = [] }
             for box in boxes where isObserving(box, removals: removals) { box.willRefetch(self) }
             for box in boxes where isObserving(box, removals: removals) { box.didRefetch(self) }
         }
@@ -375,7 +379,8 @@ extension ListMonitor {
         let newList = sectionedRowIDs()
         if oldList.regroupsRepeatedNames(into: newList, updated: updated) {
             // Sections of one name split or joined: a refetch, as in memory.
-            announceRefetch(to: liveObservers, since: observerRemovals)
+            let entered = newList.sections.lazy.flatMap(\.items).filter { oldKeys[$0] == nil }
+            announceRefetch(to: liveObservers, since: observerRemovals, changed: updated.union(entered))
             return
         }
         emit(ListDiff.changes(from: oldList, to: newList, updated: updated, moved: moved),

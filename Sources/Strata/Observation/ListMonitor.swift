@@ -49,6 +49,11 @@ public final class ListMonitor<Object: ManagedObject>: ChangeSetObserver {
     /// (``ObservationCenter/deliver(_:)``) is dropped when a refetch replaced
     /// the list it describes, whose observers hear of the refetch instead.
     var loadCount = 0
+    /// While observers hear that a merge rebuilt the list as a refetch
+    /// (sections of one name split or joined): the row IDs of the members
+    /// it inserted or updated, which a publisher marks updated in its next
+    /// snapshot. Empty at any other time.
+    var rowsChangedByRebuild: Set<Int64> = []
     // The state below is read and written per changed member of a merge;
     // it opts out of dynamic exclusivity checks as the context's hot state
     // does (3% of a 10,000-change update). The checked build keeps them.

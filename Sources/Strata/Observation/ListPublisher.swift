@@ -144,9 +144,11 @@ public final class ListPublisher<Object: ManagedObject> {
     private func publishIfNeeded() {
         guard needsPublish else { return }
         needsPublish = false
-        let updated = relay.changedIDs
-        relay.changedIDs = []
-        withMutation(keyPath: \.snapshot) { published = monitor.makeSnapshot(updated: updated) }
+        let (updated, updatedRows) = (relay.changedIDs, relay.rebuiltRows)
+        (relay.changedIDs, relay.rebuiltRows) = ([], [])
+        withMutation(keyPath: \.snapshot) {
+            published = monitor.makeSnapshot(updated: updated, updatedRows: updatedRows)
+        }
         audience.publish(self, published)
     }
 
@@ -159,6 +161,10 @@ public final class ListPublisher<Object: ManagedObject> {
         /// The items inserted, moved or updated since the last publish: the
         /// next snapshot's `updatedItemIDs`.
         var changedIDs: Set<ObjectID<Object>> = []
+        /// The rows a merge inserted or updated when it rebuilt the list, told
+        /// as a refetch: their items join the next snapshot's
+        /// `updatedItemIDs` too. None after a refetch of the caller's.
+        var rebuiltRows: Set<Int64> = []
 
         func listMonitorDidChange(_ monitor: ListMonitor<Object>) {
             publisher?.needsPublish = true
@@ -169,6 +175,7 @@ public final class ListPublisher<Object: ManagedObject> {
         }
 
         func listMonitorDidRefetch(_ monitor: ListMonitor<Object>) {
+            rebuiltRows = monitor.rowsChangedByRebuild
             publisher?.needsPublish = true
         }
 

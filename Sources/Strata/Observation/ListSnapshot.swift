@@ -39,6 +39,8 @@ public struct ListSnapshot<Object: ManagedObject>: Sendable, Equatable, RandomAc
     /// The items the change that made this snapshot inserted, moved or
     /// updated, as a ``ListMonitor`` reports them: the rows a data source
     /// reloads, since an item's ID stays the same when its object changes.
+    /// A commit a monitor's observers hear of as a refetch (sections of one
+    /// name split or joined) names the items it inserted or updated too.
     /// Empty in a publisher's first snapshot, after a `refetch`, and in a
     /// snapshot you make. Equality leaves it out: two snapshots are equal
     /// when they list the same sections and items.

@@ -133,10 +133,47 @@ extension DataStack {
     }
 }
 
-/// Migrating a store without adding it, CoreStore's `upgradeStorageIfNeeded`:
-/// for a tool that upgrades files ahead of time, or an app that migrates a
-/// store it opens later.
+/// What adding a store would migrate, and migrating a store without adding
+/// it, CoreStore's `upgradeStorageIfNeeded`: for a tool that upgrades files
+/// ahead of time, or an app that migrates a store it opens later.
 extension DataStack {
+    /// The migration steps adding `storage` would run, in order, without running
+    /// them or changing the store: `[]` when it does not exist yet, is empty, or
+    /// already holds the current version.
+    ///
+    /// - Throws: ``StrataError/invalidMigrationChain(reason:)`` for a wrong history,
+    ///   ``StrataError/schemaMismatch(path:storeVersion:schemaVersion:)`` when the
+    ///   store holds no version of the history (or none with a path to the current
+    ///   one), ``StrataError/progressiveMigrationPrevented(path:versions:)`` when
+    ///   the path has several steps and `storage` has
+    ///   ``LocalStorageOptions/preventProgressiveMigration`` (adding it would throw
+    ///   the same), ``StrataError/migrationFailed(sourceVersion:destinationVersion:entity:field:reason:)``
+    ///   for a step whose mapping cannot be made or whose columns inference refuses
+    ///   (refusals that depend on the rows come only when the step runs), and the
+    ///   errors of ``addStorageAndWait(_:)`` for a file that is not a store.
+    public func requiredMigrations(
+        for storage: some StorageInterface
+    ) throws(StrataError) -> [MigrationStep] {
+        try StrataError.catching {
+            try StoreOpener(settings: storage.settings, history: schemaHistory).requiredMigrations()
+        }
+    }
+
+    /// CoreStore's name for ``requiredMigrations(for:)``: the same steps,
+    /// each saying whether it is a heavyweight migration
+    /// (``MigrationStep/isHeavyweightMigration``).
+    ///
+    /// ```swift
+    /// let steps = try stack.requiredMigrationsForStorage(SQLiteStore(fileName: "App.sqlite"))
+    /// ```
+    ///
+    /// - Throws: what ``requiredMigrations(for:)`` throws.
+    public func requiredMigrationsForStorage(
+        _ storage: some StorageInterface
+    ) throws(StrataError) -> [MigrationStep] {
+        try requiredMigrations(for: storage)
+    }
+
     /// Migrates `storage` to the current version of ``schemaHistory`` off the
     /// main actor, as adding it would, and closes it again: the stack does
     /// not add it. Returns the steps that ran: none for a missing or empty

@@ -152,43 +152,6 @@ public final class DataStack: Sendable {
         for continuation in streams { continuation.finish() }
     }
 
-    /// The migration steps adding `storage` would run, in order, without running
-    /// them or changing the store: `[]` when it does not exist yet, is empty, or
-    /// already holds the current version.
-    ///
-    /// - Throws: ``StrataError/invalidMigrationChain(reason:)`` for a wrong history,
-    ///   ``StrataError/schemaMismatch(path:storeVersion:schemaVersion:)`` when the
-    ///   store holds no version of the history (or none with a path to the current
-    ///   one), ``StrataError/progressiveMigrationPrevented(path:versions:)`` when
-    ///   the path has several steps and `storage` has
-    ///   ``LocalStorageOptions/preventProgressiveMigration`` (adding it would throw
-    ///   the same), ``StrataError/migrationFailed(sourceVersion:destinationVersion:entity:field:reason:)``
-    ///   for a step whose mapping cannot be made or whose columns inference refuses
-    ///   (refusals that depend on the rows come only when the step runs), and the
-    ///   errors of ``addStorageAndWait(_:)`` for a file that is not a store.
-    public func requiredMigrations(
-        for storage: some StorageInterface
-    ) throws(StrataError) -> [MigrationStep] {
-        try StrataError.catching {
-            try StoreOpener(settings: storage.settings, history: schemaHistory).requiredMigrations()
-        }
-    }
-
-    /// CoreStore's name for ``requiredMigrations(for:)``: the same steps,
-    /// each saying whether it is a heavyweight migration
-    /// (``MigrationStep/isHeavyweightMigration``).
-    ///
-    /// ```swift
-    /// let steps = try stack.requiredMigrationsForStorage(SQLiteStore(fileName: "App.sqlite"))
-    /// ```
-    ///
-    /// - Throws: what ``requiredMigrations(for:)`` throws.
-    public func requiredMigrationsForStorage(
-        _ storage: some StorageInterface
-    ) throws(StrataError) -> [MigrationStep] {
-        try requiredMigrations(for: storage)
-    }
-
     /// The first store (the one store of a one-store stack; the default
     /// configuration's when added), or ``StrataError/storeNotAdded``.
     func store() throws(StrataError) -> StoreRuntime {
@@ -465,26 +428,5 @@ public final class DataStack: Sendable {
     func mains() throws(StrataError) -> StoreContexts {
         guard let mainReads else { throw StrataError.storeNotAdded }
         return mainReads
-    }
-}
-
-/// Moves a freshly opened connection from the opening task to the main actor.
-///
-/// `@unchecked Sendable`: the connection is handed over once, under the lock,
-/// and the sender never touches it again.
-final class ConnectionHandOff: @unchecked Sendable {
-    private let lock = NSLock()
-    private var connection: Connection?
-
-    init(_ connection: Connection) {
-        self.connection = connection
-    }
-
-    func take() -> Connection {
-        lock.lock()
-        defer { lock.unlock() }
-        let taken = connection!
-        connection = nil
-        return taken
     }
 }
