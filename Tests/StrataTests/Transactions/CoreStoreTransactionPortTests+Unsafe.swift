@@ -86,6 +86,9 @@ extension CoreStoreTransactionPortTests {
     func unsafeTransactionsRollBackChanges(_ kind: StoreKind, supportsUndo: Bool) throws {
         let directory = TemporaryDirectory()
         let stack = try portStack(kind, in: directory, prepared: false)
+        let observer = PortListRecorder()
+        let monitor = try stack.monitorList(From<PortEntity>(), OrderBy<PortEntity>(.ascending("testEntityID")))
+        monitor.addObserver(observer)
         let tx = try stack.beginUnsafe(supportsUndo: supportsUndo)
 
         TxPortValues.created(Date()).set(on: tx.create(Into<PortEntity>()))
@@ -121,5 +124,8 @@ extension CoreStoreTransactionPortTests {
         #expect(TxPortValues(of: afterDelete) == .created(now))
         #expect(afterDelete === object)
         try txPortExpect(stack, holds: .created(now))
+        // Beyond CoreStore's checks: observers hear of the one commit only.
+        #expect(observer.events == ["willChange", "insert #1 at 0.0", "didChange"])
+        #expect(monitor.numberOfObjects() == 1)
     }
 }

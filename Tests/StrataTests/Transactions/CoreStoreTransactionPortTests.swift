@@ -224,6 +224,10 @@ struct CoreStoreTransactionPortTests {
     func synchronousTransactionsDiscardUncommittedChanges(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
         let stack = try portStack(kind, in: directory, prepared: false)
+        // Beyond CoreStore's checks: observers hear of the one commit only.
+        let observer = PortListRecorder()
+        let monitor = try stack.monitorList(From<PortEntity>(), OrderBy<PortEntity>(.ascending("testEntityID")))
+        monitor.addObserver(observer)
 
         let createDiscarded = #expect(throws: StrataError.self) {
             try stack.perform(synchronous: { tx in
@@ -261,6 +265,8 @@ struct CoreStoreTransactionPortTests {
         #expect(TxPortValues(of: held) == .created(now))
         #expect(!held.isDeletedObject)
         #expect(try stack.fetchOne(From<PortEntity>()) === held)
+        #expect(observer.events == ["willChange", "insert #1 at 0.0", "didChange"])
+        #expect(monitor.objectsInAllSections() == [held])
     }
 
     /// `test_ThatSynchronousTransactions_CanCommitWithoutWaitingForMerges`:
