@@ -68,6 +68,17 @@ extension CoreStoreTransactionPortTests {
         try txPortExpect(stack, config1, holds: .edited)
         try txPortExpect(stack, From<PortEntity>(nil), holds: nil)
 
+        // Beyond CoreStore's checks: a rollback over both stores undoes both.
+        TxPortValues.created(now).set(on: object)
+        TxPortValues.created(now).set(on: tx.create(Into<PortEntity>(nil)))
+        #expect(try tx.fetchCount(From<PortEntity>()) == 2)
+        tx.rollback()
+        #expect(!tx.hasChanges)
+        #expect(TxPortValues(of: object) == .edited)
+        #expect(try tx.fetchCount(From<PortEntity>(nil)) == 0)
+        try txPortExpect(stack, config1, holds: .edited)
+        try txPortExpect(stack, From<PortEntity>(nil), holds: nil)
+
         tx.delete(try tx.fetchOne(config1))
         #expect(tx.hasChanges)
         try tx.commitAndWait()
@@ -116,8 +127,10 @@ extension CoreStoreTransactionPortTests {
         let toDelete = try #require(try tx.fetchOne(From<PortEntity>()))
         tx.delete(toDelete)
         #expect(object.isDeletedObject)
+        #expect(tx.canUndo == supportsUndo)
         tx.rollback()
         #expect(!tx.hasChanges)
+        #expect(!tx.canUndo && !tx.canRedo, "a rollback ends the undo history, as Core Data's does")
         #expect(!object.isDeletedObject)
         #expect(try tx.fetchCount(From<PortEntity>()) == 1)
         let afterDelete = try #require(try tx.fetchOne(From<PortEntity>()))
