@@ -6,9 +6,11 @@ import Testing
 /// The clauses of CoreStore's `ConvenienceTests`, with `%K` for the field
 /// name: CoreStore writes `"%@ > %d"` with the name as the `%@` argument,
 /// which in a Core Data predicate compares the name as a string constant;
-/// what the test means is the field.
-private let convenienceWhere = Where<PortEntity>("%K > %d", "testEntityID", 100)
-private let convenienceOrder = OrderBy<PortEntity>(.ascending("testString"))
+/// what the test means is the field. Computed, not stored: a `Where` kept in
+/// a static is reported as leaked by the leak checker (Docs/Architecture.md,
+/// "Sanitizers").
+private var convenienceWhere: Where<PortEntity> { Where("%K > %d", "testEntityID", 100) }
+private var convenienceOrder: OrderBy<PortEntity> { OrderBy(.ascending("testString")) }
 
 /// CoreStore's `ConvenienceTests`. Strata has no `NSFetchedResultsController`
 /// (ComingFromCoreStore.md: `createFetchedResultsController` is "not in
