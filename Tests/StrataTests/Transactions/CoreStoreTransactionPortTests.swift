@@ -294,8 +294,9 @@ struct CoreStoreTransactionPortTests {
         #expect(observer.events.isEmpty)
         #expect(monitor.numberOfObjects() == 0)
 
-        let deadline = ContinuousClock.now + .seconds(10)
-        while observer.events.count < 3 && ContinuousClock.now < deadline {
+        // The merge comes when the main actor gets to it, however long that
+        // takes on a loaded machine: no deadline (a hang is CI's to report).
+        while observer.events.count < 3 {
             try await Task.sleep(for: .milliseconds(2))
         }
         #expect(observer.events == ["willChange", "insert #nil at 0.0", "didChange"])
