@@ -32,24 +32,20 @@ func txPortNow() -> Date {
 }
 
 /// The four fields CoreStore's transaction tests set and check, read from one object.
-struct TxPortValues: Equatable, Sendable, CustomStringConvertible {
-    var testEntityID: Int?
-    var testString: String?
-    var testNumber: Int?
-    var testDate: Date?
-
-    init(testEntityID: Int?, testString: String?, testNumber: Int?, testDate: Date?) {
-        self.testEntityID = testEntityID
-        self.testString = testString
-        self.testNumber = testNumber
-        self.testDate = testDate
-    }
-
+extension TxPortValues {
     init(of object: PortEntity) {
         self.init(
             testEntityID: object.testEntityID, testString: object.testString,
             testNumber: object.testNumber, testDate: object.testDate)
     }
+}
+
+/// The four fields CoreStore's transaction tests set and check.
+struct TxPortValues: Equatable, Sendable, CustomStringConvertible {
+    var testEntityID: Int?
+    var testString: String?
+    var testNumber: Int?
+    var testDate: Date?
 
     /// What CoreStore's tests create: ID 1, "string1", 100 and `date`.
     static func created(_ date: Date) -> TxPortValues {
