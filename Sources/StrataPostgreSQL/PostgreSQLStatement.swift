@@ -103,6 +103,8 @@ final class PostgreSQLStatement: ServerStatement {
         return row < rowCount
     }
 
+    var resultRowCount: Int { Int(rowCount) }
+
     /// How many rows the last run changed (`INSERT`, `UPDATE`, `DELETE`).
     var changes: Int {
         guard let result, let text = PQcmdTuples(result) else { return 0 }

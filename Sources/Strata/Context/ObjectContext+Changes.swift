@@ -207,21 +207,44 @@ extension ObjectContext {
         try writeInserts(objects, connection)
     }
 
-    /// Inserts the unwritten objects, preparing the statement once per run of one entity.
+    /// Inserts the unwritten objects: each run of one entity's objects by
+    /// ``EntityDescription/rowsPerInsert`` in one statement, the rest of the
+    /// run one by one. A statement that fails inserts none of its rows (SQLite
+    /// and PostgreSQL undo a failed statement whole), and its objects stay
+    /// unwritten.
     private func writeInserts(_ objects: [ManagedObject], _ connection: Connection) throws {
-        var statement: Statement?
+        var run: [ManagedObject] = []
         // The entity compared by identity, borrowed: `object.entity!` per row
         // retained and released it (the schema keeps every entity alive).
-        var statementEntity: ObjectIdentifier?
+        var runEntity: ObjectIdentifier?
         for object in objects where !object.isDeleted && !object.isWritten {
             let entity = object.withMembership { _, entity in ObjectIdentifier(entity) }
-            if statementEntity != entity {
-                statement = try connection.statement(object.entity!.insertSQL)
-                statementEntity = entity
+            if runEntity != entity {
+                try writeInsertRun(&run, connection)
+                runEntity = entity
             }
-            try statement!.execute(object.values, rowID: object.rowID)
-            object.isWritten = true
+            run.append(object)
+            if run.count == object.entity!.rowsPerInsert { try writeInsertRun(&run, connection) }
         }
+        try writeInsertRun(&run, connection)
+    }
+
+    /// Inserts `run`, objects of one entity, and empties it: in one statement
+    /// when it holds ``EntityDescription/rowsPerInsert`` of them, else one by one.
+    private func writeInsertRun(_ run: inout [ManagedObject], _ connection: Connection) throws {
+        guard let entity = run.first?.entity else { return }
+        if run.count > 1, run.count == entity.rowsPerInsert {
+            try connection.statement(entity.insertRowsSQL)
+                .execute(rows: run.lazy.map { (values: $0.values, rowID: $0.rowID) })
+            for object in run { object.isWritten = true }
+        } else {
+            let statement = try connection.statement(entity.insertSQL)
+            for object in run {
+                try statement.execute(object.values, rowID: object.rowID)
+                object.isWritten = true
+            }
+        }
+        run.removeAll(keepingCapacity: true)
     }
 
     /// Updates the changed columns of written objects. Unique columns that

@@ -363,11 +363,13 @@ final class ObjectContext {
 
     /// The object for a row whose `_pk` is column 0 and whose attributes follow
     /// in slot order, reusing the registered object when there is one.
+    /// `server` is the statement's ``Statement/server``, read once a fetch.
+    @inline(__always)
     private func object(
-        _ entity: EntityDescription, row statement: Statement, generation: UInt64,
-        table: EntityObjectTable, batch: RowBatch
+        _ entity: EntityDescription, row statement: Statement, server: (any ServerStatement)?,
+        generation: UInt64, table: EntityObjectTable, batch: RowBatch
     ) -> ManagedObject {
-        let rowID = statement.int64(at: 0)
+        let rowID = server?.int64(at: 0) ?? statement.sqliteRow.int64(at: 0)
         if let existing = table.object(rowID) {
             if kind == .main, existing.generation < generation {
                 existing.values = readValues(entity, statement)
@@ -376,7 +378,7 @@ final class ObjectContext {
             return existing
         }
         let object = entity.type.init()
-        object.attach(toRow: batch.append(statement), in: batch, entity: entity, rowID: rowID)
+        object.attach(toRow: batch.append(statement, server: server), in: batch, entity: entity, rowID: rowID)
         object.generation = generation
         table.insertNew(object)
         return object
@@ -425,7 +427,13 @@ final class ObjectContext {
             guard hasRow else { return fetched }
             let table = objects.table(entity)
             let columns = entity.attributes.count
-            var batch = RowBatch(columns: columns, rows: maxRows, context: self)
+            let server = statement.server
+            // A server's result arrives whole: its rows are counted already, and
+            // a batch needs no room for more. (Reserving the result's capacity
+            // by the count measured no faster and slowed both sides of the
+            // benchmark by moving glibc's thresholds: Docs/Performance.md.)
+            let rows = min(maxRows, server?.resultRowCount ?? .max)
+            var batch = RowBatch(columns: columns, rows: rows, context: self)
             // In an inheritance tree each row is of the entity its discriminator names.
             let tree = entity.sharesTable ? TreeRows(entity, schema: schema) : nil
             repeat {
@@ -433,15 +441,20 @@ final class ObjectContext {
                     // The next rows likely need as many text and blob bytes as the
                     // last batch took; up to 1 MB, so that one batch of long texts
                     // does not make every later one reserve as much.
-                    batch = RowBatch(columns: columns, byteCapacity: min(batch.byteCount, 1 << 20), context: self)
+                    batch = RowBatch(
+                        columns: columns, rows: rows - fetched.count,
+                        byteCapacity: min(batch.byteCount, 1 << 20), context: self)
                 }
                 if let tree {
                     // A row of another branch of the tree (a read by row ID) is not one of `entity`'s.
                     guard let concrete = tree.entity(of: statement) else { continue }
-                    fetched.append(
-                        object(concrete, row: statement, generation: generation, table: table, batch: batch))
+                    fetched.append(object(
+                        concrete, row: statement, server: server, generation: generation, table: table,
+                        batch: batch))
                 } else {
-                    fetched.append(object(entity, row: statement, generation: generation, table: table, batch: batch))
+                    fetched.append(object(
+                        entity, row: statement, server: server, generation: generation, table: table,
+                        batch: batch))
                 }
             } while try fetched.count < maxRows && statement.step()
             return fetched

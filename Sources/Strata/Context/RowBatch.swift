@@ -162,9 +162,17 @@ final class RowBatch {
     /// Appends the attribute columns (1...columns) of the statement's current
     /// row and returns its row number.
     func append(_ statement: Statement) -> Int {
+        append(statement, server: statement.server)
+    }
+
+    /// Appends the attribute columns of the current row of `statement`, whose
+    /// ``Statement/server`` is `server`: a caller appending many rows reads it
+    /// once, and holds it, so that no row retains and releases it.
+    @inline(__always)
+    func append(_ statement: Statement, server: (any ServerStatement)?) -> Int {
         // Read directly, not value by value through `Statement`, which would
         // ask each time which engine it runs on.
-        if let server = statement.server { return append(server: server) }
+        if let server { return append(server: server) }
         return append(row: statement.sqliteRow)
     }
 

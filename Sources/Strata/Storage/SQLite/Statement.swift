@@ -96,14 +96,29 @@ final class Statement: ColumnReader {
     /// (`consuming`): the iterator takes over the caller's reference to a row
     /// array instead of retaining and releasing the array once more per row.
     func execute(_ values: consuming some Sequence<StoredValue>, rowID: Int64) throws {
+        try execute(parameters: RowParameters(values.makeIterator(), rowID: rowID))
+    }
+
+    /// Runs an insert of several rows (`VALUES (…), (…)`), binding each row's
+    /// values and then its row ID, row after row, as ``execute(_:rowID:)``
+    /// binds one.
+    func execute(
+        rows: consuming some Sequence<(values: ContiguousArray<StoredValue>, rowID: Int64)>
+    ) throws {
+        try execute(parameters: RowsParameters(rows.makeIterator()))
+    }
+
+    /// Binds every value `parameters` yields, from parameter 1 on, and steps
+    /// to the end.
+    private func execute(parameters: consuming some IteratorProtocol<StoredValue>) throws {
+        var remaining = parameters
         if let server {
             server.reset()
             var parameter: Int32 = 1
-            for value in values {
+            while let value = remaining.next() {
                 try server.bind(value, at: parameter)
                 parameter += 1
             }
-            try server.bind(.integer(rowID), at: parameter)
             while try server.step() {}
             return
         }
@@ -113,39 +128,43 @@ final class Statement: ColumnReader {
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)
         }
-        var remaining = values.makeIterator()
-        try bindInPlace(&remaining, from: 1, rowID: rowID)
+        try bindInPlace(&remaining, from: 1, nesting: Self.inPlaceNesting)
     }
 
-    /// Binds what `remaining` holds from parameter `first` on, and `rowID`
-    /// after it, as ``execute(_:rowID:)`` describes; then steps to the end.
+    /// How many texts and blobs one run binds in place, each a call deeper
+    /// in the stack; later ones SQLite copies (an insert of many wide rows
+    /// would otherwise nest a call per text).
+    private static let inPlaceNesting = 128
+
+    /// Binds what `remaining` holds from parameter `first` on, as
+    /// ``execute(_:rowID:)`` describes; then steps to the end. `nesting` is
+    /// how many more texts and blobs may be bound in place.
     private func bindInPlace(
-        _ remaining: inout some IteratorProtocol<StoredValue>, from first: Int32, rowID: Int64
+        _ remaining: inout some IteratorProtocol<StoredValue>, from first: Int32, nesting: Int
     ) throws {
         var parameter = first
         while let value = remaining.next() {
             switch value {
-            case .text(var string) where !string.isEmpty:
+            case .text(var string) where !string.isEmpty && nesting > 0:
                 return try string.withUTF8 { bytes in
                     try bound(bytes.withMemoryRebound(to: CChar.self) { text in
                         sqlite3_bind_text64(
                             handle, parameter, text.baseAddress, sqlite3_uint64(text.count), nil,
                             UInt8(SQLITE_UTF8))
                     })
-                    try bindInPlace(&remaining, from: parameter + 1, rowID: rowID)
+                    try bindInPlace(&remaining, from: parameter + 1, nesting: nesting - 1)
                 }
-            case .blob(let data) where !data.isEmpty:
+            case .blob(let data) where !data.isEmpty && nesting > 0:
                 return try data.withUnsafeBytes { bytes in
                     try bound(sqlite3_bind_blob64(
                         handle, parameter, bytes.baseAddress, sqlite3_uint64(bytes.count), nil))
-                    try bindInPlace(&remaining, from: parameter + 1, rowID: rowID)
+                    try bindInPlace(&remaining, from: parameter + 1, nesting: nesting - 1)
                 }
             default:
                 try bind(value, at: parameter)
             }
             parameter += 1
         }
-        try bound(sqlite3_bind_int64(handle, parameter, rowID))
         while try step() {}
     }
 
@@ -296,5 +315,39 @@ struct SQLiteColumn {
     private func bytes(_ start: UnsafeRawPointer?) -> UnsafeRawBufferPointer {
         guard let start else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         return UnsafeRawBufferPointer(start: start, count: Int(sqlite3_value_bytes(value)))
+    }
+}
+
+/// A row's values and then its row ID, as one run of parameters.
+private struct RowParameters<Values: IteratorProtocol<StoredValue>>: IteratorProtocol {
+    var values: Values
+    var rowID: Int64?
+
+    init(_ values: Values, rowID: Int64) {
+        self.values = values
+        self.rowID = rowID
+    }
+
+    mutating func next() -> StoredValue? {
+        if let value = values.next() { return value }
+        defer { rowID = nil }
+        return rowID.map { .integer($0) }
+    }
+}
+
+/// Rows' values, each row's followed by its row ID, as one run of parameters.
+private struct RowsParameters<Rows: IteratorProtocol>: IteratorProtocol
+where Rows.Element == (values: ContiguousArray<StoredValue>, rowID: Int64) {
+    var rows: Rows
+    var row: RowParameters<ContiguousArray<StoredValue>.Iterator>?
+
+    init(_ rows: Rows) { self.rows = rows }
+
+    mutating func next() -> StoredValue? {
+        while true {
+            if let value = row?.next() { return value }
+            guard let (values, rowID) = rows.next() else { return nil }
+            row = RowParameters(values.makeIterator(), rowID: rowID)
+        }
     }
 }

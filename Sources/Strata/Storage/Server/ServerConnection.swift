@@ -37,6 +37,10 @@ package protocol ServerStatement: AnyObject, ColumnReader {
     /// in order after a reset (1, 2, 3, …), as Strata's own statements do.
     func bind(_ value: StoredValue, at index: Int32) throws
     func step() throws -> Bool
+    /// How many rows the current run returned in all, known from its first
+    /// step on (a server's result arrives whole); 0 before the first step.
+    /// A fetch sizes its result and its first row batch by it.
+    var resultRowCount: Int { get }
     /// How many rows the last run inserted, updated or deleted.
     var changes: Int { get }
     var columnCount: Int32 { get }
