@@ -202,4 +202,35 @@ struct InsertRunTests {
             #expect(codes == [1_000])
         }
     }
+
+    /// A read that fails on a duplicate in a run can be caught in the
+    /// transaction (Rule 9 of Docs/Transactions.md): with the value mended,
+    /// the commit writes every object, those of the failed statement too.
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func aCaughtDuplicateInARunCanBeMended(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(insertRunSchema, kind, in: directory)
+        try stack.perform(synchronous: { tx in
+            tx.create(Into<RunItem>()).code = 1_000
+        })
+        var caught = 0
+        try stack.perform(synchronous: { tx in
+            let items = (0..<130).map { index in
+                let item = tx.create(Into<RunItem>())
+                item.code = index == 70 ? 1_000 : index
+                return item
+            }
+            do {
+                _ = try tx.fetchCount(From<RunItem>())
+            } catch StrataError.uniqueConstraintViolation {
+                caught += 1
+            }
+            items[70].code = 70
+            #expect(try tx.fetchCount(From<RunItem>()) == 131)
+        })
+        let codes = try storedRows(RunItem.self, from: stack, fields: itemFields).keys.sorted()
+        #expect(caught == 1)
+        #expect(codes == (0..<130).map(Int64.init) + [1_000])
+    }
 }
