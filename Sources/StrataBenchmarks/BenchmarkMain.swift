@@ -9,6 +9,8 @@ import ThrowawayPostgreSQL
 /// swift run -c release StrataBenchmarks sizes fetch  # the same, only scenarios whose key contains "fetch"
 /// swift run -c release StrataBenchmarks 10000        # another size
 /// swift run -c release StrataBenchmarks 10000 fetch  # scenarios whose key contains "fetch"
+///                                                    # (fetch, fetchOne, fetchClasses: raw into
+///                                                    # classes against raw into structs)
 /// swift run -c release StrataBenchmarks 100000 import # unique import of 100,000 records, half new
 /// swift run -c release StrataBenchmarks 100000 wideIn # a 100,000-value `in` over 100,000 objects
 /// swift run -c release StrataBenchmarks 1000000 migration  # migrations of 250,000 and 1,000,000 rows
@@ -45,6 +47,7 @@ struct BenchmarkMain {
         ("insert", Scenario.insertAll),
         ("fetch", Scenario.fetchAll),
         ("fetchOne", Scenario.fetchOneByUnique),
+        ("fetchClasses", Scenario.fetchIntoClasses),
         ("import", Scenario.uniqueImport),
         ("wideIn", Scenario.wideIn),
         ("editMany", Scenario.editMany),

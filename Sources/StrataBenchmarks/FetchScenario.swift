@@ -56,18 +56,80 @@ extension Scenario {
     }
 }
 
+/// A row as a raw fetch into objects makes it: ``RawBenchRow``'s fields in
+/// a class instance (one heap block a row, as a ``Bench`` object is).
+final class RawBenchObject {
+    let rowID: Int64
+    let name: String
+    let age: Int
+    let score: Double
+    let email: String?
+
+    init(_ row: RawBenchRow) {
+        rowID = row.rowID
+        name = row.name
+        age = row.age
+        score = row.score
+        email = row.email
+    }
+}
+
+extension Scenario {
+    /// What a class instance a row costs by itself: raw SQLite's fetch into
+    /// ``RawBenchObject``s against the same fetch into ``RawBenchRow``
+    /// structs, both followed by the same sum. No Strata on either side:
+    /// the ratio is the least any fetch that returns an object a row pays
+    /// over the structs of the fetch scenario's raw side.
+    static func fetchIntoClasses(_ records: [BenchRecord], in workspace: Workspace) throws -> Scenario {
+        let database = try Fixtures.rawDatabase(at: workspace.newFile("raw-fetch-classes"))
+        try Fixtures.rawInsert(records, into: database)
+        func sum(_ total: Int, _ row: some RawBenchFields) -> Int {
+            total + Int(row.score) + BenchRecord.checksum(age: row.age, name: row.name, email: row.email)
+        }
+        return Scenario(
+            name: "fetch all \(countLabel(records.count)), raw",
+            strata: Side {
+                Run(body: { try rawFetchAll(database, as: RawBenchObject.init).reduce(0, sum) })
+            },
+            raw: Side {
+                Run(body: { try rawFetchAll(database, as: { $0 }).reduce(0, sum) })
+            },
+            labels: (first: "classes", second: "structs"))
+    }
+}
+
+/// The fields the fetch scenarios add up, of a struct or an object.
+protocol RawBenchFields {
+    var name: String { get }
+    var age: Int { get }
+    var score: Double { get }
+    var email: String? { get }
+}
+
+extension RawBenchRow: RawBenchFields {}
+extension RawBenchObject: RawBenchFields {}
+
 /// Every row of the raw table, decoded into structs.
 private func rawFetchAll(_ database: RawDatabase) throws -> [RawBenchRow] {
+    try rawFetchAll(database, as: { $0 })
+}
+
+/// Every row of the raw table, each decoded into a struct and made into an
+/// `Element` by `make`.
+@inline(__always)
+private func rawFetchAll<Element>(
+    _ database: RawDatabase, as make: (RawBenchRow) -> Element
+) throws -> [Element] {
     let select = try database.prepare(RawSchema.selectAll)
     let statement = select.handle
-    var rows: [RawBenchRow] = []
+    var rows: [Element] = []
     while try select.step() {
-        rows.append(RawBenchRow(
+        rows.append(make(RawBenchRow(
             rowID: sqlite3_column_int64(statement, 0),
             name: text(statement, 1) ?? "",
             age: Int(sqlite3_column_int64(statement, 2)),
             score: sqlite3_column_double(statement, 3),
-            email: text(statement, 4)))
+            email: text(statement, 4))))
     }
     return rows
 }

@@ -49,7 +49,7 @@ struct Runner {
             median(zip(strata, raw).map { $0.milliseconds / $1.milliseconds })
         }
         return ScenarioResult(
-            name: scenario.name, strata: strata, raw: raw,
+            name: scenario.name, labels: scenario.labels, strata: strata, raw: raw,
             medianRatios: (medianRatio(strata.times, raw.times), medianRatio(strata.cpuTimes, raw.cpuTimes)))
     }
 
@@ -114,6 +114,8 @@ struct Timings {
 /// The outcome of one scenario.
 struct ScenarioResult {
     let name: String
+    /// What the line calls the two sides (``Scenario/labels``).
+    let labels: (first: String, second: String)
     let strata: Timings
     let raw: Timings
     /// The medians of the rounds' ratios, in elapsed time and in CPU time.
@@ -129,7 +131,7 @@ struct ScenarioResult {
             "\(format(timings.best.milliseconds, 1)) ms (med \(format(timings.medianMilliseconds, 1)))"
         }
         func megabytes(_ bytes: Int) -> String { "+\(format(Double(bytes) / 1_048_576, 1)) MB" }
-        return "\(name)strata \(side(strata))   raw \(side(raw))   best \(format(ratio, 2))x   "
+        return "\(name)\(labels.first) \(side(strata))   \(labels.second) \(side(raw))   best \(format(ratio, 2))x   "
             + "median \(format(medianRatios.elapsed, 2))x (cpu \(format(medianRatios.cpu, 2))x)   "
             + "peak \(megabytes(strata.peakGrowth)) / \(megabytes(raw.peakGrowth))"
             + (Self.showsCPU ? "   cpu med \(cpu(strata)) / \(cpu(raw)) ms" : "")

@@ -11,6 +11,9 @@ struct Scenario {
     let strata: Side
     /// The raw SQLite side: the same work through the C API.
     let raw: Side
+    /// What the result line calls the two sides: Strata and raw SQLite,
+    /// unless the scenario compares two other things.
+    var labels = (first: "strata", second: "raw")
 }
 
 /// One side of a scenario. `prepare` runs untimed before every run and
