@@ -96,6 +96,16 @@ private func storedRows<Object: ManagedObject>(
 }
 
 private let itemFields = ["code", "name", "note", "score", "payload"]
+
+/// A stack on a new store holding one `RunItem`, of code 1,000.
+@MainActor
+private func stackHoldingCode1000(_ kind: StoreKind, in directory: TemporaryDirectory) throws -> DataStack {
+    let stack = try makeStack(insertRunSchema, kind, in: directory)
+    try stack.perform(synchronous: { tx in
+        tx.create(Into<RunItem>()).code = 1_000
+    })
+    return stack
+}
 private let wideFields = ["code"] + (1...15).map { "f\($0)" }
 
 /// A commit writes each run of one entity's new objects 64 (or, for wide
@@ -181,10 +191,7 @@ struct InsertRunTests {
     @MainActor
     func aDuplicateInARunFailsTheWholeCommit(kind: StoreKind) throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(insertRunSchema, kind, in: directory)
-        try stack.perform(synchronous: { tx in
-            tx.create(Into<RunItem>()).code = 1_000
-        })
+        let stack = try stackHoldingCode1000(kind, in: directory)
         for duplicateAt in [10, 70, 129] {
             #expect {
                 try stack.perform(synchronous: { tx in
@@ -210,10 +217,7 @@ struct InsertRunTests {
     @MainActor
     func aCaughtDuplicateInARunCanBeMended(kind: StoreKind) throws {
         let directory = TemporaryDirectory()
-        let stack = try makeStack(insertRunSchema, kind, in: directory)
-        try stack.perform(synchronous: { tx in
-            tx.create(Into<RunItem>()).code = 1_000
-        })
+        let stack = try stackHoldingCode1000(kind, in: directory)
         var caught = 0
         try stack.perform(synchronous: { tx in
             let items = (0..<130).map { index in
