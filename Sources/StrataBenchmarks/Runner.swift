@@ -131,7 +131,8 @@ struct ScenarioResult {
             "\(format(timings.best.milliseconds, 1)) ms (med \(format(timings.medianMilliseconds, 1)))"
         }
         func megabytes(_ bytes: Int) -> String { "+\(format(Double(bytes) / 1_048_576, 1)) MB" }
-        return "\(name)\(labels.first) \(side(strata))   \(labels.second) \(side(raw))   best \(format(ratio, 2))x   "
+        return "\(name)\(labels.first) \(side(strata))   \(labels.second) \(side(raw))   "
+            + "best \(format(ratio, 2))x   "
             + "median \(format(medianRatios.elapsed, 2))x (cpu \(format(medianRatios.cpu, 2))x)   "
             + "peak \(megabytes(strata.peakGrowth)) / \(megabytes(raw.peakGrowth))"
             + (Self.showsCPU ? "   cpu med \(cpu(strata)) / \(cpu(raw)) ms" : "")

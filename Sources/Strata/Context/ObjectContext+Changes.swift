@@ -217,14 +217,16 @@ extension ObjectContext {
         // The entity compared by identity, borrowed: `object.entity!` per row
         // retained and released it (the schema keeps every entity alive).
         var runEntity: ObjectIdentifier?
+        var rowsPerInsert = 1
         for object in objects where !object.isDeleted && !object.isWritten {
             let entity = object.withMembership { _, entity in ObjectIdentifier(entity) }
             if runEntity != entity {
                 try writeInsertRun(&run, connection)
                 runEntity = entity
+                rowsPerInsert = object.withMembership { _, entity in entity.rowsPerInsert } ?? 1
             }
             run.append(object)
-            if run.count == object.entity!.rowsPerInsert { try writeInsertRun(&run, connection) }
+            if run.count == rowsPerInsert { try writeInsertRun(&run, connection) }
         }
         try writeInsertRun(&run, connection)
     }

@@ -378,7 +378,8 @@ final class ObjectContext {
             return existing
         }
         let object = entity.type.init()
-        object.attach(toRow: batch.append(statement, server: server), in: batch, entity: entity, rowID: rowID)
+        let row = batch.append(statement, server: server)
+        object.attach(toRow: row, in: batch, entity: entity, rowID: rowID)
         object.generation = generation
         table.insertNew(object)
         return object

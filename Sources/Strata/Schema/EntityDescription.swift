@@ -197,11 +197,13 @@ final class EntityDescription: Sendable {
             guard let make = attribute.initialValue, tree?.isMember(attribute.slot) ?? true else { return nil }
             return (attribute.slot, make)
         }
-        let insertInto = "INSERT INTO \(quotedTable) (" + (columns + ["_pk"]).joined(separator: ", ") + ") VALUES "
+        let insertInto = "INSERT INTO \(quotedTable) ("
+            + (columns + ["_pk"]).joined(separator: ", ") + ") VALUES "
         let row = "(\(SQL.placeholders(attributes.count + 1)))"
         self.insertSQL = insertInto + row
         self.rowsPerInsert = max(1, min(64, 999 / (attributes.count + 1)))
-        self.insertRowsSQL = insertInto + Array(repeating: row, count: rowsPerInsert).joined(separator: ", ")
+        self.insertRowsSQL = insertInto
+            + Array(repeating: row, count: rowsPerInsert).joined(separator: ", ")
         self.selectRowSQL = "SELECT \(selectList) FROM \(quotedTable) WHERE _pk = ?"
         let qualifiedList = (["t._pk"] + columns.map { "t.\($0)" })
             .joined(separator: ", ")
