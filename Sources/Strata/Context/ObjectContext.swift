@@ -443,7 +443,7 @@ final class ObjectContext {
                     // last batch took; up to 1 MB, so that one batch of long texts
                     // does not make every later one reserve as much.
                     batch = RowBatch(
-                        columns: columns, rows: rows - fetched.count,
+                        columns: columns, rows: max(1, rows - fetched.count),
                         byteCapacity: min(batch.byteCount, 1 << 20), context: self)
                 }
                 if let tree {
