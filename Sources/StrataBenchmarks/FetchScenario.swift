@@ -38,19 +38,12 @@ extension Scenario {
             name: name,
             strata: Side {
                 Run(body: {
-                    let objects = try stack.fetchAll(From<Bench>())
-                    return objects.reduce(0) { sum, object in
-                        sum + Int(object.score)
-                            + BenchRecord.checksum(age: object.age, name: object.name, email: object.email)
-                    }
+                    try stack.fetchAll(From<Bench>()).reduce(0, addingFields)
                 })
             },
             raw: Side {
                 Run(body: {
-                    let rows = try rawFetchAll()
-                    return rows.reduce(0) { sum, row in
-                        sum + Int(row.score) + BenchRecord.checksum(age: row.age, name: row.name, email: row.email)
-                    }
+                    try rawFetchAll().reduce(0, addingFields)
                 })
             })
     }
@@ -83,31 +76,37 @@ extension Scenario {
     static func fetchIntoClasses(_ records: [BenchRecord], in workspace: Workspace) throws -> Scenario {
         let database = try Fixtures.rawDatabase(at: workspace.newFile("raw-fetch-classes"))
         try Fixtures.rawInsert(records, into: database)
-        func sum(_ total: Int, _ row: some RawBenchFields) -> Int {
-            total + Int(row.score) + BenchRecord.checksum(age: row.age, name: row.name, email: row.email)
-        }
         return Scenario(
             name: "fetch all \(countLabel(records.count)), raw",
             strata: Side {
-                Run(body: { try rawFetchAll(database, as: RawBenchObject.init).reduce(0, sum) })
+                Run(body: { try rawFetchAll(database, as: RawBenchObject.init).reduce(0, addingFields) })
             },
             raw: Side {
-                Run(body: { try rawFetchAll(database, as: { $0 }).reduce(0, sum) })
+                Run(body: { try rawFetchAll(database).reduce(0, addingFields) })
             },
             labels: (first: "classes", second: "structs"))
     }
 }
 
-/// The fields the fetch scenarios add up, of a struct or an object.
-protocol RawBenchFields {
+/// The fields the fetch scenarios add up, of a ``Bench`` object, a raw
+/// struct or a raw object.
+protocol BenchFields {
     var name: String { get }
     var age: Int { get }
     var score: Double { get }
     var email: String? { get }
 }
 
-extension RawBenchRow: RawBenchFields {}
-extension RawBenchObject: RawBenchFields {}
+extension Bench: BenchFields {}
+extension RawBenchRow: BenchFields {}
+extension RawBenchObject: BenchFields {}
+
+/// `total` plus a checksum of `row`'s four fields: the sum every fetch
+/// scenario's sides make over what they fetched.
+@inline(__always)
+func addingFields(_ total: Int, _ row: some BenchFields) -> Int {
+    total + Int(row.score) + BenchRecord.checksum(age: row.age, name: row.name, email: row.email)
+}
 
 /// Every row of the raw table, decoded into structs.
 private func rawFetchAll(_ database: RawDatabase) throws -> [RawBenchRow] {

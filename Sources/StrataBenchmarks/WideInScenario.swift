@@ -33,21 +33,14 @@ extension Scenario {
                 Run(body: {
                     let objects = try stack.fetchAll(From<Bench>().where(names ~= \.$name))
                     try verify(objects.count)
-                    return objects.reduce(0) { sum, object in
-                        sum + Int(object.score)
-                            + BenchRecord.checksum(
-                                age: object.age, name: object.name, email: object.email)
-                    }
+                    return objects.reduce(0, addingFields)
                 })
             },
             raw: Side {
                 Run(body: {
                     let rows = try rawFetchNamed(names, from: database)
                     try verify(rows.count)
-                    return rows.reduce(0) { sum, row in
-                        sum + Int(row.score)
-                            + BenchRecord.checksum(age: row.age, name: row.name, email: row.email)
-                    }
+                    return rows.reduce(0, addingFields)
                 })
             })
     }

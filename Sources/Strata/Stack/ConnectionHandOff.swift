@@ -1,22 +1,16 @@
-import Foundation
-
-/// Moves a freshly opened connection from the opening task to the main actor.
-///
-/// `@unchecked Sendable`: the connection is handed over once, under the lock,
-/// and the sender never touches it again.
-final class ConnectionHandOff: @unchecked Sendable {
-    private let lock = NSLock()
-    private var connection: Connection?
+/// Moves a freshly opened connection from the opening task to the main actor:
+/// handed over once, under the lock, and never touched again by the sender.
+final class ConnectionHandOff: Sendable {
+    private let connection: Locked<Connection?>
 
     init(_ connection: Connection) {
-        self.connection = connection
+        self.connection = Locked(connection)
     }
 
     func take() -> Connection {
-        lock.lock()
-        defer { lock.unlock() }
-        let taken = connection!
-        connection = nil
-        return taken
+        connection.withLock { connection in
+            defer { connection = nil }
+            return connection!
+        }
     }
 }
