@@ -274,7 +274,7 @@ private final class EditManyRaw {
             rows.append(EditRow(
                 rowID: sqlite3_column_int64(handle, 0), rank: Int(sqlite3_column_int64(handle, 1)),
                 active: sqlite3_column_int64(handle, 2) != 0,
-                label: String(cString: sqlite3_column_text(handle, 3))))
+                label: select.text(3) ?? ""))
         }
         return rows
     }

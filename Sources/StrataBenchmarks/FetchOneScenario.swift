@@ -72,8 +72,8 @@ extension Scenario {
                             if try select.step() {
                                 let row = RawUniqueRow(
                                     rowID: sqlite3_column_int64(statement, 0),
-                                    code: String(cString: sqlite3_column_text(statement, 1)),
-                                    name: String(cString: sqlite3_column_text(statement, 2)),
+                                    code: select.text(1) ?? "",
+                                    name: select.text(2) ?? "",
                                     age: Int(sqlite3_column_int64(statement, 3)),
                                     score: sqlite3_column_double(statement, 4))
                                 hits += 1

@@ -70,4 +70,14 @@ final class RawStatement {
     func reset() throws {
         try database.check(sqlite3_reset(handle))
     }
+
+    /// The text in column `index` of the current row, or `nil` for NULL: its
+    /// bytes and their count as SQLite gives them, decoded once (no `strlen`,
+    /// which `String(cString:)` would add).
+    @inline(__always)
+    func text(_ index: Int32) -> String? {
+        guard let bytes = sqlite3_column_text(handle, index) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
 }

@@ -94,8 +94,8 @@ extension Scenario {
                             }
                             let row = RawUniqueRow(
                                 rowID: sqlite3_column_int64(select.handle, 0),
-                                code: String(cString: sqlite3_column_text(select.handle, 1)),
-                                name: String(cString: sqlite3_column_text(select.handle, 2)),
+                                code: select.text(1) ?? "",
+                                name: select.text(2) ?? "",
                                 age: Int(sqlite3_column_int64(select.handle, 3)),
                                 score: sqlite3_column_double(select.handle, 4))
                             try select.reset()

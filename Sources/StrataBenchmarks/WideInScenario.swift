@@ -59,16 +59,10 @@ private func rawFetchNamed(_ names: [String], from database: RawDatabase) throws
         rows.append(
             RawBenchRow(
                 rowID: sqlite3_column_int64(statement, 0),
-                name: text(statement, 1) ?? "",
+                name: select.text(1) ?? "",
                 age: Int(sqlite3_column_int64(statement, 2)),
                 score: sqlite3_column_double(statement, 3),
-                email: text(statement, 4)))
+                email: select.text(4)))
     }
     return rows
-}
-
-/// The text in column `index`, or `nil` for NULL.
-private func text(_ statement: OpaquePointer, _ index: Int32) -> String? {
-    guard let bytes = sqlite3_column_text(statement, index) else { return nil }
-    return String(cString: bytes)
 }
