@@ -175,6 +175,12 @@ struct CoreStoreDynamicModelPortTests {
             #expect(edited.displayName == "Sir Jack")
         })
         #expect(person.name == "Jack")
+        // A merge changes stored values without calling a setter, so the
+        // main context's cached value stays (Storage.md, "Nothing resets a
+        // cache for you").
+        #expect(person.displayName == "Local")
+        person.$displayName.primitiveValue = nil
+        #expect(person.displayName == "Sir Jack")
     }
 
     /// CoreStore's three snapshots: each holds the stored and coded values
