@@ -143,3 +143,49 @@ struct CoreStoreDynamicModelPortEdgeTests {
         #expect(try stack.fetchExisting(ids.dog)?.master?.objectID == ids.jane)
     }
 }
+
+/// Undo over the model's relationships with themselves, as Core Data's
+/// undo manager takes back a change and the inverse it made.
+@Suite("CoreStore port: DynamicModelTests, undo over self-relationships")
+struct CoreStoreDynamicModelPortUndoTests {
+    @Test(arguments: StoreKind.sqlite)
+    @MainActor
+    func undoPutsBackBothSidesOfSpousesAndFriends(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(dynPortSchema(), kind, in: directory)
+        let tx = try stack.beginUnsafe(supportsUndo: true)
+        let people = (0..<3).map { _ in tx.create(Into<DynPortPerson>()) }
+        let dogs = ["a", "b", "c"].map { name in
+            let dog = tx.create(Into<DynPortDog>())
+            dog.nickname = name
+            return dog
+        }
+        people[0].spouse = people[1]
+        dogs[0].friends = [dogs[1], dogs[2]]
+        try tx.flush()
+        people[2].spouse = people[1]
+        dogs[0].friends.insert(dogs[2], at: 0)
+        dogs[1].friends = [dogs[0]]
+        try tx.flush()
+        #expect(people[0].spouse == nil && people[1].spouseInverse === people[2])
+        #expect(dogs[0].friends.map(\.nickname) == ["c", "b"])
+
+        tx.undo()
+        #expect(people[0].spouse === people[1] && people[1].spouseInverse === people[0])
+        #expect(people[2].spouse == nil)
+        #expect(dogs[0].friends.map(\.nickname) == ["b", "c"])
+        #expect(dogs[1].friends.isEmpty && dogs[0].friendedBy.isEmpty)
+        tx.undo()
+        #expect(people[0].spouse == nil && people[1].spouseInverse == nil)
+        #expect(dogs[0].friends.isEmpty && dogs[1].friendedBy.isEmpty)
+        tx.redo()
+        tx.redo()
+        #expect(people[1].spouseInverse === people[2] && people[0].spouse == nil)
+        #expect(dogs[0].friends.map(\.nickname) == ["c", "b"])
+        #expect(dogs[0].friendedBy.map(\.nickname) == ["b"])
+        try tx.commitAndWait()
+        let committed = try #require(try stack.fetchOne(From<DynPortDog>().where(\.$nickname == "a")))
+        #expect(committed.friends.map(\.nickname) == ["c", "b"])
+        #expect(try stack.fetchCount(From<DynPortPerson>().where(\.$spouse != nil)) == 1)
+    }
+}
