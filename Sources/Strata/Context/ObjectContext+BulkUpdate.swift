@@ -237,7 +237,10 @@ private struct BulkUpdate {
                 "UPDATE \(entity.quotedTable) SET \(column) = NULL WHERE _pk \(connection.dialect.inRowIDList)", [SQL.rowIDList(rows)])
             for rowID in rows { wrote(entity, rowID, assignment.slot, .null, field: assignment.name) }
             let partners = try context.clearKey(inverseSlot, of: target, inRows: oldKeys, on: connection)
-            for partner in partners { wrote(target, partner, inverseSlot, .null, field: inverse.name) }
+            // A partner is no row the query chose, also when the relationship
+            // is of the entity with itself: it is not counted, as a to-many
+            // owner whose members changed is not.
+            for partner in partners { wrote(target, partner, inverseSlot, .null, field: inverse.name, counted: false) }
         case .inverseForeignKey(_, let orderSlot):
             for key in oldKeys { noted[target.tableIndex, default: [:]][key, default: []].insert(inverse.name) }
             if case .integer(let owner) = newKey {
@@ -313,17 +316,19 @@ private struct BulkUpdate {
     }
 
     /// Records a column written: for the change set (by its field's name,
-    /// when it is a field) and for the registered object, if any.
+    /// when it is a field) and for the registered object, if any; `counted`
+    /// when the row is one the query chose, for the count returned.
     private mutating func wrote(
-        _ entity: EntityDescription, _ rowID: Int64, _ slot: Int, _ value: StoredValue, field: String?
+        _ entity: EntityDescription, _ rowID: Int64, _ slot: Int, _ value: StoredValue, field: String?,
+        counted: Bool = true
     ) {
         written.append((entity, rowID, slot, value))
         if let field { changes.noteUpdated(entity, rowID, [field]) }
-        if entity === self.entity { changedRows.insert(rowID) }
+        if counted, entity === self.entity { changedRows.insert(rowID) }
     }
 
     /// Mirrors the writes onto registered objects and hands the changes to
-    /// the context; returns how many rows of the entity changed.
+    /// the context; returns how many of the rows the query chose changed.
     mutating func finish() throws -> Int {
         try context.addExisting(noted, to: &changes, on: connection)
         for (entity, rowID, slot, value) in written {
