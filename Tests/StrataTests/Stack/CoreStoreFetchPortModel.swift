@@ -129,6 +129,9 @@ struct FetchPortClauses: CustomStringConvertible {
     var ascending: Bool
     var limit: Int?
     var offset = 0
+    /// Whether the order is by `testNumber` first (a field transactions
+    /// change), then by `testEntityID`.
+    var byNumber = false
 
     /// The five lists CoreStore's fetch tests run.
     static let coreStore: [FetchPortClauses] = [
@@ -140,7 +143,8 @@ struct FetchPortClauses: CustomStringConvertible {
     ]
 
     var description: String {
-        "testNumber \(isGreater ? ">" : "<") \(bound), \(ascending ? "ascending" : "descending") ID"
+        "testNumber \(isGreater ? ">" : "<") \(bound), \(ascending ? "ascending" : "descending")"
+            + (byNumber ? " number, ID" : " ID")
             + (limit.map { ", limit \($0)" } ?? "") + (offset == 0 ? "" : ", offset \(offset)")
     }
 
@@ -149,6 +153,11 @@ struct FetchPortClauses: CustomStringConvertible {
             Where<Object>(isGreater ? "%K > %@" : "%K < %@", "testNumber", bound),
             OrderBy<Object>(ascending ? .ascending("testEntityID") : .descending("testEntityID")),
         ]
+        if byNumber {
+            clauses[1] = OrderBy<Object>(
+                ascending ? .ascending("testNumber") : .descending("testNumber"),
+                ascending ? .ascending("testEntityID") : .descending("testEntityID"))
+        }
         if let limit { clauses.append(Tweak { $0.fetchLimit = limit }) }
         if offset != 0 { clauses.append(Tweak { $0.fetchOffset = offset }) }
         return clauses
@@ -159,7 +168,10 @@ struct FetchPortClauses: CustomStringConvertible {
     /// the limit.
     func matches(_ rows: [FetchPortRow]) -> (all: [FetchPortRow], limited: [FetchPortRow]) {
         let sorted = rows.filter { isGreater ? $0.number > bound : $0.number < bound }
-            .sorted { ascending ? $0.id < $1.id : $0.id > $1.id }
+            .sorted { a, b in
+                let (left, right) = byNumber ? ((a.number, a.id), (b.number, b.id)) : ((0, a.id), (0, b.id))
+                return ascending ? left < right : left > right
+            }
         let all = Array(sorted.dropFirst(max(offset, 0)))
         return (all, limit.map { Array(all.prefix($0)) } ?? all)
     }

@@ -108,6 +108,7 @@ struct CoreStoreFetchPortPendingTests {
             isGreater: Bool.random(using: &random), bound: Int.random(in: 0...7, using: &random),
             ascending: Bool.random(using: &random), limit: [nil, 1, 2, 5].randomElement(using: &random)!)
         clauses.offset = [0, 0, 1, 3].randomElement(using: &random)!
+        clauses.byNumber = Bool.random(using: &random)
         let configurations = FetchPort.fromConfigurations.randomElement(using: &random)!
         let skipPending = Bool.random(using: &random)
         let place = "\(context): From(\(String(describing: configurations))), \(clauses)"
