@@ -45,7 +45,7 @@ enum FetchPort {
     /// Every configuration a `From` of the tests names, `nil` for none named.
     static let fromConfigurations: [[String?]?] = [
         nil, [nil], ["Config1"], ["Config2"], [nil, "Config1"], [nil, "Config2"], ["Config1", "Config2"],
-        ["Config2", nil], ["Config9"],
+        ["Config2", nil], ["Config9"], [], ["Config1", "Config1"],
     ]
 
     /// Whether a store of `configuration` holds entity `entity` (1 or 2):

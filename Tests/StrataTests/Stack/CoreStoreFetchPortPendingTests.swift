@@ -14,6 +14,70 @@ import Testing
 struct CoreStoreFetchPortPendingTests {
     nonisolated static let stores: [String?] = [nil, "Config1", "Config2"]
 
+    /// The case the random test found: over several stores, a read without
+    /// pending changes sorts by the values the store holds, not by those
+    /// the transaction set, and its IDs and count include the objects the
+    /// transaction deleted, which its objects leave out; as over one store.
+    @Test(arguments: StoreKind.sqlite)
+    func aCommittedReadOfSeveralStoresSortsByCommittedValues(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try FetchPort.stack(Self.stores, kind, in: directory)
+        try FetchPort.seed(stack, FetchPort.seedRows(Self.stores))
+        let seen = try stack.perform(synchronous: { tx in
+            // Numbers 1...5 in both stores: the default store's 1 now sorts last.
+            let one = Where<FetchPortEntity1>("testNumber == 1")
+            let first = try #require(try tx.fetchOne(From<FetchPortEntity1>(nil), one))
+            first.testNumber = 9
+            let second = try #require(try tx.fetchOne(From<FetchPortEntity1>("Config1"), one))
+            tx.delete(second)
+            let committed = From<FetchPortEntity1>()
+                .orderBy(.ascending(\.$testNumber), .ascending(\.$testEntityID))
+                .tweak { $0.includesPendingChanges = false; $0.fetchLimit = 3 }
+            let current = committed.tweak { $0.includesPendingChanges = true }
+            return (
+                objects: try tx.fetchAll(committed).map(\.testEntityID),
+                ids: try tx.fetchObjectIDs(committed).map(\.configuration),
+                count: try tx.fetchCount(committed),
+                one: try tx.fetchOne(committed)?.testEntityID,
+                now: try tx.fetchAll(current).map(\.testEntityID))
+        })
+        #expect(seen.objects == [101, 102, 202], "committed order, the deleted 201 left out")
+        #expect(seen.ids == [nil, "Config1", nil], "101, 201 and 102: the store's IDs")
+        #expect(seen.count == 3)
+        #expect(seen.one == 101, "101 held 1 when the transaction began")
+        #expect(seen.now == [102, 202, 103], "with pending changes: 101 is 9, 201 is gone")
+    }
+
+    /// The same through a to-one relationship: the sort key is the related
+    /// object's value as committed, reached through the link as committed.
+    @Test(arguments: StoreKind.sqlite)
+    func aCommittedReadOfSeveralStoresSortsThroughCommittedLinks(_ kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeConfigurationStack([nil, "Config1"], kind, in: directory)
+        for (configuration, rank, name) in [(nil, 1, "a"), ("Config1", 2, "b")] as [(String?, Int, String)] {
+            try stack.perform(synchronous: { tx in
+                let item = tx.create(Into<CfgItem>(configuration))
+                (item.key, item.rank) = (rank, rank)
+                let tag = tx.create(Into<CfgTag>(configuration))
+                (tag.name, tag.item) = (name, item)
+            })
+        }
+        let names = try stack.perform(synchronous: { tx in
+            let items = try tx.fetchAll(From<CfgItem>().orderBy(.ascending(\.$key)))
+            items[0].rank = 5  // "a" now sorts after "b"
+            let spare = tx.create(Into<CfgItem>("Config1"))
+            (spare.key, spare.rank) = (3, 0)
+            let tagB = try #require(try tx.fetchOne(From<CfgTag>("Config1")))
+            tagB.item = spare  // and "b" links to an item of rank 0
+            let byRank = From<CfgTag>().orderBy(.descending(\.$item ~ \.$rank))
+            return (
+                committed: try tx.fetchAll(byRank.tweak { $0.includesPendingChanges = false }).map(\.name),
+                current: try tx.fetchAll(byRank).map(\.name))
+        })
+        #expect(names.committed == ["b", "a"], "ranks 2 and 1, as committed")
+        #expect(names.current == ["a", "b"], "ranks 5 and 0, as the transaction set them")
+    }
+
     @Test(arguments: StoreKind.sqlite, [UInt64(0xF7C1), 0xF7C2, 0xF7C3, 0xF7C4, 0xF7C5, 0xF7C6])
     func fetchesSeePendingChangesUnlessTweakedNotTo(_ kind: StoreKind, seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
