@@ -1,6 +1,7 @@
 import Foundation
-@testable import Strata
 import Testing
+
+@testable import Strata
 
 /// CoreStore's `FromTests`, ported. CoreStore checks which persistent stores
 /// a `From` puts in a fetch request's `affectedStores`; Strata has no fetch
@@ -14,7 +15,9 @@ import Testing
 struct CoreStoreFromPortTests {
     /// The stacks of CoreStore's four `FromTests`: the default store only,
     /// "Config1" only, both, and "Config1" with "Config2" (no default store).
-    nonisolated static let stacks: [[String?]] = [[nil], ["Config1"], [nil, "Config1"], ["Config1", "Config2"]]
+    nonisolated static let stacks: [[String?]] = [
+        [nil], ["Config1"], [nil, "Config1"], ["Config1", "Config2"],
+    ]
 
     /// `test_ThatFromClauses_ConfigureCorrectly`: no configurations named is
     /// `nil` (every store that holds the entity), else those named, in order.
@@ -27,9 +30,13 @@ struct CoreStoreFromPortTests {
         #expect(From<FetchPortEntity1>("Config1", nil).configurations == ["Config1", nil])
         #expect(From<FetchPortEntity1>([nil, "Config2"]).configurations == [nil, "Config2"])
         // The chain keeps them.
-        let chained = From<FetchPortEntity1>("Config2").where(\.$testNumber > 1).orderBy(.ascending(\.$testEntityID))
+        let chained = From<FetchPortEntity1>("Config2").where(\.$testNumber > 1).orderBy(
+            .ascending(\.$testEntityID))
         #expect(chained.configurations == ["Config2"])
-        #expect(From<FetchPortEntity1>("Config1").tweak { $0.fetchLimit = 1 }.configurations == ["Config1"])
+        #expect(
+            From<FetchPortEntity1>("Config1").tweak { $0.fetchLimit = 1 }.configurations == [
+                "Config1"
+            ])
     }
 
     /// The `ApplyToFetchRequestsCorrectly...` tests: for each stack, entity
@@ -42,15 +49,20 @@ struct CoreStoreFromPortTests {
         try FetchPort.seed(stack, FetchPort.seedRows(stores))
         for configurations in FetchPort.fromConfigurations {
             let context = "\(kind), stores \(stores), From(\(String(describing: configurations)))"
-            try checkStoresRead(stack, FetchPortEntity1.self, configurations, stores: stores, "\(context), E1")
-            try checkStoresRead(stack, FetchPortEntity2.self, configurations, stores: stores, "\(context), E2")
+            try checkStoresRead(
+                stack, FetchPortEntity1.self, configurations, stores: stores, "\(context), E1")
+            try checkStoresRead(
+                stack, FetchPortEntity2.self, configurations, stores: stores, "\(context), E2")
         }
         // A transaction routes its reads the same way.
         try stack.perform(synchronous: { tx in
             for configurations in FetchPort.fromConfigurations {
-                let context = "\(kind), stores \(stores), From(\(String(describing: configurations))), transaction"
-                try checkStoresRead(tx, FetchPortEntity1.self, configurations, stores: stores, "\(context), E1")
-                try checkStoresRead(tx, FetchPortEntity2.self, configurations, stores: stores, "\(context), E2")
+                let context =
+                    "\(kind), stores \(stores), From(\(String(describing: configurations))), transaction"
+                try checkStoresRead(
+                    tx, FetchPortEntity1.self, configurations, stores: stores, "\(context), E1")
+                try checkStoresRead(
+                    tx, FetchPortEntity2.self, configurations, stores: stores, "\(context), E2")
             }
         })
     }
@@ -79,13 +91,19 @@ struct CoreStoreFromPortTests {
                 }
             case 1:
                 let monitor = try stack.monitorList(from.orderBy(.ascending(\.$testEntityID)))
-                #expect(monitor.objectsInAllSections().map { $0.objectID.configuration } == Array(repeating: read[0], count: 5),
-                        "\(context): monitor")
-                #expect(try stack.queryValue(from.select(Int.self, .count())) == 5, "\(context): query")
+                #expect(
+                    monitor.objectsInAllSections().map { $0.objectID.configuration }
+                        == Array(repeating: read[0], count: 5),
+                    "\(context): monitor")
+                #expect(
+                    try stack.queryValue(from.select(Int.self, .count())) == 5, "\(context): query")
             default:
-                let error = #expect(throws: StrataError.self, "\(context): monitor") { try stack.monitorList(from) }
+                let error = #expect(throws: StrataError.self, "\(context): monitor") {
+                    try stack.monitorList(from)
+                }
                 guard case .invalidValue(let entity, let field, _)? = error else {
-                    Issue.record("\(context): expected invalidValue, got \(String(describing: error))")
+                    Issue.record(
+                        "\(context): expected invalidValue, got \(String(describing: error))")
                     continue
                 }
                 #expect(entity == "FetchPortEntity1" && field == "configuration", "\(context)")
@@ -95,8 +113,12 @@ struct CoreStoreFromPortTests {
 
     /// The configurations of `stores` a `From` naming `configurations` reads
     /// for entity `entity`, in the stack's order.
-    static func storesRead(entity: Int, _ configurations: [String?]?, stores: [String?]) -> [String?] {
-        stores.filter { FetchPort.holds($0, entity: entity) && (configurations?.contains($0) ?? true) }
+    static func storesRead(entity: Int, _ configurations: [String?]?, stores: [String?])
+        -> [String?]
+    {
+        stores.filter {
+            FetchPort.holds($0, entity: entity) && (configurations?.contains($0) ?? true)
+        }
     }
 
     private func checkStoresRead<Object: ManagedObject & FetchPortRecord>(
@@ -107,7 +129,8 @@ struct CoreStoreFromPortTests {
         let read = Self.storesRead(entity: Object.entityNumber, configurations, stores: stores)
         guard !read.isEmpty else {
             let error = StrataError.storeNotFound(
-                entity: "FetchPortEntity\(Object.entityNumber)", configuration: configurations?.first ?? nil)
+                entity: "FetchPortEntity\(Object.entityNumber)",
+                configuration: configurations?.first ?? nil)
             #expect(throws: error, "\(context): fetchAll") { try source.fetchAll(from) }
             #expect(throws: error, "\(context): fetchOne") { try source.fetchOne(from) }
             #expect(throws: error, "\(context): fetchExists") { try source.fetchExists(from) }
@@ -121,7 +144,9 @@ struct CoreStoreFromPortTests {
         // Each object holds the values its own store gave it.
         let position = { (configuration: String?) in stores.firstIndex(of: configuration)! + 1 }
         #expect(
-            objects.allSatisfy { $0.testEntityID / (100 * Object.entityNumber) == position($0.objectID.configuration) },
+            objects.allSatisfy {
+                $0.testEntityID / (100 * Object.entityNumber) == position($0.objectID.configuration)
+            },
             "\(context): values")
         #expect(try source.fetchCount(from) == expected.count, "\(context): count")
     }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Strata
 import Testing
+
+@testable import Strata
 
 /// CoreStore's `GroupByTests`, ported: a grouping named by strings (empty,
 /// one key, two keys) equals its twins and lists its keys in order; and,
@@ -22,7 +23,8 @@ struct CoreStoreGroupByPortTests {
         let one = GroupBy<Entity>("testNumber")
         #expect(one.keyPaths == ["testNumber"])
         #expect(one == GroupBy<Entity>(["testNumber"]))
-        #expect(one == GroupBy<Entity>(\.$testNumber), "a grouping by a name equals its key-path twin")
+        #expect(
+            one == GroupBy<Entity>(\.$testNumber), "a grouping by a name equals its key-path twin")
         #expect(one != GroupBy<Entity>("testString"))
         #expect(one.hashValue == GroupBy<Entity>(\.$testNumber).hashValue)
 
@@ -57,16 +59,19 @@ struct CoreStoreGroupByPortTests {
         for keys in Self.groupings {
             try Self.check(stack, keys, rows, "seed \(seed), \(kind), stack, \(keys)")
         }
-        let pendingRows = rows + (0..<Int.random(in: 1...5, using: &random)).map {
-            Self.randomRow(id: 100 + $0, &random)
-        }
+        let pendingRows =
+            rows
+            + (0..<Int.random(in: 1...5, using: &random)).map {
+                Self.randomRow(id: 100 + $0, &random)
+            }
         #expect(throws: StrataError.userCancelled) {
             try stack.perform(synchronous: { tx in
                 for row in pendingRows.dropFirst(rows.count) {
                     row.write(to: tx.create(Into<Entity>()))
                 }
                 for keys in Self.groupings {
-                    try Self.check(tx, keys, pendingRows, "seed \(seed), \(kind), transaction, \(keys)")
+                    try Self.check(
+                        tx, keys, pendingRows, "seed \(seed), \(kind), transaction, \(keys)")
                 }
                 try tx.cancel()
             })
@@ -84,7 +89,8 @@ struct CoreStoreGroupByPortTests {
         _ source: some QueryableSource, _ keys: [String], _ rows: [FetchPortRow], _ context: String
     ) throws {
         let terms = keys.map { SelectTerm<Entity>.attribute($0) } + [.count(as: "count")]
-        let found = try source.queryAttributes(From<Entity>(), Select<Entity, [String: StoredValue]>(terms), GroupBy<Entity>(keys))
+        let found = try source.queryAttributes(
+            From<Entity>(), Select<Entity, [String: StoredValue]>(terms), GroupBy<Entity>(keys))
         var expected: [[String: StoredValue]: Int] = [:]
         for row in rows {
             var group: [String: StoredValue] = [:]
@@ -98,8 +104,12 @@ struct CoreStoreGroupByPortTests {
             expected[group, default: 0] += 1
         }
         if keys.isEmpty && rows.isEmpty { expected[[:]] = 0 }  // an aggregate over nothing is one row
-        let expectedRows = expected.map { group, count in group.merging(["count": .integer(Int64(count))]) { $1 } }
-        let order = { (row: [String: StoredValue]) in String(describing: row.sorted { $0.key < $1.key }) }
+        let expectedRows = expected.map { group, count in
+            group.merging(["count": .integer(Int64(count))]) { $1 }
+        }
+        let order = { (row: [String: StoredValue]) in
+            String(describing: row.sorted { $0.key < $1.key })
+        }
         #expect(found.map(order).sorted() == expectedRows.map(order).sorted(), "\(context)")
     }
 }

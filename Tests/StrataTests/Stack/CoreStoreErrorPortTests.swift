@@ -1,6 +1,7 @@
 import Foundation
-@testable import Strata
 import Testing
+
+@testable import Strata
 
 /// CoreStore's `ErrorTests`, ported to `StrataError`. CoreStore checks that
 /// each error bridges to an `NSError` of its domain, with a code and a
@@ -45,7 +46,10 @@ struct CoreStoreErrorPortTests {
         #expect(synchronous == .userError(thrown), "the same instance compares equal")
 
         do {
-            try await stack.perform { _ -> Void in throw NSError(domain: "com.example.port", code: 123, userInfo: ["key1": "value1", "key2": 2]) }
+            try await stack.perform { _ -> Void in
+                throw NSError(
+                    domain: "com.example.port", code: 123, userInfo: ["key1": "value1", "key2": 2])
+            }
             Issue.record("async: no error")
         } catch {
             expectCallersError(error, "async")
@@ -54,7 +58,9 @@ struct CoreStoreErrorPortTests {
         let completed: Result<Int, StrataError> = await withCheckedContinuation { continuation in
             stack.perform(
                 asynchronous: { _ -> Int in
-                    throw NSError(domain: "com.example.port", code: 123, userInfo: ["key1": "value1", "key2": 2])
+                    throw NSError(
+                        domain: "com.example.port", code: 123,
+                        userInfo: ["key1": "value1", "key2": 2])
                 },
                 completion: { continuation.resume(returning: $0) })
         }
@@ -72,9 +78,12 @@ struct CoreStoreErrorPortTests {
     /// of a `CoreStoreError` is the same error).
     @Test func aStrataErrorThrownInATransactionIsNotWrapped() throws {
         let stack = try DataStack.inMemory(FetchPort.schema)
-        let error = StrataError.invalidValue(entity: "FetchPortEntity1", field: "testNumber", reason: "port")
+        let error = StrataError.invalidValue(
+            entity: "FetchPortEntity1", field: "testNumber", reason: "port")
         #expect(throws: error) { try stack.perform(synchronous: { _ in throw error }) }
-        #expect(throws: StrataError.userCancelled) { try stack.perform(synchronous: { tx in try tx.cancel() }) }
+        #expect(throws: StrataError.userCancelled) {
+            try stack.perform(synchronous: { tx in try tx.cancel() })
+        }
     }
 
     /// CoreStore's `internalError` also stands for Core Data's own failures;
@@ -104,12 +113,15 @@ struct CoreStoreErrorPortTests {
             let old = DataStack(schemaV1)
             try old.addStorageAndWait(SQLiteStore(fileURL: url))
         }
-        let stack = DataStack(schemaHistory: SchemaHistory(
-            [schemaV1, schemaV2, schemaV3], chain: MigrationChain(["V1", "V2", "V3"])))
+        let stack = DataStack(
+            schemaHistory: SchemaHistory(
+                [schemaV1, schemaV2, schemaV3], chain: MigrationChain(["V1", "V2", "V3"])))
         let error = #expect(throws: StrataError.self) {
-            try stack.addStorageAndWait(SQLiteStore(fileURL: url, options: .preventProgressiveMigration))
+            try stack.addStorageAndWait(
+                SQLiteStore(fileURL: url, options: .preventProgressiveMigration))
         }
-        #expect(error == .progressiveMigrationPrevented(path: url.path, versions: ["V1", "V2", "V3"]))
+        #expect(
+            error == .progressiveMigrationPrevented(path: url.path, versions: ["V1", "V2", "V3"]))
         #expect(error?.localizedDescription.contains("V1 → V2 → V3") == true)
         #expect(!stack.hasStore)
     }
@@ -139,16 +151,23 @@ struct CoreStoreErrorPortTests {
     /// also seen as an `any Error`, for every case.
     @Test func everyCaseDescribesItselfThroughError() {
         let errors: [StrataError] = [
-            .storage(path: "/a", reason: "r"), .notADatabase(path: "/a", reason: "r"), .readOnlyStore(path: "/a"),
-            .storeNotAdded, .storeNotFound(entity: "E", configuration: "C"), .crossStoreTransaction(configurations: [nil, "C"]),
+            .storage(path: "/a", reason: "r"), .notADatabase(path: "/a", reason: "r"),
+            .readOnlyStore(path: "/a"),
+            .storeNotAdded, .storeNotFound(entity: "E", configuration: "C"),
+            .crossStoreTransaction(configurations: [nil, "C"]),
             .schemaMismatch(path: "/a", storeVersion: "V1", schemaVersion: "V2"),
-            .invalidSchema(entity: "E", field: "f", reason: "r"), .invalidMigrationChain(reason: "r"),
-            .migrationFailed(sourceVersion: "V1", destinationVersion: "V2", entity: "E", field: nil, reason: "r"),
-            .migrationStepThrew(sourceVersion: "V1", destinationVersion: "V2", entity: nil, error: callersError()),
+            .invalidSchema(entity: "E", field: "f", reason: "r"),
+            .invalidMigrationChain(reason: "r"),
+            .migrationFailed(
+                sourceVersion: "V1", destinationVersion: "V2", entity: "E", field: nil, reason: "r"),
+            .migrationStepThrew(
+                sourceVersion: "V1", destinationVersion: "V2", entity: nil, error: callersError()),
             .progressiveMigrationPrevented(path: "/a", versions: ["V1", "V2", "V3"]),
-            .invalidValue(entity: "E", field: "f", reason: "r"), .uniqueConstraintViolation(entity: "E", fields: ["f"]),
+            .invalidValue(entity: "E", field: "f", reason: "r"),
+            .uniqueConstraintViolation(entity: "E", fields: ["f"]),
             .deleteDenied(entity: "E", relationship: "r", relatedCount: 2), .nestedTransaction,
-            .sqlite(code: 19, message: "m", sql: "S"), .postgreSQL(sqlState: "42P01", message: "m", sql: nil),
+            .sqlite(code: 19, message: "m", sql: "S"),
+            .postgreSQL(sqlState: "42P01", message: "m", sql: nil),
             .serverUnavailable(path: "/a", reason: "r"), .userCancelled, .userError(callersError()),
         ]
         var descriptions: Set<String> = []

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Strata
 import Testing
+
+@testable import Strata
 
 // The model of the ports of CoreStore's FetchTests and FromTests: two
 // entities shaped like its TestEntity1 and TestEntity2, the first in
@@ -37,14 +38,17 @@ final class FetchPortEntity2: ManagedObject, FetchPortRecord {
 }
 
 enum FetchPort {
-    static let schema = Schema("FetchPortV1", entities: [
-        Entity<FetchPortEntity1>("FetchPortEntity1", configurations: ["Config1"]),
-        Entity<FetchPortEntity2>("FetchPortEntity2", configurations: ["Config2"]),
-    ])
+    static let schema = Schema(
+        "FetchPortV1",
+        entities: [
+            Entity<FetchPortEntity1>("FetchPortEntity1", configurations: ["Config1"]),
+            Entity<FetchPortEntity2>("FetchPortEntity2", configurations: ["Config2"]),
+        ])
 
     /// Every configuration a `From` of the tests names, `nil` for none named.
     static let fromConfigurations: [[String?]?] = [
-        nil, [nil], ["Config1"], ["Config2"], [nil, "Config1"], [nil, "Config2"], ["Config1", "Config2"],
+        nil, [nil], ["Config1"], ["Config2"], [nil, "Config1"], [nil, "Config2"],
+        ["Config1", "Config2"],
         ["Config2", nil], ["Config9"], [], ["Config1", "Config1"],
     ]
 
@@ -75,9 +79,12 @@ enum FetchPort {
         for (index, configuration) in configurations.enumerated() {
             for entity in [1, 2] where holds(configuration, entity: entity) {
                 for number in 1...5 {
-                    rows.append(FetchPortRow(
-                        entity: entity, configuration: configuration, id: (index + 1) * 100 * entity + number,
-                        number: number, string: "\(configuration ?? "default")#\(entity)#\(number)"))
+                    rows.append(
+                        FetchPortRow(
+                            entity: entity, configuration: configuration,
+                            id: (index + 1) * 100 * entity + number,
+                            number: number,
+                            string: "\(configuration ?? "default")#\(entity)#\(number)"))
                 }
             }
         }
@@ -148,7 +155,8 @@ struct FetchPortClauses: CustomStringConvertible {
             + (limit.map { ", limit \($0)" } ?? "") + (offset == 0 ? "" : ", offset \(offset)")
     }
 
-    func clauses<Object: ManagedObject & FetchPortRecord>(_ type: Object.Type) -> [any FetchClause] {
+    func clauses<Object: ManagedObject & FetchPortRecord>(_ type: Object.Type) -> [any FetchClause]
+    {
         var clauses: [any FetchClause] = [
             Where<Object>(isGreater ? "%K > %@" : "%K < %@", "testNumber", bound),
             OrderBy<Object>(ascending ? .ascending("testEntityID") : .descending("testEntityID")),
@@ -169,7 +177,8 @@ struct FetchPortClauses: CustomStringConvertible {
     func matches(_ rows: [FetchPortRow]) -> (all: [FetchPortRow], limited: [FetchPortRow]) {
         let sorted = rows.filter { isGreater ? $0.number > bound : $0.number < bound }
             .sorted { a, b in
-                let (left, right) = byNumber ? ((a.number, a.id), (b.number, b.id)) : ((0, a.id), (0, b.id))
+                let (left, right) =
+                    byNumber ? ((a.number, a.id), (b.number, b.id)) : ((0, a.id), (0, b.id))
                 return ascending ? left < right : left > right
             }
         let all = Array(sorted.dropFirst(max(offset, 0)))

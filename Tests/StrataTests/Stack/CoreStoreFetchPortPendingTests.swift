@@ -1,6 +1,7 @@
 import Foundation
-@testable import Strata
 import Testing
+
+@testable import Strata
 
 /// CoreStore's transaction fetch tests read committed rows only; its
 /// transactions' fetches include pending changes too (Core Data's
@@ -32,14 +33,17 @@ struct CoreStoreFetchPortPendingTests {
             tx.delete(second)
             let committed = From<FetchPortEntity1>()
                 .orderBy(.ascending(\.$testNumber), .ascending(\.$testEntityID))
-                .tweak { $0.includesPendingChanges = false; $0.fetchLimit = 3 }
+                .tweak {
+                    $0.includesPendingChanges = false; $0.fetchLimit = 3
+                }
             let current = committed.tweak { $0.includesPendingChanges = true }
             return (
                 objects: try tx.fetchAll(committed).map(\.testEntityID),
                 ids: try tx.fetchObjectIDs(committed).map(\.configuration),
                 count: try tx.fetchCount(committed),
                 one: try tx.fetchOne(committed)?.testEntityID,
-                now: try tx.fetchAll(current).map(\.testEntityID))
+                now: try tx.fetchAll(current).map(\.testEntityID)
+            )
         })
         #expect(seen.objects == [101, 102, 202], "committed order, the deleted 201 left out")
         #expect(seen.ids == [nil, "Config1", nil], "101, 201 and 102: the store's IDs")
@@ -54,7 +58,9 @@ struct CoreStoreFetchPortPendingTests {
     func aCommittedReadOfSeveralStoresSortsThroughCommittedLinks(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
         let stack = try makeConfigurationStack([nil, "Config1"], kind, in: directory)
-        for (configuration, rank, name) in [(nil, 1, "a"), ("Config1", 2, "b")] as [(String?, Int, String)] {
+        for (configuration, rank, name) in [(nil, 1, "a"), ("Config1", 2, "b")]
+            as [(String?, Int, String)]
+        {
             try stack.perform(synchronous: { tx in
                 let item = tx.create(Into<CfgItem>(configuration))
                 (item.key, item.rank) = (rank, rank)
@@ -71,8 +77,10 @@ struct CoreStoreFetchPortPendingTests {
             tagB.item = spare  // and "b" links to an item of rank 0
             let byRank = From<CfgTag>().orderBy(.descending(\.$item ~ \.$rank))
             return (
-                committed: try tx.fetchAll(byRank.tweak { $0.includesPendingChanges = false }).map(\.name),
-                current: try tx.fetchAll(byRank).map(\.name))
+                committed: try tx.fetchAll(byRank.tweak { $0.includesPendingChanges = false }).map(
+                    \.name),
+                current: try tx.fetchAll(byRank).map(\.name)
+            )
         })
         #expect(names.committed == ["b", "a"], "ranks 2 and 1, as committed")
         #expect(names.current == ["a", "b"], "ranks 5 and 0, as the transaction set them")
@@ -93,7 +101,8 @@ struct CoreStoreFetchPortPendingTests {
                     try Self.changeRandomly(tx, &pending, &random, round: round)
                     for number in 0..<25 {
                         let context = "seed \(seed), round \(round), query \(number)"
-                        try Self.checkRandomQuery(tx, pending: pending, committed: committed, &random, context)
+                        try Self.checkRandomQuery(
+                            tx, pending: pending, committed: committed, &random, context)
                     }
                 }
                 if !keep { try tx.cancel() }
@@ -114,17 +123,20 @@ struct CoreStoreFetchPortPendingTests {
     /// Inserts into a random store holding the entity, updates the number of
     /// some rows (and so where they sort and whether they match), deletes others.
     private static func changeRandomly(
-        _ tx: BaseDataTransaction, _ rows: inout [FetchPortRow], _ random: inout SplitMix64, round: Int
+        _ tx: BaseDataTransaction, _ rows: inout [FetchPortRow], _ random: inout SplitMix64,
+        round: Int
     ) throws {
         var kept: [FetchPortRow] = []
         for var row in rows {
             switch Int.random(in: 0..<10, using: &random) {
             case 0:
                 if row.entity == 1 {
-                    let object: FetchPortEntity1 = try #require(try find(tx, FetchPortEntity1.self, row))
+                    let object: FetchPortEntity1 = try #require(
+                        try find(tx, FetchPortEntity1.self, row))
                     tx.delete(object)
                 } else {
-                    let object: FetchPortEntity2 = try #require(try find(tx, FetchPortEntity2.self, row))
+                    let object: FetchPortEntity2 = try #require(
+                        try find(tx, FetchPortEntity2.self, row))
                     tx.delete(object)
                 }
                 continue
@@ -141,7 +153,8 @@ struct CoreStoreFetchPortPendingTests {
         }
         for index in 0..<Int.random(in: 0...4, using: &random) {
             let entity = Int.random(in: 1...2, using: &random)
-            let configuration = stores.filter { FetchPort.holds($0, entity: entity) }.randomElement(using: &random)!
+            let configuration = stores.filter { FetchPort.holds($0, entity: entity) }.randomElement(
+                using: &random)!
             let row = FetchPortRow(
                 entity: entity, configuration: configuration, id: 1000 + round * 10 + index,
                 number: Int.random(in: 0...7, using: &random), string: "new \(round).\(index)")
@@ -159,7 +172,8 @@ struct CoreStoreFetchPortPendingTests {
     private static func find<Object: ManagedObject & FetchPortRecord>(
         _ tx: BaseDataTransaction, _ type: Object.Type, _ row: FetchPortRow
     ) throws -> Object? {
-        try tx.fetchOne(From<Object>([row.configuration]), Where<Object>("%K == %@", "testEntityID", row.id))
+        try tx.fetchOne(
+            From<Object>([row.configuration]), Where<Object>("%K == %@", "testEntityID", row.id))
     }
 
     /// One random query, checked with pending changes (against `pending`)
@@ -170,7 +184,8 @@ struct CoreStoreFetchPortPendingTests {
     ) throws {
         var clauses = FetchPortClauses(
             isGreater: Bool.random(using: &random), bound: Int.random(in: 0...7, using: &random),
-            ascending: Bool.random(using: &random), limit: [nil, 1, 2, 5].randomElement(using: &random)!)
+            ascending: Bool.random(using: &random),
+            limit: [nil, 1, 2, 5].randomElement(using: &random)!)
         clauses.offset = [0, 0, 1, 3].randomElement(using: &random)!
         clauses.byNumber = Bool.random(using: &random)
         let configurations = FetchPort.fromConfigurations.randomElement(using: &random)!
@@ -178,10 +193,14 @@ struct CoreStoreFetchPortPendingTests {
         let place = "\(context): From(\(String(describing: configurations))), \(clauses)"
         if Bool.random(using: &random) {
             let from = configurations.map { From<FetchPortEntity1>($0) } ?? From<FetchPortEntity1>()
-            try check(source, from, clauses, pending: pending, committed: committed, skipPending, "\(place), E1")
+            try check(
+                source, from, clauses, pending: pending, committed: committed, skipPending,
+                "\(place), E1")
         } else {
             let from = configurations.map { From<FetchPortEntity2>($0) } ?? From<FetchPortEntity2>()
-            try check(source, from, clauses, pending: pending, committed: committed, skipPending, "\(place), E2")
+            try check(
+                source, from, clauses, pending: pending, committed: committed, skipPending,
+                "\(place), E2")
         }
     }
 
@@ -209,14 +228,19 @@ struct CoreStoreFetchPortPendingTests {
         case (.rows(_, let limitedIDs), .rows(let all, let limited)):
             let objects = try source.fetchAll(from, list)
             #expect(objects.map(\.testEntityID) == limited.map(\.id), "\(place): fetchAll")
-            let current = Dictionary(uniqueKeysWithValues: pending.map { ("\($0.entity)/\($0.id)", $0.number) })
+            let current = Dictionary(
+                uniqueKeysWithValues: pending.map { ("\($0.entity)/\($0.id)", $0.number) })
             #expect(
                 objects.map(\.testNumber) == limited.map { current["\($0.entity)/\($0.id)"] },
                 "\(place): fetched objects hold the transaction's values")
-            #expect(try source.fetchOne(from, list)?.testEntityID == all.first?.id, "\(place): fetchOne")
+            #expect(
+                try source.fetchOne(from, list)?.testEntityID == all.first?.id, "\(place): fetchOne"
+            )
             let ids = try source.fetchObjectIDs(from, list)
             #expect(ids.count == limitedIDs.count, "\(place): fetchObjectIDs")
-            #expect(ids.map(\.configuration) == limitedIDs.map(\.configuration), "\(place): fetchObjectIDs' stores")
+            #expect(
+                ids.map(\.configuration) == limitedIDs.map(\.configuration),
+                "\(place): fetchObjectIDs' stores")
             if !skipPending {
                 #expect(ids == objects.map { $0.objectID }, "\(place): fetchObjectIDs")
             }
