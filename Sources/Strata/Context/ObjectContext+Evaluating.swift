@@ -22,6 +22,31 @@ extension ObjectContext: ObjectGraphReading {
     }
 }
 
+/// A transaction's objects as they were when it began: what its reads of
+/// the store as committed sort by. A field it changed reads its baseline,
+/// the value before its first change; related objects are its own, those
+/// it deleted included.
+struct CommittedValues: ObjectGraphReading {
+    let context: ObjectContext
+
+    func value(of field: String, on object: ManagedObject) -> StoredValue {
+        guard let slot = object.entity?.slot(of: field) else { return .null }
+        return object.baseline?[slot] ?? object.value(at: slot)
+    }
+
+    func relatedObject(of object: ManagedObject, through name: String) -> ManagedObject? {
+        guard let entity = object.entity, let relationship = entity.relationships[name],
+            case .integer(let rowID) = value(of: name, on: object),
+            let target = context.schema.entity(named: relationship.target)
+        else { return nil }
+        return context.registered(target, rowID) ?? (try? context.existingObject(target, rowID: rowID))
+    }
+
+    func relatedObjects(of object: ManagedObject, through name: String) -> [ManagedObject]? {
+        context.relatedObjects(of: object, through: name)
+    }
+}
+
 extension Where {
     /// Whether `object` satisfies the predicate, evaluated in memory with the
     /// same semantics as the SQL it compiles to; `nil` when the predicate holds

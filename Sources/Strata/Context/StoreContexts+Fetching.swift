@@ -9,6 +9,16 @@ extension StoreContexts {
     func fetchAll<Object: ManagedObject>(_ query: From<Object>) throws -> [Object] {
         let contexts = try holding(Object.self, in: query.configurations)
         if contexts.count == 1 { return try contexts[0].fetchAll(query) }
+        if query.order != nil, contexts[0].readsCommitted(query) {
+            // Paged after the objects the transaction deleted are left out,
+            // as in one store (`ObjectContext.committedMatches`).
+            let unpaged = query.tweak {
+                $0.fetchLimit = nil
+                $0.fetchOffset = 0
+            }
+            let alive = try committedMerge(query, perStore: unpaged, contexts).compactMap(\.object)
+            return uncheckedDowncast(page(alive, query.options), to: [Object].self)
+        }
         let perStore = widened(query)
         return merged(try contexts.map { try $0.fetchAll(perStore) }, query)
     }
@@ -30,7 +40,13 @@ extension StoreContexts {
         let contexts = try holding(Object.self, in: query.configurations)
         if contexts.count == 1 { return try contexts[0].fetchObjectIDs(query) }
         // Objects from several stores sort by their values: read them.
-        guard query.order == nil else { return try fetchAll(query).map(\.objectID) }
+        guard query.order == nil else {
+            if contexts[0].readsCommitted(query) {
+                // The store's IDs, those the transaction deleted included.
+                return page(try committedMerge(query, perStore: widened(query), contexts).map(\.id), query.options)
+            }
+            return try fetchAll(query).map(\.objectID)
+        }
         let perStore = widened(query)
         return page(try contexts.flatMap { try $0.fetchObjectIDs(perStore) }, query.options)
     }
@@ -195,6 +211,38 @@ extension StoreContexts {
             }.map(\.element)
         }
         return page(rows.map(\.0), query.options)
+    }
+
+    /// A transaction's ordered read of several stores as committed
+    /// (``Tweak/includesPendingChanges`` `false`): each store's committed
+    /// matches for `perStore`, merged by the values they had when the
+    /// transaction began, since its objects hold its pending values, which
+    /// may sort them elsewhere. Each match comes with the transaction's own
+    /// object, `nil` for one it deleted. Unpaged.
+    private func committedMerge<Object: ManagedObject>(
+        _ query: From<Object>, perStore: From<Object>, _ contexts: [ObjectContext]
+    ) throws -> [(id: ObjectID<Object>, object: ManagedObject?)] {
+        let keys = query.order?.sortKeySpecs ?? []
+        var rows: [(id: ObjectID<Object>, object: ManagedObject?, values: [StoredValue])] = []
+        for context in contexts {
+            let ids = try context.fetchObjectIDs(perStore)
+            let entity = context.entity(Object.self)
+            let references = ids.map {
+                ObjectContext.RowReference(entity: context.schema.entity(reading: $0) ?? entity, rowID: $0.rowID)
+            }
+            let evaluator = MemoryEvaluator(graph: CommittedValues(context: context))
+            for (reference, (id, object)) in zip(references, zip(ids, try context.existingObjects(references))) {
+                // One the transaction deleted is still held, with its values.
+                let held = object ?? context.registered(reference.entity, reference.rowID)
+                let values = held.map { evaluator.sortValues(keys, of: $0) } ?? keys.map { _ in .null }
+                rows.append((id, object, values))
+            }
+        }
+        // Stable: ties keep store order, then each store's own (committed) order.
+        return rows.enumerated().sorted { a, b in
+            let result = SortKeySpec.order(keys, a.element.values, b.element.values)
+            return result == .orderedSame ? a.offset < b.offset : result == .orderedAscending
+        }.map { ($0.element.id, $0.element.object) }
     }
 
     private func page<Element>(_ rows: [Element], _ tweak: Tweak) -> [Element] {
