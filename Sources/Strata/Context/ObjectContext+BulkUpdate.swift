@@ -240,7 +240,9 @@ private struct BulkUpdate {
             // A partner is no row the query chose, also when the relationship
             // is of the entity with itself: it is not counted, as a to-many
             // owner whose members changed is not.
-            for partner in partners { wrote(target, partner, inverseSlot, .null, field: inverse.name, counted: false) }
+            for partner in partners {
+                wrote(target, partner, inverseSlot, .null, field: inverse.name, counted: false)
+            }
         case .inverseForeignKey(_, let orderSlot):
             for key in oldKeys { noted[target.tableIndex, default: [:]][key, default: []].insert(inverse.name) }
             if case .integer(let owner) = newKey {

@@ -43,7 +43,8 @@ extension StoreContexts {
         guard query.order == nil else {
             if contexts[0].readsCommitted(query) {
                 // The store's IDs, those the transaction deleted included.
-                return page(try committedMerge(query, perStore: widened(query), contexts).map(\.id), query.options)
+                let merged = try committedMerge(query, perStore: widened(query), contexts)
+                return page(merged.map(\.id), query.options)
             }
             return try fetchAll(query).map(\.objectID)
         }
@@ -227,11 +228,13 @@ extension StoreContexts {
         for context in contexts {
             let ids = try context.fetchObjectIDs(perStore)
             let entity = context.entity(Object.self)
-            let references = ids.map {
-                ObjectContext.RowReference(entity: context.schema.entity(reading: $0) ?? entity, rowID: $0.rowID)
+            let references = ids.map { id in
+                ObjectContext.RowReference(
+                    entity: context.schema.entity(reading: id) ?? entity, rowID: id.rowID)
             }
             let evaluator = MemoryEvaluator(graph: CommittedValues(context: context))
-            for (reference, (id, object)) in zip(references, zip(ids, try context.existingObjects(references))) {
+            let objects = try context.existingObjects(references)
+            for (reference, (id, object)) in zip(references, zip(ids, objects)) {
                 // One the transaction deleted is still held, with its values.
                 let held = object ?? context.registered(reference.entity, reference.rowID)
                 let values = held.map { evaluator.sortValues(keys, of: $0) } ?? keys.map { _ in .null }

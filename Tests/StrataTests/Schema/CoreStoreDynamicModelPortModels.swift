@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Strata
 
 // CoreStore's DynamicModelTests model, in Strata's spelling: an animal with a
@@ -71,16 +72,20 @@ enum DynPortJob: String, CaseIterable, Sendable {
 }
 
 final class DynPortPerson: ManagedObject {
-    @Field.Stored("title", customSetter: { (object: DynPortPerson, field, newValue) in
-        field.primitiveValue = newValue
-        object.$displayName.primitiveValue = nil
-    })
+    @Field.Stored(
+        "title",
+        customSetter: { (object: DynPortPerson, field, newValue) in
+            field.primitiveValue = newValue
+            object.$displayName.primitiveValue = nil
+        })
     var title: String = "Mr."
 
-    @Field.Stored("name", customSetter: { (object: DynPortPerson, field, newValue) in
-        field.primitiveValue = newValue
-        object.$displayName.primitiveValue = nil
-    })
+    @Field.Stored(
+        "name",
+        customSetter: { (object: DynPortPerson, field, newValue) in
+            field.primitiveValue = newValue
+            object.$displayName.primitiveValue = nil
+        })
     var name: String = ""
 
     /// "title name", computed once and kept until a setter above resets it.
@@ -88,12 +93,14 @@ final class DynPortPerson: ManagedObject {
     var displayName: String?
 
     /// Made on first read and kept in memory; never saved.
-    @Field.Virtual("customType", customGetter: { (object: DynPortPerson, field) in
-        if let value = field.primitiveValue { return value }
-        let value = DynPortCustomType()
-        field.primitiveValue = value
-        return value
-    })
+    @Field.Virtual(
+        "customType",
+        customGetter: { (object: DynPortPerson, field) in
+            if let value = field.primitiveValue { return value }
+            let value = DynPortCustomType()
+            field.primitiveValue = value
+            return value
+        })
     var customField: DynPortCustomType
 
     @Field.Coded(
@@ -105,7 +112,8 @@ final class DynPortPerson: ManagedObject {
     @Field.Relationship("spouse") var spouse: DynPortPerson?
     @Field.Relationship("pets", inverse: \DynPortAnimal.$master) var pets: Set<DynPortAnimal>
     /// CoreStore names this `_spouseInverse`; a leading `_` is Strata's own.
-    @Field.Relationship("spouseInverse", inverse: \DynPortPerson.$spouse) var spouseInverse: DynPortPerson?
+    @Field.Relationship("spouseInverse", inverse: \DynPortPerson.$spouse) var spouseInverse:
+        DynPortPerson?
 
     private static func displayName(
         _ object: DynPortPerson, _ field: Field.Virtual<String?>.Proxy

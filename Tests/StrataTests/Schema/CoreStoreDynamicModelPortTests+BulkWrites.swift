@@ -44,10 +44,13 @@ struct CoreStoreDynamicModelPortBulkWriteTests {
             #expect(try tx.deleteAll(From<DynPortDog>().where(\.$nickname == "b")) == 1)
             // One object matched and changed: Cy; Di, whose key follows, is
             // not counted, as a partner of another entity would not be.
-            let unmarried = try tx.updateAll(From<DynPortPerson>().where(\.$name == "Cy"), .set(\.$spouse, to: nil))
+            let unmarried = try tx.updateAll(
+                From<DynPortPerson>().where(\.$name == "Cy"), .set(\.$spouse, to: nil))
             #expect(unmarried == 1)
             // Setting it again changes nothing, and counts nothing.
-            #expect(try tx.updateAll(From<DynPortPerson>().where(\.$name == "Cy"), .set(\.$spouse, to: nil)) == 0)
+            #expect(
+                try tx.updateAll(
+                    From<DynPortPerson>().where(\.$name == "Cy"), .set(\.$spouse, to: nil)) == 0)
             // Read in the transaction, after the bulk writes.
             let bob = try #require(tx.edit(ids.people[1]))
             #expect(bob.spouseInverse == nil)
@@ -71,7 +74,8 @@ struct CoreStoreDynamicModelPortBulkWriteTests {
             try reread.addStorageAndWait(makeStorage(kind, in: directory))
             let a = try #require(try reread.fetchOne(From<DynPortDog>().where(\.$nickname == "a")))
             #expect(a.friends.map(\.nickname) == ["c", "d"])
-            let bob = try #require(try reread.fetchOne(From<DynPortPerson>().where(\.$name == "Bob")))
+            let bob = try #require(
+                try reread.fetchOne(From<DynPortPerson>().where(\.$name == "Bob")))
             #expect(bob.spouseInverse == nil && bob.pets.map(\.objectID) == [ids.dogs[2].asAnimal])
         }
     }

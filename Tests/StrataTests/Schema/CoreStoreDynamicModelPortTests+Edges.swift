@@ -111,7 +111,9 @@ struct CoreStoreDynamicModelPortEdgeTests {
         dogs[0].friends = [dogs[1]]
         dogs[0].master = people[2]
         let changes = try #require(try tx.commitAndWait())
-        func fields(_ id: ObjectID<some ManagedObject>) -> Set<String> { changes.changedFields(of: id.erased) }
+        func fields(_ id: ObjectID<some ManagedObject>) -> Set<String> {
+            changes.changedFields(of: id.erased)
+        }
         #expect(fields(ids.people[0]) == ["spouse", "pets"])
         #expect(fields(ids.people[1]) == ["spouseInverse"])
         #expect(fields(ids.people[2]) == ["spouse", "pets"])
@@ -184,7 +186,8 @@ struct CoreStoreDynamicModelPortUndoTests {
         #expect(dogs[0].friends.map(\.nickname) == ["c", "b"])
         #expect(dogs[0].friendedBy.map(\.nickname) == ["b"])
         try tx.commitAndWait()
-        let committed = try #require(try stack.fetchOne(From<DynPortDog>().where(\.$nickname == "a")))
+        let committed = try #require(
+            try stack.fetchOne(From<DynPortDog>().where(\.$nickname == "a")))
         #expect(committed.friends.map(\.nickname) == ["c", "b"])
         #expect(try stack.fetchCount(From<DynPortPerson>().where(\.$spouse != nil)) == 1)
     }

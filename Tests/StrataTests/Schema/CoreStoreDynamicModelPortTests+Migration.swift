@@ -34,9 +34,12 @@ struct CoreStoreDynamicModelPortMigrationTests {
     @MainActor
     func aMigrationDrawsTheNewFieldsForEachExistingRow(_ kind: StoreKind) throws {
         let directory = TemporaryDirectory()
-        let v1 = Schema("V0", entities: [
-            Entity<DynPortV1Animal>("Animal"), Entity<DynPortV1Dog>("Dog"), Entity<DynPortV1Person>("Person"),
-        ])
+        let v1 = Schema(
+            "V0",
+            entities: [
+                Entity<DynPortV1Animal>("Animal"), Entity<DynPortV1Dog>("Dog"),
+                Entity<DynPortV1Person>("Person"),
+            ])
         do {
             let old = try makeStack(v1, kind, in: directory)
             try old.perform(synchronous: { tx in
@@ -51,7 +54,8 @@ struct CoreStoreDynamicModelPortMigrationTests {
                 tx.create(Into<DynPortV1Animal>()).species = "Sparrow"
             })
         }
-        let stack = DataStack(schemaHistory: SchemaHistory([v1, dynPortSchema()], chain: ["V0", "V1"]))
+        let stack = DataStack(
+            schemaHistory: SchemaHistory([v1, dynPortSchema()], chain: ["V0", "V1"]))
         try stack.addStorageAndWait(makeStorage(kind, in: directory))
 
         let dogs = try stack.fetchAll(From<DynPortDog>().orderBy(.ascending(\.$age)))
@@ -65,13 +69,16 @@ struct CoreStoreDynamicModelPortMigrationTests {
         let people = try stack.fetchAll(From<DynPortPerson>())
         #expect(people.count == 40)
         #expect(Set(people.map(\.job)).count > 1, "each person draws their own job")
-        #expect(people.allSatisfy { $0.spouse == nil && $0.spouseInverse == nil && $0.pets.count == 1 })
+        #expect(
+            people.allSatisfy { $0.spouse == nil && $0.spouseInverse == nil && $0.pets.count == 1 })
         #expect(try stack.fetchCount(From<DynPortAnimal>().where(\.$species == "Sparrow")) == 1)
 
         // What was drawn is stored: a second stack reads the same values.
         let again = DataStack(dynPortSchema())
         try again.addStorageAndWait(makeStorage(kind, in: directory))
-        #expect(try again.fetchAll(From<DynPortDog>().orderBy(.ascending(\.$age))).map(\.nickname) == dogs.map(\.nickname))
+        #expect(
+            try again.fetchAll(From<DynPortDog>().orderBy(.ascending(\.$age))).map(\.nickname)
+                == dogs.map(\.nickname))
         #expect(try again.fetchAll(From<DynPortPerson>()).map(\.job) == people.map(\.job))
     }
 }

@@ -29,7 +29,9 @@ struct CoreStoreDynamicModelPortRelationshipTests {
             bird.master = john
             #expect(john.pets == [dog, bird])
             #expect(dog.master === john && bird.master === john)
-            return (john: john.objectID, jane: jane.objectID, dog: dog.objectID, bird: bird.objectID)
+            return (
+                john: john.objectID, jane: jane.objectID, dog: dog.objectID, bird: bird.objectID
+            )
         })
         let john = try #require(try stack.fetchExisting(ids.john))
         let jane = try #require(try stack.fetchExisting(ids.jane))
@@ -142,9 +144,12 @@ struct CoreStoreDynamicModelPortRelationshipTests {
         try stack.perform(synchronous: { tx in tx.delete(ids[2]) })
         #expect(names(dogs[0].friends) == ["dog0", "dog3"])
         #expect(names(dogs[1].friends) == ["dog0"])
-        let refetched = try #require(try stack.fetchOne(From<DynPortDog>().where(\.$nickname == "dog0")))
+        let refetched = try #require(
+            try stack.fetchOne(From<DynPortDog>().where(\.$nickname == "dog0")))
         #expect(names(refetched.friends) == ["dog0", "dog3"])
-        #expect(try stack.fetchCount(From<DynPortDog>().where(.any(\.$friends, \.$nickname == "dog3"))) == 1)
+        #expect(
+            try stack.fetchCount(From<DynPortDog>().where(.any(\.$friends, \.$nickname == "dog3")))
+                == 1)
     }
 }
 

@@ -55,7 +55,9 @@ struct CoreStoreDynamicModelPortRepresentationTests {
             spot.nickname = "Spot"
             rex.master = john
             rex.friends = [spot, rex]
-            return (john: john.objectID, jane: jane.objectID, rex: rex.objectID, spot: spot.objectID)
+            return (
+                john: john.objectID, jane: jane.objectID, rex: rex.objectID, spot: spot.objectID
+            )
         })
         let animal = try #require(try stack.fetchOne(From<DynPortAnimal>().where(\.$master != nil)))
         #expect(animal is DynPortDog)
@@ -114,29 +116,49 @@ struct CoreStoreDynamicModelPortRepresentationTests {
         }
         #expect(try nicknames(From<DynPortDog>().where((\.$master ~ \.$name) == "John")) == ["Max"])
         #expect(try nicknames(From<DynPortDog>().where(\.$master != nil)) == ["Max", "Milo"])
-        #expect(try nicknames(From<DynPortDog>().where(.any(\.$friends, \.$nickname == "Spot"))) == ["Max", "Milo"])
-        #expect(try nicknames(From<DynPortDog>().where(Where<DynPortDog>.count(\.$friendedBy) >= 2)) == ["Spot"])
-        #expect(try nicknames(From<DynPortDog>().where(.any(\.$friendedBy, \.$nickname == "Max"))) == ["Milo", "Spot"])
-        #expect(try stack.fetchCount(From<DynPortAnimal>().where((\.$master ~ \.$name) == "John")) == 2)
+        #expect(
+            try nicknames(From<DynPortDog>().where(.any(\.$friends, \.$nickname == "Spot"))) == [
+                "Max", "Milo",
+            ])
+        #expect(
+            try nicknames(From<DynPortDog>().where(Where<DynPortDog>.count(\.$friendedBy) >= 2))
+                == ["Spot"])
+        #expect(
+            try nicknames(From<DynPortDog>().where(.any(\.$friendedBy, \.$nickname == "Max"))) == [
+                "Milo", "Spot",
+            ])
+        #expect(
+            try stack.fetchCount(From<DynPortAnimal>().where((\.$master ~ \.$name) == "John")) == 2)
 
         let john = try #require(try stack.fetchExisting(ids.john))
         let jane = try #require(try stack.fetchExisting(ids.jane))
-        #expect(try stack.fetchAll(From<DynPortPerson>().where(\.$spouse == john)).map(\.objectID) == [ids.jane])
-        #expect(try stack.fetchAll(From<DynPortPerson>().where(\.$spouseInverse == jane)).map(\.objectID) == [ids.john])
+        #expect(
+            try stack.fetchAll(From<DynPortPerson>().where(\.$spouse == john)).map(\.objectID) == [
+                ids.jane
+            ])
+        #expect(
+            try stack.fetchAll(From<DynPortPerson>().where(\.$spouseInverse == jane)).map(
+                \.objectID) == [ids.john])
         #expect(try stack.fetchAll(From<DynPortPerson>().where(\.$spouseInverse == john)).isEmpty)
-        #expect(try stack.fetchAll(From<DynPortPerson>().where((\.$spouseInverse ~ \.$name) == "Jane")).map(\.objectID) == [ids.john])
-        #expect(try stack.fetchCount(From<DynPortPerson>().where(Where<DynPortPerson>.count(\.$pets) == 2)) == 1)
+        #expect(
+            try stack.fetchAll(From<DynPortPerson>().where((\.$spouseInverse ~ \.$name) == "Jane"))
+                .map(\.objectID) == [ids.john])
+        #expect(
+            try stack.fetchCount(
+                From<DynPortPerson>().where(Where<DynPortPerson>.count(\.$pets) == 2)) == 1)
 
         let rows = try stack.queryAttributes(
             From<DynPortDog>().select(.attribute(\.$nickname), .count(\.$friends, as: "friends"))
                 .orderBy(.ascending(\.$nickname)))
-        #expect(rows == [
-            ["nickname": .text("Max"), "friends": .integer(2)],
-            ["nickname": .text("Milo"), "friends": .integer(1)],
-            ["nickname": .text("Spot"), "friends": .integer(0)],
-        ])
+        #expect(
+            rows == [
+                ["nickname": .text("Max"), "friends": .integer(2)],
+                ["nickname": .text("Milo"), "friends": .integer(1)],
+                ["nickname": .text("Spot"), "friends": .integer(0)],
+            ])
         let byMaster = try stack.fetchAll(
-            From<DynPortAnimal>().where(\.$master != nil).orderBy(.ascending(\.$master ~ \.$name), .ascending(\.$species)))
+            From<DynPortAnimal>().where(\.$master != nil).orderBy(
+                .ascending(\.$master ~ \.$name), .ascending(\.$species)))
         #expect(byMaster.map { $0.master?.name ?? "-" } == ["Jane", "John", "John"])
     }
 }

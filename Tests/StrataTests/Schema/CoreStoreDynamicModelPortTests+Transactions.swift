@@ -74,11 +74,25 @@ struct CoreStoreDynamicModelPortTransactionTests {
             // CoreStore's fetches that mix a base and a subentity's fields.
             // Strata's `&&` joins clauses of one entity, so the base entity's
             // clause goes in a clause list, where it refines the dog's fetch.
-            #expect(try tx.fetchAll(From<DynPortDog>(), Where<DynPortAnimal>(\.$species == "Dog"), Where<DynPortDog>(\.$age == 10)).isEmpty)
-            #expect(try tx.fetchAll(From<DynPortDog>(), Where<DynPortAnimal>(\.$species == "Dog"), Where<DynPortDog>(\.$age == 1)) == [dog])
-            #expect(try tx.fetchAll(From<DynPortDog>().where(\.$age == 1 && \.$species == "Dog").orderBy(.ascending(\.$species))) == [dog])
-            #expect(try tx.fetchAll(From<DynPortDog>(), Where<DynPortDog>(\.$age > 10 && \.$age <= 15)).isEmpty)
-            #expect(try tx.fetchAll(From<DynPortDog>(), Where<DynPortDog>(\.$age > 0 && \.$age <= 15)) == [dog])
+            #expect(
+                try tx.fetchAll(
+                    From<DynPortDog>(), Where<DynPortAnimal>(\.$species == "Dog"),
+                    Where<DynPortDog>(\.$age == 10)
+                ).isEmpty)
+            #expect(
+                try tx.fetchAll(
+                    From<DynPortDog>(), Where<DynPortAnimal>(\.$species == "Dog"),
+                    Where<DynPortDog>(\.$age == 1)) == [dog])
+            #expect(
+                try tx.fetchAll(
+                    From<DynPortDog>().where(\.$age == 1 && \.$species == "Dog").orderBy(
+                        .ascending(\.$species))) == [dog])
+            #expect(
+                try tx.fetchAll(From<DynPortDog>(), Where<DynPortDog>(\.$age > 10 && \.$age <= 15))
+                    .isEmpty)
+            #expect(
+                try tx.fetchAll(From<DynPortDog>(), Where<DynPortDog>(\.$age > 0 && \.$age <= 15))
+                    == [dog])
         }
     }
 
@@ -87,10 +101,16 @@ struct CoreStoreDynamicModelPortTransactionTests {
     /// path's, and the two are equal.
     @Test
     func keyPathClausesEqualTheFormatStringsTheyMean() {
-        #expect(Where<DynPortAnimal>(\.$species == "Sparrow") == Where<DynPortAnimal>("%K == %@", "species", "Sparrow"))
-        #expect(Where<DynPortDog>(\.$nickname == "Spot") == Where<DynPortDog>("%K == %@", "nickname", "Spot"))
+        #expect(
+            Where<DynPortAnimal>(\.$species == "Sparrow")
+                == Where<DynPortAnimal>("%K == %@", "species", "Sparrow"))
+        #expect(
+            Where<DynPortDog>(\.$nickname == "Spot")
+                == Where<DynPortDog>("%K == %@", "nickname", "Spot"))
         #expect(Where<DynPortDog>(\.$age == 10) == Where<DynPortDog>("%K == %d", "age", 10))
-        #expect(Where<DynPortDog>(\.$species == "Dog") == Where<DynPortDog>("%K == %@", "species", "Dog"))
+        #expect(
+            Where<DynPortDog>(\.$species == "Dog")
+                == Where<DynPortDog>("%K == %@", "species", "Dog"))
         #expect(Where<DynPortDog>(\.$age == 10) != Where<DynPortDog>("%K == %d", "age", 11))
     }
 
@@ -116,19 +136,41 @@ struct CoreStoreDynamicModelPortTransactionTests {
 
         let tenYearOldDogs = expected { $0.species == "Dog" && $0.age == 10 }
         #expect(tenYearOldDogs == [10])
-        #expect(ages(try stack.fetchAll(From<DynPortDog>(), Where<DynPortAnimal>(\.$species == "Dog"), Where<DynPortDog>(\.$age == 10))) == tenYearOldDogs)
-        #expect(ages(try stack.fetchAll(From<DynPortDog>().where(\.$age == 10 && \.$species == "Dog"))) == tenYearOldDogs)
-        #expect(ages(try stack.fetchAll(From<DynPortDog>(), Where<DynPortDog>("%K == %@ AND %K == %d", "species", "Dog", "age", 10))) == tenYearOldDogs)
+        #expect(
+            ages(
+                try stack.fetchAll(
+                    From<DynPortDog>(), Where<DynPortAnimal>(\.$species == "Dog"),
+                    Where<DynPortDog>(\.$age == 10))) == tenYearOldDogs)
+        #expect(
+            ages(try stack.fetchAll(From<DynPortDog>().where(\.$age == 10 && \.$species == "Dog")))
+                == tenYearOldDogs)
+        #expect(
+            ages(
+                try stack.fetchAll(
+                    From<DynPortDog>(),
+                    Where<DynPortDog>("%K == %@ AND %K == %d", "species", "Dog", "age", 10)))
+                == tenYearOldDogs)
 
         let middle = expected { $0.age > 10 && $0.age <= 15 }
         #expect(middle == [11, 12, 13, 14, 15])
-        #expect(ages(try stack.fetchAll(From<DynPortDog>(), Where<DynPortDog>(\.$age > 10 && \.$age <= 15))) == middle)
-        #expect(ages(try stack.fetchAll(From<DynPortDog>(), Where<DynPortDog>("age > %d AND age <= %d", 10, 15))) == middle)
+        #expect(
+            ages(
+                try stack.fetchAll(
+                    From<DynPortDog>(), Where<DynPortDog>(\.$age > 10 && \.$age <= 15))) == middle)
+        #expect(
+            ages(
+                try stack.fetchAll(
+                    From<DynPortDog>(), Where<DynPortDog>("age > %d AND age <= %d", 10, 15)))
+                == middle)
 
-        let wolvesFirst = try stack.fetchAll(From<DynPortDog>().where(\.$age >= 10).orderBy(.descending(\.$species), .ascending(\.$age)))
+        let wolvesFirst = try stack.fetchAll(
+            From<DynPortDog>().where(\.$age >= 10).orderBy(
+                .descending(\.$species), .ascending(\.$age)))
         #expect(wolvesFirst.map(\.age) == [12, 15, 18, 21, 10, 11, 13, 14, 16, 17, 19, 20, 22, 23])
 
-        #expect(try stack.queryValue(From<DynPortDog>().select(Int.self, .sum(\.$age))) == (0..<24).reduce(0, +))
+        #expect(
+            try stack.queryValue(From<DynPortDog>().select(Int.self, .sum(\.$age)))
+                == (0..<24).reduce(0, +))
         #expect(try stack.fetchCount(From<DynPortAnimal>().where(\.$species == "Dog")) == 17)
         #expect(try stack.fetchCount(From<DynPortDog>().where(\.$species == "Dog")) == 16)
     }
@@ -153,12 +195,15 @@ struct CoreStoreDynamicModelPortTransactionTests {
         let didSetObserver = dog.observe(\.$species, options: [.new, .old]) { object, change in
             #expect(object === dog)
             #expect(!change.isPrior)
-            didSet.append("\(change.oldValue ?? "-")->\(change.newValue ?? "-") now \(object.species)")
+            didSet.append(
+                "\(change.oldValue ?? "-")->\(change.newValue ?? "-") now \(object.species)")
         }
-        let willSetObserver = dog.observe(\.$species, options: [.new, .old, .prior]) { object, change in
+        let willSetObserver = dog.observe(\.$species, options: [.new, .old, .prior]) {
+            object, change in
             #expect(object === dog)
             willSet.append(
-                "\(change.isPrior ? "prior " : "")\(change.oldValue ?? "-")->\(change.newValue ?? "-") now \(object.species)")
+                "\(change.isPrior ? "prior " : "")\(change.oldValue ?? "-")->\(change.newValue ?? "-") now \(object.species)"
+            )
         }
         try stack.perform(synchronous: { tx in tx.edit(id)?.species = "Dog" })
         #expect(dog.species == "Dog")
@@ -173,6 +218,7 @@ struct CoreStoreDynamicModelPortTransactionTests {
             edited.nickname = "Spot"
         })
         #expect(dog.species == "Wolf" && dog.nickname == "Spot")
-        #expect(didSet.count == 1 && willSet.count == 2, "cancelled observations report nothing more")
+        #expect(
+            didSet.count == 1 && willSet.count == 2, "cancelled observations report nothing more")
     }
 }

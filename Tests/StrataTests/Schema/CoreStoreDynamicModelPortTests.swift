@@ -62,7 +62,10 @@ struct CoreStoreDynamicModelPortTests {
         #expect(
             kinds(DynPortDog.self)
                 == animal.merging(
-                    ["nickname": "stored", "age": "stored", "friends": "orderedToMany", "friendedBy": "toMany"],
+                    [
+                        "nickname": "stored", "age": "stored", "friends": "orderedToMany",
+                        "friendedBy": "toMany",
+                    ],
                     uniquingKeysWith: { $1 }))
         #expect(
             kinds(DynPortPerson.self)
@@ -70,7 +73,8 @@ struct CoreStoreDynamicModelPortTests {
                     "title": "stored", "name": "stored", "job": "coded", "spouse": "toOne",
                     "pets": "toMany", "spouseInverse": "toOne",
                 ])
-        #expect(Set(schema.entity(of: DynPortDog.self).fieldNames) == Set(kinds(DynPortDog.self).keys))
+        #expect(
+            Set(schema.entity(of: DynPortDog.self).fieldNames) == Set(kinds(DynPortDog.self).keys))
         let person = Set(schema.entity(of: DynPortPerson.self).fieldNames)
         #expect(person == Set(kinds(DynPortPerson.self).keys).union(["displayName", "customType"]))
     }
