@@ -71,13 +71,13 @@ final class RawStatement {
         try database.check(sqlite3_reset(handle))
     }
 
-    /// The text in column `index` of the current row, or `nil` for NULL: its
-    /// bytes and their count as SQLite gives them, decoded once (no `strlen`,
-    /// which `String(cString:)` would add).
+    /// The text in column `index` of the current row, or `nil` for NULL.
+    /// One call into SQLite a text: asking `sqlite3_column_bytes` for the
+    /// length as well cost more (a second column look-up and its checks on
+    /// the way in and out) than the `strlen` it saves (Docs/Performance.md).
     @inline(__always)
     func text(_ index: Int32) -> String? {
         guard let bytes = sqlite3_column_text(handle, index) else { return nil }
-        let count = Int(sqlite3_column_bytes(handle, index))
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        return String(cString: bytes)
     }
 }
