@@ -135,3 +135,26 @@ func dynPortSchema() -> Schema {
             Entity<DynPortPerson>("Person"),
         ])
 }
+
+/// The family the relationship queries and lists read: John with Max, Jane
+/// (John's wife) with Milo, Spot with no master; Max's friends Spot and
+/// Milo, Milo's friend Spot.
+func createDynPortFamily(
+    in tx: BaseDataTransaction
+) -> (john: DynPortPerson, jane: DynPortPerson, dogs: [DynPortDog]) {
+    let john = tx.create(Into<DynPortPerson>())
+    john.name = "John"
+    let jane = tx.create(Into<DynPortPerson>())
+    jane.name = "Jane"
+    jane.spouse = john
+    let dogs = ["Max", "Milo", "Spot"].map { name in
+        let dog = tx.create(Into<DynPortDog>())
+        dog.nickname = name
+        return dog
+    }
+    dogs[0].master = john
+    dogs[1].master = jane
+    dogs[0].friends = [dogs[2], dogs[1]]
+    dogs[1].friends = [dogs[2]]
+    return (john, jane, dogs)
+}

@@ -124,27 +124,13 @@ struct CoreStoreDynamicModelPortMonitorTests {
         }
     }
 
-    /// John with Max, Jane (John's wife) with Milo, Spot with no master;
-    /// Max's friends Spot and Milo, Milo's friend Spot.
+    /// The family of ``createDynPortFamily(in:)``.
     @MainActor
     private func seed(_ stack: DataStack) throws -> (
         john: ObjectID<DynPortPerson>, jane: ObjectID<DynPortPerson>
     ) {
         try stack.perform(synchronous: { tx in
-            let john = tx.create(Into<DynPortPerson>())
-            john.name = "John"
-            let jane = tx.create(Into<DynPortPerson>())
-            jane.name = "Jane"
-            jane.spouse = john
-            let dogs = ["Max", "Milo", "Spot"].map { name in
-                let dog = tx.create(Into<DynPortDog>())
-                dog.nickname = name
-                return dog
-            }
-            dogs[0].master = john
-            dogs[1].master = jane
-            dogs[0].friends = [dogs[2], dogs[1]]
-            dogs[1].friends = [dogs[2]]
+            let (john, jane, _) = createDynPortFamily(in: tx)
             return (john: john.objectID, jane: jane.objectID)
         })
     }

@@ -94,20 +94,7 @@ struct CoreStoreDynamicModelPortRepresentationTests {
         let directory = TemporaryDirectory()
         let stack = try makeStack(dynPortSchema(), kind, in: directory)
         let ids = try stack.perform(synchronous: { tx in
-            let john = tx.create(Into<DynPortPerson>())
-            john.name = "John"
-            let jane = tx.create(Into<DynPortPerson>())
-            jane.name = "Jane"
-            jane.spouse = john
-            let dogs = ["Max", "Milo", "Spot"].map { name in
-                let dog = tx.create(Into<DynPortDog>())
-                dog.nickname = name
-                return dog
-            }
-            dogs[0].master = john
-            dogs[1].master = jane
-            dogs[0].friends = [dogs[2], dogs[1]]
-            dogs[1].friends = [dogs[2]]
+            let (john, jane, _) = createDynPortFamily(in: tx)
             tx.create(Into<DynPortAnimal>()).master = john
             return (john: john.objectID, jane: jane.objectID)
         })
