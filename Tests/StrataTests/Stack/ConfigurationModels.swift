@@ -60,13 +60,14 @@ func configurationURL(_ configuration: String?, in directory: TemporaryDirectory
     directory.file("\(configuration ?? "Default").sqlite")
 }
 
-/// A stack of ``configurationSchema`` with a store of each of `configurations`
-/// added, in the order given.
+/// A stack of `schema` (by default ``configurationSchema``) with a store of
+/// each of `configurations` added, in the order given.
 @MainActor
 func makeConfigurationStack(
-    _ configurations: [String?], _ kind: StoreKind, in directory: TemporaryDirectory
+    _ configurations: [String?], _ kind: StoreKind, in directory: TemporaryDirectory,
+    schema: Schema = configurationSchema
 ) throws -> DataStack {
-    let stack = DataStack(configurationSchema)
+    let stack = DataStack(schema)
     for configuration in configurations {
         try stack.addStorageAndWait(configurationStorage(configuration, kind, in: directory))
     }

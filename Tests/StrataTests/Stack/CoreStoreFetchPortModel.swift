@@ -63,11 +63,7 @@ enum FetchPort {
     static func stack(
         _ configurations: [String?], _ kind: StoreKind, in directory: TemporaryDirectory
     ) throws -> DataStack {
-        let stack = DataStack(schema)
-        for configuration in configurations {
-            try stack.addStorageAndWait(configurationStorage(configuration, kind, in: directory))
-        }
-        return stack
+        try makeConfigurationStack(configurations, kind, in: directory, schema: schema)
     }
 
     /// The rows CoreStore's test data puts in stores of `configurations`:
