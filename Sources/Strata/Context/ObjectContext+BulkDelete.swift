@@ -59,6 +59,8 @@ extension ObjectContext {
                 }
                 for table in schema.linkTables { try connection.run("DELETE FROM \(SQL.quote(table.name))") }
                 forEachRegistered { object in if !object.isDeleted { storeDidDelete(object) } }
+                // Created and gone again: in no list of the commit.
+                retiredInserts.removeAll()
                 return total
             }
         }

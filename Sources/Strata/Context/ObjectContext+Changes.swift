@@ -2,7 +2,10 @@
 extension ObjectContext {
     /// A new object of `entity` with its default values and a fresh row ID.
     func create(_ entity: EntityDescription) throws -> ManagedObject {
-        try exclusively { try createObject(entity) }
+        try exclusively {
+            retireWrittenInsertsIfDue()
+            return try createObject(entity)
+        }
     }
 
     private func createObject(_ entity: EntityDescription) throws -> ManagedObject {
@@ -137,7 +140,7 @@ extension ObjectContext {
         try exclusively { try flushPending(forCommit: forCommit) }
     }
 
-    private func flushPending(forCommit: Bool) throws {
+    func flushPending(forCommit: Bool) throws {
         if let deferredError { throw deferredError }
         guard kind == .transaction, !pendingObjects.isEmpty else { return }
         let connection = try writeConnection()
@@ -347,6 +350,7 @@ extension ObjectContext {
     /// that only lost or gained a to-many member through the other side
     /// included (read from the store first, as the commit reads them).
     func changedObjects(_ change: ObjectChange) throws -> [ManagedObject] {
+        if change == .inserted { try readRetiredInserts() }
         if change == .updated, !relationshipChanges.isEmpty {
             var rowIDs: [Int: [Int64]] = [:]
             for key in relationshipChanges.keys { rowIDs[key.table, default: []].append(key.rowID) }
@@ -375,8 +379,9 @@ extension ObjectContext {
     var hasChanges: Bool {
         func isOwnInsert(_ table: Int, _ rowID: Int64) -> Bool {
             registered(schema.entities[table], rowID)?.isInserted == true
+                || isRetiredInsert(table: table, rowID: rowID)
         }
-        return registeredObjects.contains { $0.hasChanges }
+        return registeredObjects.contains { $0.hasChanges } || hasUnreadRetiredInserts
             || relationshipChanges.keys.contains { !isOwnInsert($0.table, $0.rowID) }
             || !bulkChanges.cleared.isEmpty
             || bulkChanges.deleted.contains { table, rowIDs in rowIDs.contains { !isOwnInsert(table, $0) } }

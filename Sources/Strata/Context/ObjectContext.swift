@@ -48,6 +48,14 @@ final class ObjectContext {
     var denyChecks: [DenyCheck] = []
     /// What bulk writes changed without objects (see `ObjectContext+BulkWrites`).
     var bulkChanges = BulkChanges()
+    /// Per entity index, the rows of objects the transaction created and let
+    /// go of once written (see `ObjectContext+Retiring`).
+    var retiredInserts: [Int: RowIDRanges] = [:]
+    /// How many objects may be pending before a create writes them and lets
+    /// go of the created ones nobody else holds.
+    var insertRetirementThreshold = ObjectContext.defaultInsertRetirementThreshold
+    /// Set when a flush for retiring failed: the transaction retires no more.
+    var insertRetirementSuspended = false
     /// The commit generation the last fetch's rows reflect (main context),
     /// not that of a read the merge it set off made.
     var lastReadGeneration: UInt64 = 0
@@ -460,6 +468,7 @@ final class ObjectContext {
             } while try fetched.count < maxRows && statement.step()
             return fetched
         }
+        if !retiredInserts.isEmpty { markRetiredInserts(fetched) }
         // Every row of the entity is an object of its class, `Object`, or of a
         // subentity's, a subclass: the array can be reinterpreted without a
         // cast per element.

@@ -145,6 +145,8 @@ extension ObjectContext {
         }
         for object in removed { unregister(object) }
         pendingObjects.removeAll()
+        retiredInserts.removeAll()
+        insertRetirementSuspended = false
         relationshipChanges.removeAll()
         denyChecks.removeAll()
         bulkChanges = BulkChanges()
@@ -193,6 +195,8 @@ extension ObjectContext {
                 }
             }
         }
+        // Before anything below registers objects: those would stand for no row here.
+        for (index, rowIDs) in unreadRetiredInserts() { byEntity[index].insertedUnread = rowIDs }
         for (index, updates) in updated.enumerated() where !updates.isEmpty {
             byEntity[index].updated = Dictionary(updates, uniquingKeysWith: { _, last in last })
         }
@@ -222,16 +226,22 @@ extension ObjectContext {
         for (entity, deleted, updated, cleared) in try bulkChangesByEntity(bulk) {
             var entityChanges = changes[entity.name] ?? .init()
             entityChanges.cleared = cleared
-            for rowID in deleted where registered(entity, rowID) == nil {
+            // A row the transaction created (a retired insert) was never
+            // seen outside it: deleted, it is in no list; changed, it is
+            // listed as inserted, with whatever values it ends with.
+            let retired = retiredInserts[entity.index]
+            for rowID in deleted where registered(entity, rowID) == nil && retired?.contains(rowID) != true {
                 entityChanges.deleted.insert(rowID)
             }
             // The rows no object stands for go as they are (sharing their
             // sets of field names); the others join their object's update.
-            let held = updated.filter { deleted.contains($0.key) || registered(entity, $0.key) != nil }
+            let held = updated.filter {
+                deleted.contains($0.key) || registered(entity, $0.key) != nil || retired?.contains($0.key) == true
+            }
             var unread = held.isEmpty ? updated : updated.filter { held[$0.key] == nil }
             for (rowID, fields) in held where !deleted.contains(rowID) {
-                let object = registered(entity, rowID)!
-                guard !object.isInserted, !object.isDeleted else { continue }
+                guard let object = registered(entity, rowID), !object.isInserted, !object.isDeleted
+                else { continue }
                 entityChanges.updated[rowID, default: ChangeSet.Update(values: object.values, changedFields: [])]
                     .changedFields.formUnion(fields)
             }
