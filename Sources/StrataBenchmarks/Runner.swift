@@ -17,8 +17,8 @@ struct RunnerSettings {
 /// Every round runs both sides once, the side that goes first alternating
 /// from round to round, so that a change in the machine's load — or in the
 /// allocator's state, which one side's run leaves to the other's — meets
-/// both alike. Each run's peak resident memory above what the process held
-/// when it started is recorded too.
+/// both alike. Each run's peak resident memory is recorded too: how far it
+/// rose above what the process held when the run started, and the peak itself.
 @MainActor
 struct Runner {
     let settings: RunnerSettings
@@ -63,12 +63,13 @@ struct Runner {
         let cpuStart = processCPUTime() + finishedChildrenCPUTime()
         let elapsed = try clock.measure { result = try run.body() }
         let cpu = processCPUTime() + finishedChildrenCPUTime() - cpuStart
-        let peakGrowth = max(0, ResidentMemory.peak - residentBefore)
+        let peak = ResidentMemory.peak
         try run.finish()
         // Let main-actor work queued by the run (e.g. Strata's merge task)
         // finish, so the next run starts from a quiet state.
         await Task.yield()
-        return Measurement(elapsed: elapsed, cpu: cpu, peakGrowth: peakGrowth, checksum: result)
+        return Measurement(
+            elapsed: elapsed, cpu: cpu, peakGrowth: max(0, peak - residentBefore), peak: peak, checksum: result)
     }
 }
 
@@ -84,6 +85,8 @@ private struct Measurement {
     let cpu: Duration
     /// How far the resident memory rose above its size at the start of the run, in bytes.
     let peakGrowth: Int
+    /// The largest resident size during the run, in bytes.
+    let peak: Int
     let checksum: Int
 }
 
@@ -92,12 +95,15 @@ struct Timings {
     var times: [Duration] = []
     var cpuTimes: [Duration] = []
     var peakGrowths: [Int] = []
+    var peaks: [Int] = []
     var checksum: Int?
 
     var best: Duration { times.min() ?? .zero }
     var medianMilliseconds: Double { median(times.map(\.milliseconds)) }
     /// The largest rise of resident memory over the timed runs, in bytes.
     var peakGrowth: Int { peakGrowths.max() ?? 0 }
+    /// The largest resident size over the timed runs, in bytes.
+    var peak: Int { peaks.max() ?? 0 }
 
     fileprivate mutating func add(_ run: Measurement, timed: Bool) throws {
         if let checksum, checksum != run.checksum {
@@ -108,6 +114,7 @@ struct Timings {
         times.append(run.elapsed)
         cpuTimes.append(run.cpu)
         peakGrowths.append(run.peakGrowth)
+        peaks.append(run.peak)
     }
 }
 
@@ -124,17 +131,18 @@ struct ScenarioResult {
     /// How many times slower Strata's best run is than raw SQLite's.
     var ratio: Double { strata.best.milliseconds / raw.best.milliseconds }
 
-    /// `insert 100k (one transaction)   strata 123.4 ms (med 130.0)   raw 56.7 ms (med 60.1)   best 2.18x   median 2.16x (cpu 2.20x)   peak +40.1 MB / +12.0 MB`
+    /// `insert 100k (one transaction)   strata 123.4 ms (med 130.0)   raw 56.7 ms (med 60.1)   best 2.18x   median 2.16x (cpu 2.20x)   peak +40.1 MB / +12.0 MB (RSS 75.3 / 47.2 MB)`
     var line: String {
         let name = self.name.padding(toLength: 32, withPad: " ", startingAt: 0)
         func side(_ timings: Timings) -> String {
             "\(format(timings.best.milliseconds, 1)) ms (med \(format(timings.medianMilliseconds, 1)))"
         }
-        func megabytes(_ bytes: Int) -> String { "+\(format(Double(bytes) / 1_048_576, 1)) MB" }
+        func megabytes(_ bytes: Int) -> String { "\(format(Double(bytes) / 1_048_576, 1)) MB" }
         return "\(name)\(labels.first) \(side(strata))   \(labels.second) \(side(raw))   "
             + "best \(format(ratio, 2))x   "
             + "median \(format(medianRatios.elapsed, 2))x (cpu \(format(medianRatios.cpu, 2))x)   "
-            + "peak \(megabytes(strata.peakGrowth)) / \(megabytes(raw.peakGrowth))"
+            + "peak +\(megabytes(strata.peakGrowth)) / +\(megabytes(raw.peakGrowth)) "
+            + "(RSS \(megabytes(strata.peak)) / \(megabytes(raw.peak)))"
             + (Self.showsCPU ? "   cpu med \(cpu(strata)) / \(cpu(raw)) ms" : "")
     }
 
