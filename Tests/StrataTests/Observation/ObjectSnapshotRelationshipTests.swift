@@ -146,7 +146,9 @@ struct ObjectSnapshotRelationshipTests {
                     publishers[index].snapshot == snapshot, "\(context): the publisher's snapshot")
                 kept.append((round, snapshot, fresh))
             }
-            for old in kept {
+            // Every fifth round and the last: each kept snapshot is read after
+            // many commits either way, at a fraction of the quadratic cost.
+            for old in kept where round % 5 == 4 {
                 #expect(
                     OwnerRelations(old.snapshot) == old.relations,
                     "\(kind), seed \(seed): a snapshot of round \(old.round) read in round \(round)"
