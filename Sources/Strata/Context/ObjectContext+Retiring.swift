@@ -20,8 +20,9 @@
 ///   writer's rows; a row a bulk write deleted again is in no list;
 /// - a rollback forgets the note with the rows.
 ///
-/// Not in a transaction with an undo history (its records hold the objects)
-/// or over several stores (a cross-store commit's recorder lists objects).
+/// Not in a transaction with an undo history (its records hold the objects),
+/// nor in a stack of several stores, whose commits (`CrossStoreCommit`) this
+/// was neither tested nor measured with.
 /// A flush here that fails (a unique clash, an invalid value) is not thrown:
 /// the objects stay pending, retiring stops for the transaction, and the
 /// failure comes where it came before, at the next read or the commit.
