@@ -24,6 +24,10 @@ final class ObjectContext {
     /// A transaction's look at the store as last committed (see `committedConnection`).
     private var committedReader: Connection?
     private let objects: IdentityMap
+    /// The schema's entities by index, unretained (`schema` keeps them), so
+    /// that an object, which keeps its entity's index, finds the entity
+    /// with no retain and release (see ``ManagedObject/withMembership(_:)``).
+    private let entityTable: UnsafeMutableBufferPointer<Unmanaged<EntityDescription>>
 
     // Transaction state.
     var writer: Connection?
@@ -132,10 +136,10 @@ final class ObjectContext {
     /// on the way, so that borrowing the object's context and entity
     /// (`Unmanaged`) costs no retain.
     @inline(__always)
-    func resolvedSlot(ofFieldAt keyPath: AnyKeyPath, in entity: EntityDescription) -> Int? {
+    func resolvedSlot(ofFieldAt keyPath: AnyKeyPath, inEntityAt entityIndex: Int) -> Int? {
         let id = ObjectIdentifier(keyPath)
         return fieldSlots.withUnsafeBufferPointer { tables in
-            tables[entity.index].withUnsafeBufferPointer { table in
+            tables[entityIndex].withUnsafeBufferPointer { table in
                 table.first { $0.keyPath == id }?.slot
             }
         }
@@ -194,6 +198,8 @@ final class ObjectContext {
         self.store = store
         self.reader = reader
         let count = schema.entities.count
+        entityTable = .allocate(capacity: count)
+        _ = entityTable.initialize(from: schema.entities.lazy.map { Unmanaged.passUnretained($0) })
         self.objects = IdentityMap(entityCount: count, ownership: kind == .main ? .unretained : .strong)
         self.fieldSlots = Array(repeating: [], count: count)
         self.relationships = Array(repeating: [:], count: count)
@@ -206,6 +212,26 @@ final class ObjectContext {
         // read-only connection cannot do.
         reader?.close()
         committedReader?.close()
+        entityTable.deallocate()
+    }
+
+    /// Whether `entity` is one of the context's schema's (a schema
+    /// restricted to a configuration has entities of its own).
+    func holds(_ entity: EntityDescription) -> Bool {
+        entity.index < entityTable.count
+            && entityTable[entity.index].takeUnretainedValue() === entity
+    }
+
+    /// The entity at `index` in the context's schema.
+    func entity(at index: Int) -> EntityDescription {
+        entityTable[index].takeUnretainedValue()
+    }
+
+    /// Calls `body` with the entity at `index` in the context's schema,
+    /// borrowed without a retain.
+    @inline(__always)
+    func withEntity<Result>(at index: Int, _ body: (EntityDescription) -> Result) -> Result {
+        entityTable[index]._withUnsafeGuaranteedRef(body)
     }
 
     // MARK: Connections

@@ -6,9 +6,9 @@ extension ManagedObject {
     @usableFromInline
     final func storedValue(forField keyPath: AnyKeyPath) -> StoredValue? {
         guard invalidValues == nil else { return nil }
-        let slot = withMembership { context, entity in
-            context.resolvedSlot(ofFieldAt: keyPath, in: entity)
-                ?? context.resolveSlot(ofFieldAt: keyPath, in: entity)
+        let slot = withContextAndEntityIndex { context, entityIndex in
+            context.resolvedSlot(ofFieldAt: keyPath, inEntityAt: entityIndex)
+                ?? context.resolveSlot(ofFieldAt: keyPath, in: context.entity(at: entityIndex))
         }
         guard let slot, slot != ObjectContext.slotOfCustomAccessors else { return nil }
         return value(at: slot)
@@ -22,7 +22,7 @@ extension ManagedObject {
     final func assignStoredValue(_ value: StoredValue, forField keyPath: AnyKeyPath) -> Bool {
         guard invalidValues == nil, !value.isNaN else { return false }
         return withMembership { context, entity in
-            let slot = context.resolvedSlot(ofFieldAt: keyPath, in: entity)
+            let slot = context.resolvedSlot(ofFieldAt: keyPath, inEntityAt: entity.index)
                 ?? context.resolveSlot(ofFieldAt: keyPath, in: entity)
             if slot == ObjectContext.slotOfCustomAccessors { return false }
             if context.isReadOnly || !context.isOpen || isDeleted {

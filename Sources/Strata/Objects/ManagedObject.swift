@@ -24,7 +24,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Makes the object a member of `context`, with values of its own.
     final func attach(to context: ObjectContext, entity: EntityDescription, rowID: Int64) {
         setOwner(Unmanaged.passUnretained(context).toOpaque(), readsFromBatch: false)
-        entityReference = Unmanaged.passUnretained(entity)
+        setEntity(entity, of: context)
         self.rowID = rowID
     }
 
@@ -34,14 +34,26 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         toRow row: Int, in batch: RowBatch, entity: EntityDescription, rowID: Int64
     ) {
         setOwner(Unmanaged.passUnretained(batch).toOpaque(), readsFromBatch: true)
-        batchRow = UInt16(truncatingIfNeeded: row)
-        entityReference = Unmanaged.passUnretained(entity)
+        batchRow = row
+        setEntity(entity, of: batch.context)
         self.rowID = rowID
+    }
+
+    /// Records `entity` by its index in `context`'s schema.
+    @inline(__always)
+    private final func setEntity(_ entity: EntityDescription, of context: ObjectContext) {
+        #if STRATA_CHECKED
+        checkInvariant(
+            context.holds(entity),
+            "\(entity.name) is not entity \(entity.index) of its context's schema")
+        #endif
+        entityIndex = UInt16(truncatingIfNeeded: entity.index)
     }
 
     deinit {
         withMembership { context, entity in context.objectWillDeinitialize(self, entity) }
         releaseOwner()
+        heldChanges?.release()
     }
 
     // MARK: State kept by the owning context
@@ -50,8 +62,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // than a field read itself; only the owning context's code touches it, and
     // never with overlapping accesses (the checked build checks that). Every
     // object of a fetch carries this state, so it is kept compact: an object
-    // of four fields is 104 bytes, a 112-byte heap block (one more word would
-    // take it to 128). The context is not stored: the owner leads to it.
+    // of four fields is 88 bytes, a 96-byte heap block (one more word would
+    // take it to 112). The context is not stored: the owner leads to it; nor
+    // is the entity: its index in the context's schema is, beside the flags.
 
     /// What keeps the owning context alive as long as the object, held by
     /// hand (so that reading it costs no retain and release): the row batch
@@ -63,13 +76,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked)
     #endif
     private final var owner: UnsafeMutableRawPointer?
-    /// The object's entity, unretained: the context keeps the schema that owns it.
-    /// Unmanaged rather than `unowned(unsafe)`, whose every read the compiler
-    /// may turn into a retain and a release: see ``withMembership(_:)``.
-    #if !STRATA_CHECKED
-    @exclusivity(unchecked)
-    #endif
-    private final var entityReference: Unmanaged<EntityDescription>?
 
     /// Holds `newOwner` and lets go of the previous owner.
     private final func setOwner(_ newOwner: UnsafeMutableRawPointer, readsFromBatch: Bool) {
@@ -106,7 +112,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The owning context; `nil` for a detached object.
     final var context: ObjectContext? { contextReference?.takeUnretainedValue() }
     /// The object's entity; `nil` for a detached object.
-    final var entity: EntityDescription? { entityReference?.takeUnretainedValue() }
+    final var entity: EntityDescription? { withMembership { _, entity in entity } }
 
     /// Calls `body` with the owning context and the entity, borrowed without
     /// a retain; `nil` for a detached object. For the paths run per field
@@ -115,10 +121,22 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final func withMembership<Result>(
         _ body: (ObjectContext, EntityDescription) -> Result
     ) -> Result? {
-        guard let contextReference, let entityReference else { return nil }
+        guard let contextReference else { return nil }
         return contextReference._withUnsafeGuaranteedRef { context in
-            entityReference._withUnsafeGuaranteedRef { entity in body(context, entity) }
+            context.withEntity(at: Int(entityIndex)) { entity in body(context, entity) }
         }
+    }
+
+    /// Calls `body` with the owning context, borrowed without a retain, and
+    /// the entity's index in its schema; `nil` for a detached object. For
+    /// the field accessors, which look a slot up by the index.
+    @inline(__always)
+    final func withContextAndEntityIndex<Result>(
+        _ body: (ObjectContext, Int) -> Result
+    ) -> Result? {
+        guard let contextReference else { return nil }
+        let entityIndex = Int(entityIndex)
+        return contextReference._withUnsafeGuaranteedRef { context in body(context, entityIndex) }
     }
 
     final var rowID: Int64 = 0
@@ -144,7 +162,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         get {
             guard let batch else { return ownValues }
             let (row, isReadOnly) = batch._withUnsafeGuaranteedRef { batch in
-                (batch.row(Int(batchRow)), batch.context.isReadOnly)
+                (batch.row(batchRow), batch.context.isReadOnly)
             }
             if isReadOnly { return row }
             leaveBatch()
@@ -156,7 +174,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             ownValues = newValue
         }
         _modify {
-            if let batch { ownValues = batch._withUnsafeGuaranteedRef { $0.row(Int(batchRow)) } }
+            if let batch { ownValues = batch._withUnsafeGuaranteedRef { $0.row(batchRow) } }
             leaveBatch()
             yield &ownValues
         }
@@ -183,18 +201,50 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The value in one slot, without copying the row.
     @inline(__always)
     final func value(at slot: Int) -> StoredValue {
-        if let batch { return batch._withUnsafeGuaranteedRef { $0.value(row: Int(batchRow), slot: slot) } }
+        if let batch { return batch._withUnsafeGuaranteedRef { $0.value(row: batchRow, slot: slot) } }
         return ownValues[slot]
     }
 
-    /// The commit generation the values were read at (main context).
-    final var generation: UInt64 = 0
-    /// What only an object changed in a transaction needs; `nil` until then,
-    /// so that the objects of a fetch are smaller.
+    /// In the main context, the commit generation the object's values were
+    /// read at; in a transaction, once the object has changed, its
+    /// ``PendingChanges``, retained (`holdsChanges` says which). One word for
+    /// both, since a main-context object never changes and a transaction's
+    /// objects have no use for a generation: a fetched object stays a
+    /// 96-byte heap block.
     #if !STRATA_CHECKED
     @exclusivity(unchecked)
     #endif
-    private final var changes: PendingChanges?
+    private final var extra: UInt64 = 0
+
+    /// The changes `extra` holds, unretained; `nil` when it holds a generation.
+    @inline(__always)
+    private final var heldChanges: Unmanaged<PendingChanges>? {
+        guard holdsChanges else { return nil }
+        return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: UInt(extra)).unsafelyUnwrapped)
+    }
+
+    /// The commit generation the values were read at (main context); 0 for
+    /// an object its transaction changed, where it is not kept.
+    final var generation: UInt64 {
+        @inline(__always) get { holdsChanges ? 0 : extra }
+        set { if !holdsChanges { extra = newValue } }
+    }
+
+    /// What only an object changed in a transaction needs; `nil` until then,
+    /// so that the objects of a fetch are smaller.
+    private final var changes: PendingChanges? {
+        @inline(__always) get { heldChanges?.takeUnretainedValue() }
+        set {
+            let old = heldChanges
+            if let newValue {
+                extra = UInt64(UInt(bitPattern: Unmanaged.passRetained(newValue).toOpaque()))
+            } else {
+                extra = 0
+            }
+            holdsChanges = newValue != nil
+            old?.release()
+        }
+    }
 
     /// The values when the enclosing transaction first changed the object.
     final var baseline: ContiguousArray<StoredValue>? {
@@ -237,18 +287,26 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         }
     }
 
-    /// The object's row in `batch` (a batch holds at most 1,024).
+    /// The object's slot in its context's identity map, or -1.
+    final var identitySlot: Int32 = -1
+    /// The object's entity: its index in the context's schema (see
+    /// ``ObjectContext/entity(at:)``); a schema has at most 65,536 entities.
     #if !STRATA_CHECKED
     @exclusivity(unchecked)
     #endif
-    private final var batchRow: UInt16 = 0
-    /// The flags below, in one byte.
+    private final var entityIndex: UInt16 = 0
+    /// The flags below in the low bits, the object's row in `batch` above
+    /// them (see ``ObjectFlags``).
     #if !STRATA_CHECKED
     @exclusivity(unchecked)
     #endif
     private final var flags = ObjectFlags.written
-    /// The object's slot in its context's identity map, or -1.
-    final var identitySlot: Int32 = -1
+
+    /// The object's row in `batch` (a batch holds at most 1,024).
+    private final var batchRow: Int {
+        @inline(__always) get { flags.batchRow }
+        set { flags.batchRow = newValue }
+    }
 
     /// Whether `owner` is the row batch the object reads its values from.
     private final var readsFromBatch: Bool {
@@ -266,6 +324,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var isDeleted: Bool {
         @inline(__always) get { flags.contains(.deleted) }
         set { flags.set(.deleted, newValue) }
+    }
+    /// Whether `extra` holds the object's ``PendingChanges``.
+    private final var holdsChanges: Bool {
+        @inline(__always) get { flags.contains(.holdsChanges) }
+        set { flags.set(.holdsChanges, newValue) }
     }
 
     // MARK: Identity
@@ -334,14 +397,28 @@ final class PendingChanges {
     var isEmpty: Bool { baseline == nil && flushed == nil && invalidValues == nil }
 }
 
-/// A ``ManagedObject``'s flags, packed into one byte.
+/// A ``ManagedObject``'s flags in the low ``flagBits`` bits of 16, its row
+/// in its row batch in the bits above them (a batch holds at most 1,024
+/// rows: ten bits).
 struct ObjectFlags: OptionSet {
-    let rawValue: UInt8
+    var rawValue: UInt16
 
     static let readsFromBatch = ObjectFlags(rawValue: 1)
     static let inserted = ObjectFlags(rawValue: 2)
     static let written = ObjectFlags(rawValue: 4)
     static let deleted = ObjectFlags(rawValue: 8)
+    static let holdsChanges = ObjectFlags(rawValue: 16)
+
+    private static let flagBits: UInt16 = 6
+
+    /// The object's row in its batch.
+    var batchRow: Int {
+        @inline(__always) get { Int(rawValue >> Self.flagBits) }
+        set {
+            let row = UInt16(truncatingIfNeeded: newValue) << Self.flagBits
+            rawValue = rawValue & (1 << Self.flagBits - 1) | row
+        }
+    }
 
     @inline(__always)
     mutating func set(_ flag: ObjectFlags, _ isOn: Bool) {

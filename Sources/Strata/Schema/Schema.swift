@@ -34,6 +34,10 @@ public struct Schema: Sendable {
     /// hashing it (every `create` asks).
     private let entityTypes: [ObjectIdentifier]
 
+    /// How many entities a schema can have: an object keeps its entity's
+    /// index in 16 bits.
+    static let maximumEntityCount = 1 << 16
+
     /// Creates the schema `version` with the given entities.
     ///
     /// `versionLock` pins the version to its fingerprint once it has shipped:
@@ -70,6 +74,11 @@ public struct Schema: Sendable {
         }
         if configuration == nil { problems += Self.configurationProblems(built.entities, declarations: entities) }
         problems += Self.nameClashes(built.entities, linkTables: built.linkTables)
+        if built.entities.count > Self.maximumEntityCount {
+            let reason =
+                "\(built.entities.count) entities, more than the \(Self.maximumEntityCount) a schema can have"
+            problems.append(.invalidSchema(entity: nil, field: nil, reason: reason))
+        }
         self.problems = problems
         self.entitiesByName = Dictionary(
             built.entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })

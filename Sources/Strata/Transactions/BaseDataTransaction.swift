@@ -74,7 +74,14 @@ public class BaseDataTransaction {
     ) -> Object {
         context.deferredError = context.deferredError ?? context.translated(error)
         let object = Object()
-        object.attach(to: context, entity: entity, rowID: 0)
+        // An entity no store of the transaction holds is none of the
+        // context's: the stand-in gets a context of the whole schema, never
+        // committed, of its own.
+        let home =
+            context.holds(entity)
+            ? context
+            : ObjectContext(kind: .transaction, schema: contexts.schema, store: context.store)
+        object.attach(to: home, entity: entity, rowID: 0)
         object.values = entity.defaultValues
         // A stand-in the caller may fill in without trapping; it is never
         // written, because the deferred error fails the commit first.
