@@ -473,6 +473,7 @@ final class ObjectContext {
             let tree = entity.sharesTable ? TreeRows(entity, schema: schema) : nil
             repeat {
                 if !batch.hasRoom {
+                    batch.finish()
                     // The next rows likely need as many text and blob bytes as the
                     // last batch took; up to 1 MB, so that one batch of long texts
                     // does not make every later one reserve as much.
@@ -492,6 +493,7 @@ final class ObjectContext {
                         batch: batch))
                 }
             } while try fetched.count < maxRows && statement.step()
+            batch.finish()
             return fetched
         }
         if !retiredInserts.isEmpty { markRetiredInserts(fetched) }

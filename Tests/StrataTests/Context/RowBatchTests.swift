@@ -249,4 +249,65 @@ struct RowBatchTests {
         }
         #expect(try stack.fetchCount(From<BatchRow>()) == 3_000)
     }
+
+    /// Random rows of every storage class, the boundaries of each encoding
+    /// among them (each integer width, a short text or blob and a long one),
+    /// appended to a batch from an SQLite statement and read back one value
+    /// at a time, in any order, and whole: the same values.
+    @Test @MainActor
+    func everyEncodingReadsBackWhatWasAppended() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(batchSchema, .inMemory, in: directory)
+        let context = try stack.main().context
+        let connection = try Connection(path: ":memory:", readOnly: false)
+        defer { connection.close() }
+        var rng = SplitMix64.random()
+        let edges: [Int64] = [
+            0, 1, -1, 127, 128, -128, -129, 32_767, 32_768, -32_768, -32_769,
+            2_147_483_647, 2_147_483_648, -2_147_483_648, -2_147_483_649, .max, .min,
+        ]
+        let lengths = [0, 1, 118, 119, 120, 126, 127, 128, 129, 300, 70_000]
+        func randomValue() -> StoredValue {
+            switch rng.next() % 5 {
+            case 0: return .null
+            case 1:
+                let integer = rng.next() % 2 == 0
+                    ? edges[Int(rng.next() % UInt64(edges.count))] : Int64(bitPattern: rng.next()) >> (rng.next() % 64)
+                return .integer(integer)
+            case 2: return .real([0.5, -0.0, .infinity, 1e300, Double(bitPattern: rng.next() >> 2)][Int(rng.next() % 5)])
+            case 3:
+                let length = lengths[Int(rng.next() % UInt64(lengths.count))]
+                return .text(String((0..<length).map { _ in "aé🎉\u{0}z".randomElement(using: &rng)! }))
+            default:
+                let length = lengths[Int(rng.next() % UInt64(lengths.count))]
+                return .blob(rng.bytes(length))
+            }
+        }
+        for round in 0..<20 {
+            let columns = 1 + Int(rng.next() % 9)
+            let rows = 1 + Int(rng.next() % 60)
+            let statement = try connection.statement(
+                "SELECT 0, " + (1...columns).map { _ in "?" }.joined(separator: ", "))
+            let batch = RowBatch(columns: columns, rows: rows, byteCapacity: Int(rng.next() % 200), context: context)
+            var appended: [ContiguousArray<StoredValue>] = []
+            for _ in 0..<rows {
+                let values = ContiguousArray((0..<columns).map { _ in randomValue() })
+                try statement.bind(Array(values))
+                #expect(try statement.step())
+                #expect(batch.append(statement) == appended.count)
+                statement.reset()
+                appended.append(values)
+            }
+            if rng.next() % 2 == 0 { batch.finish() }
+            #expect(!batch.hasRoom || rows < RowBatch.capacity)
+            batch.checkInvariants()
+            for (row, values) in appended.enumerated().shuffled(using: &rng) {
+                #expect(batch.row(row).isIdentical(to: values), "seed \(rng.seed), round \(round), row \(row)")
+                for slot in (0..<columns).shuffled(using: &rng) {
+                    let read = batch.value(row: row, slot: slot)
+                    #expect(read.isIdentical(to: values[slot]), "seed \(rng.seed), round \(round): \(read) for \(values[slot])")
+                }
+            }
+        }
+    }
 }
