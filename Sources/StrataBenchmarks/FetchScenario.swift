@@ -23,17 +23,17 @@ extension Scenario {
         let database = try Fixtures.rawDatabase(at: workspace.newFile("raw-fetch"))
         try Fixtures.rawInsert(records, into: database)
 
-        return fetchingAll(name: "fetch all \(countLabel(records.count))", from: stack) {
+        return try fetchingAll(name: "fetch all \(countLabel(records.count))", from: stack) {
             try rawFetchAll(database)
         }
     }
 
     /// Strata's `stack.fetchAll(From<Bench>())` against `rawFetchAll`, each
     /// followed by the same sum over every field (the fetch-all scenarios of
-    /// both engines).
+    /// both engines), and the bytes each side's result holds an object.
     static func fetchingAll(
         name: String, from stack: DataStack, raw rawFetchAll: @escaping () throws -> [RawBenchRow]
-    ) -> Scenario {
+    ) throws -> Scenario {
         Scenario(
             name: name,
             strata: Side {
@@ -45,7 +45,10 @@ extension Scenario {
                 Run(body: {
                     try rawFetchAll().reduce(0, addingFields)
                 })
-            })
+            },
+            held: HeldResults(
+                count: try stack.fetchCount(From<Bench>()),
+                strata: { try stack.fetchAll(From<Bench>()) }, raw: { try rawFetchAll() }))
     }
 }
 

@@ -24,7 +24,7 @@ extension Scenario {
         }
         let select = try connection.prepare(RawPostgreSQLSchema.selectAll)
 
-        return fetchingAll(name: "pg fetch all \(countLabel(records.count))", from: stack) {
+        return try fetchingAll(name: "pg fetch all \(countLabel(records.count))", from: stack) {
             try rawFetchAll(select)
         }
     }

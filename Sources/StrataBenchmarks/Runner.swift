@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// How many times each side runs.
@@ -50,7 +51,20 @@ struct Runner {
         }
         return ScenarioResult(
             name: scenario.name, labels: scenario.labels, strata: strata, raw: raw,
-            medianRatios: (medianRatio(strata.times, raw.times), medianRatio(strata.cpuTimes, raw.cpuTimes)))
+            medianRatios: (medianRatio(strata.times, raw.times), medianRatio(strata.cpuTimes, raw.cpuTimes)),
+            heldPerObject: try scenario.held.map { held in
+                (try heldBytes(held.strata) / held.count, try heldBytes(held.raw) / held.count)
+            })
+    }
+
+    /// The heap bytes (glibc's count of bytes handed out and not given
+    /// back) that what `make` returns holds while it is kept.
+    private func heldBytes(_ make: () throws -> Any) throws -> Int {
+        let before = strata_heap_in_use()
+        let result = try make()
+        let after = strata_heap_in_use()
+        withExtendedLifetime(result) {}
+        return after - before
     }
 
     /// One run of `side`: its time, the process's CPU time, its peak memory, and its checksum.
@@ -127,6 +141,8 @@ struct ScenarioResult {
     let raw: Timings
     /// The medians of the rounds' ratios, in elapsed time and in CPU time.
     let medianRatios: (elapsed: Double, cpu: Double)
+    /// The heap bytes each side's result held per object (``Scenario/held``).
+    let heldPerObject: (strata: Int, raw: Int)?
 
     /// How many times slower Strata's best run is than raw SQLite's.
     var ratio: Double { strata.best.milliseconds / raw.best.milliseconds }
@@ -143,6 +159,7 @@ struct ScenarioResult {
             + "median \(format(medianRatios.elapsed, 2))x (cpu \(format(medianRatios.cpu, 2))x)   "
             + "peak +\(megabytes(strata.peakGrowth)) / +\(megabytes(raw.peakGrowth)) "
             + "(RSS \(megabytes(strata.peak)) / \(megabytes(raw.peak)))"
+            + (heldPerObject.map { "   held \($0.strata) / \($0.raw) B an object" } ?? "")
             + (Self.showsCPU ? "   cpu med \(cpu(strata)) / \(cpu(raw)) ms" : "")
     }
 

@@ -14,6 +14,18 @@ struct Scenario {
     /// What the result line calls the two sides: Strata and raw SQLite,
     /// unless the scenario compares two other things.
     var labels = (first: "strata", second: "raw")
+    /// For a scenario whose sides make objects (rows) that the caller
+    /// keeps, the same work once more on each side after the timed rounds,
+    /// untimed, returning what it made: the line then says how many heap
+    /// bytes each side's result held, per one of its `count` objects.
+    var held: HeldResults? = nil
+}
+
+/// What ``Scenario/held`` runs: each side's work, its result returned to be held.
+struct HeldResults {
+    let count: Int
+    let strata: () throws -> Any
+    let raw: () throws -> Any
 }
 
 /// One side of a scenario. `prepare` runs untimed before every run and
