@@ -15,16 +15,37 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// The SQLite kinds only.
-    static let sqlite: [StoreKind] = [.inMemory, .file]
+    static var sqlite: [StoreKind] { enabled([.inMemory, .file]) }
 
     /// Every kind, PostgreSQL left out when `STRATA_POSTGRESQL=off` (the
     /// PostgreSQL-only suites then show as skipped, saying so).
     static var allCases: [StoreKind] { enabled([.inMemory, .file, .postgreSQL]) }
 
-    /// `kinds` without PostgreSQL when its suites are turned off.
+    /// `kinds` without PostgreSQL when its suites are turned off, and only
+    /// those `STRATA_TEST_STORE_KINDS` names (say `file,postgreSQL`) when it
+    /// is set; when it names none of `kinds`, the first of them, so that no
+    /// test is left with nothing to run.
     static func enabled(_ kinds: [StoreKind]) -> [StoreKind] {
-        PostgreSQLServer.isEnabled ? kinds : kinds.filter { $0 != .postgreSQL }
+        let available = PostgreSQLServer.isEnabled ? kinds : kinds.filter { $0 != .postgreSQL }
+        guard let selected else { return available }
+        let kept = available.filter(selected.contains)
+        return kept.isEmpty ? Array(available.prefix(1)) : kept
     }
+
+    /// The kinds `STRATA_TEST_STORE_KINDS` names, if it is set. `.ci/run`'s
+    /// thread sanitizer stage leaves the in-memory kind out: its suites run
+    /// on the file and PostgreSQL kinds there, and on every kind in the
+    /// plain and checked runs.
+    private static let selected: Set<StoreKind>? = {
+        guard let names = ProcessInfo.processInfo.environment["STRATA_TEST_STORE_KINDS"] else { return nil }
+        let kinds = names.split(separator: ",").map { name -> StoreKind in
+            guard let kind = StoreKind(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                fatalError("STRATA_TEST_STORE_KINDS names \(name): use inMemory, file or postgreSQL")
+            }
+            return kind
+        }
+        return Set(kinds)
+    }()
 }
 
 /// A unique folder under the temporary directory, removed with everything in it on deinit.
