@@ -147,7 +147,9 @@ final class RowBatch {
     /// The value in `slot` of row `row`, decoded.
     @inline(__always)
     func value(row: Int, slot: Int) -> StoredValue {
-        checkUsage(row >= 0 && row < count && slot >= 0 && slot < columns, "Strata: a row batch was read past its rows")
+        checkUsage(
+            row >= 0 && row < count && slot >= 0 && slot < columns,
+            "Strata: a row batch was read past its rows")
         let record = UnsafeRawPointer(bytes + Int(rowStarts[row]))
         var value = record + columns
         for earlier in 0..<slot {
@@ -333,7 +335,8 @@ final class RowBatch {
         let shortLimit = Int(isText ? Code.shortBlob - Code.shortText : UInt8.max - Code.shortBlob + 1)
         if length < shortLimit {
             reserve(length)
-            setCode((isText ? Code.shortText : Code.shortBlob) + UInt8(truncatingIfNeeded: length), column: column)
+            let code = (isText ? Code.shortText : Code.shortBlob) + UInt8(truncatingIfNeeded: length)
+            setCode(code, column: column)
         } else {
             reserve(4 + length)
             (bytes + byteCount).storeBytes(of: UInt32(truncatingIfNeeded: length), as: UInt32.self)
@@ -368,7 +371,9 @@ final class RowBatch {
 
     /// `realloc`, which stops the program when memory runs out, as Swift's
     /// own allocations do.
-    private static func reallocate(_ block: UnsafeMutableRawPointer?, byteCount: Int) -> UnsafeMutableRawPointer {
+    private static func reallocate(
+        _ block: UnsafeMutableRawPointer?, byteCount: Int
+    ) -> UnsafeMutableRawPointer {
         guard let block = realloc(block, byteCount) else {
             fatalError("Strata: out of memory for a row batch of \(byteCount) bytes")
         }
@@ -405,7 +410,9 @@ final class RowBatch {
         }
         let next = row + 1 < count ? Int(rowStarts[row + 1]) : byteCount
         checkInvariant(end == next, "row \(row)'s values end at \(end), the next record starts at \(next)")
-        checkInvariant(row == 0 ? start == 0 : start > Int(rowStarts[row - 1]), "row \(row) starts at \(start)")
+        // A row of no values (an entity without attributes) takes no bytes.
+        checkInvariant(
+            row == 0 ? start == 0 : start >= Int(rowStarts[row - 1]), "row \(row) starts at \(start)")
     }
     #endif
 }

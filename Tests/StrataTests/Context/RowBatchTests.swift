@@ -271,10 +271,11 @@ struct RowBatchTests {
             switch rng.next() % 5 {
             case 0: return .null
             case 1:
-                let integer = rng.next() % 2 == 0
-                    ? edges[Int(rng.next() % UInt64(edges.count))] : Int64(bitPattern: rng.next()) >> (rng.next() % 64)
-                return .integer(integer)
-            case 2: return .real([0.5, -0.0, .infinity, 1e300, Double(bitPattern: rng.next() >> 2)][Int(rng.next() % 5)])
+                if rng.next() % 2 == 0 { return .integer(edges[Int(rng.next() % UInt64(edges.count))]) }
+                return .integer(Int64(bitPattern: rng.next()) >> (rng.next() % 64))
+            case 2:
+                let reals = [0.5, -0.0, .infinity, 1e300, Double(bitPattern: rng.next() >> 2)]
+                return .real(reals[Int(rng.next() % 5)])
             case 3:
                 let length = lengths[Int(rng.next() % UInt64(lengths.count))]
                 return .text(String((0..<length).map { _ in "aé🎉\u{0}z".randomElement(using: &rng)! }))
@@ -284,11 +285,12 @@ struct RowBatchTests {
             }
         }
         for round in 0..<20 {
-            let columns = 1 + Int(rng.next() % 9)
+            let columns = Int(rng.next() % 9)  // none, an entity without attributes, too
             let rows = 1 + Int(rng.next() % 60)
             let statement = try connection.statement(
-                "SELECT 0, " + (1...columns).map { _ in "?" }.joined(separator: ", "))
-            let batch = RowBatch(columns: columns, rows: rows, byteCapacity: Int(rng.next() % 200), context: context)
+                "SELECT " + (["0"] + Array(repeating: "?", count: columns)).joined(separator: ", "))
+            let batch = RowBatch(
+                columns: columns, rows: rows, byteCapacity: Int(rng.next() % 200), context: context)
             var appended: [ContiguousArray<StoredValue>] = []
             for _ in 0..<rows {
                 let values = ContiguousArray((0..<columns).map { _ in randomValue() })
@@ -302,10 +304,11 @@ struct RowBatchTests {
             #expect(!batch.hasRoom || rows < RowBatch.capacity)
             batch.checkInvariants()
             for (row, values) in appended.enumerated().shuffled(using: &rng) {
-                #expect(batch.row(row).isIdentical(to: values), "seed \(rng.seed), round \(round), row \(row)")
+                let label = "seed \(rng.seed), round \(round), row \(row)"
+                #expect(batch.row(row).isIdentical(to: values), "\(label)")
                 for slot in (0..<columns).shuffled(using: &rng) {
                     let read = batch.value(row: row, slot: slot)
-                    #expect(read.isIdentical(to: values[slot]), "seed \(rng.seed), round \(round): \(read) for \(values[slot])")
+                    #expect(read.isIdentical(to: values[slot]), "\(label): \(read) for \(values[slot])")
                 }
             }
         }
