@@ -218,8 +218,7 @@ final class ObjectContext {
     /// Whether `entity` is one of the context's schema's (a schema
     /// restricted to a configuration has entities of its own).
     func holds(_ entity: EntityDescription) -> Bool {
-        entity.index < entityTable.count
-            && entityTable[entity.index].takeUnretainedValue() === entity
+        entity.index < entityTable.count && self.entity(at: entity.index) === entity
     }
 
     /// The entity at `index` in the context's schema.

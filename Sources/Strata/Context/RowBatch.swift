@@ -35,10 +35,12 @@ final class RowBatch {
         /// A text or blob too long for a short code: a `UInt32` length, then the bytes.
         static let longText: UInt8 = 6
         static let longBlob: UInt8 = 7
-        /// A text of 0 to 119 bytes: `shortText + length`, then the bytes.
+        /// A text of fewer than ``shortTextLimit`` bytes: `shortText + length`, then the bytes.
         static let shortText: UInt8 = 8
-        /// A blob of 0 to 127 bytes: `shortBlob + length`, then the bytes.
+        /// A blob of fewer than ``shortBlobLimit`` bytes: `shortBlob + length`, then the bytes.
         static let shortBlob: UInt8 = 128
+        static let shortTextLimit = Int(shortBlob - shortText)  // 120
+        static let shortBlobLimit = Int(UInt8.max - shortBlob) + 1  // 128
     }
 
     let columns: Int
@@ -332,8 +334,7 @@ final class RowBatch {
     @inline(__always)
     private func appendBytes(_ source: UnsafeRawBufferPointer, isText: Bool, column: Int) {
         let length = source.count
-        let shortLimit = Int(isText ? Code.shortBlob - Code.shortText : UInt8.max - Code.shortBlob + 1)
-        if length < shortLimit {
+        if length < (isText ? Code.shortTextLimit : Code.shortBlobLimit) {
             reserve(length)
             let code = (isText ? Code.shortText : Code.shortBlob) + UInt8(truncatingIfNeeded: length)
             setCode(code, column: column)
