@@ -41,13 +41,24 @@ struct IdentityMap {
     func removeAll() {
         for table in tables { table.removeAll() }
     }
+
+    /// Lets each table's direct array start at its first live row, or at the
+    /// next row ID the transaction gives out (`nextRowIDs`, by table; 0 when
+    /// not known): after a transaction retired the objects it created (see
+    /// `ObjectContext+Retiring`).
+    func trimDirectHeads(nextRowIDs: [Int64]) {
+        for (table, next) in zip(tables, nextRowIDs) { table.trimDirectHead(nextRowID: next) }
+    }
 }
 
 /// The objects of one entity in one context.
 ///
 /// Objects sit in the slots of a slab; row IDs map to slots through a direct
 /// array while row IDs are dense (the usual case: SQLite hands them out in
-/// order), and through a dictionary past that. A transaction's table retains
+/// order), and through a dictionary past that. The direct array covers the
+/// row IDs from `directBase` on, 0 until a transaction lets go of the objects
+/// it created and moves it to the first row still held (`trimDirectHead`),
+/// so that the rows it creates next stay in the array. A transaction's table retains
 /// its objects. The main context's must not keep objects alive, and weak
 /// references would give every object a side table and slow each retain, so
 /// there `ManagedObject.deinit` empties the object's slot (an array write).
@@ -68,11 +79,17 @@ final class EntityObjectTable {
     @exclusivity(unchecked)
     #endif
     private var freeSlots: [Int] = []
-    /// Slot + 1 per row ID below `direct.count`; 0 for none.
+    /// Slot + 1 per row ID from `directBase` on, below `directBase +
+    /// direct.count`; 0 for none.
     #if !STRATA_CHECKED
     @exclusivity(unchecked)
     #endif
     private var direct: [Int32] = []
+    /// The row ID of `direct[0]`; never negative.
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
+    private var directBase: Int64 = 0
     #if !STRATA_CHECKED
     @exclusivity(unchecked)
     #endif
@@ -96,9 +113,17 @@ final class EntityObjectTable {
         removeAll()
     }
 
+    /// The index of `rowID` in the direct array, when the array covers it.
+    @inline(__always)
+    private func directIndex(_ rowID: Int64) -> Int? {
+        // Wrapping: a row ID far below the base wraps to a huge difference.
+        let index = rowID &- directBase
+        return index >= 0 && index < Int64(direct.count) ? Int(index) : nil
+    }
+
     private func slot(of rowID: Int64) -> Int? {
-        if rowID >= 0, rowID < Int64(direct.count) {
-            let entry = direct[Int(rowID)]
+        if let index = directIndex(rowID) {
+            let entry = direct[index]
             // Never in the overflow too: `setSlot` files covered row IDs here,
             // and `growDirect` moves them in when the array grows over them.
             return entry == 0 ? nil : Int(entry) - 1
@@ -112,8 +137,8 @@ final class EntityObjectTable {
         // A row ID the direct array covers must be stored there, where
         // `slot(of:)` looks first, even when the array has since grown past
         // what the live objects alone would justify.
-        if rowID >= 0, rowID < Int64(direct.count) {
-            direct[Int(rowID)] = Int32(slot + 1)
+        if let index = directIndex(rowID) {
+            direct[index] = Int32(slot + 1)
         } else {
             setSlotBeyondDirect(slot, for: rowID)
         }
@@ -128,11 +153,42 @@ final class EntityObjectTable {
         // transaction, cost more than a small transaction's own fetch.
         let floor = ownership == .unretained || liveCount >= 64 ? 1 << 16 : 0
         let limit = Int64(max(floor, 4 * (liveCount + 1)))
-        if rowID >= 0, rowID < limit {
-            if rowID >= Int64(direct.count) { growDirect(to: min(Int(limit), max(Int(rowID) + 1, direct.count * 2))) }
-            direct[Int(rowID)] = Int32(slot + 1)
+        let index = rowID &- directBase
+        if index >= 0, index < limit {
+            if index >= Int64(direct.count) {
+                growDirect(to: min(Int(limit), max(Int(index) + 1, direct.count * 2)))
+            }
+            direct[Int(index)] = Int32(slot + 1)
         } else {
             overflow[rowID] = slot
+        }
+    }
+
+    /// Drops the direct array's empty entries before its first live one and
+    /// moves its base up to there; when less than one entry in 16 is live
+    /// and `nextRowID` (the next row ID the transaction gives out) is known,
+    /// moves those few to the overflow and starts the array afresh at
+    /// `nextRowID`. Called after a transaction retired the objects it
+    /// created: their rows leave the array nearly empty, and without this the
+    /// rows created next, past its limit of a few entries per live object,
+    /// would all go to the overflow (or stay there behind one object someone
+    /// still holds). A row below the new base that is registered again goes
+    /// to the overflow. The overflow's row IDs whose objects are gone go too.
+    func trimDirectHead(nextRowID: Int64) {
+        if !overflow.isEmpty { sweepOverflow() }
+        let live = direct.reduce(0) { $1 == 0 ? $0 : $0 + 1 }
+        if live * 16 < direct.count, nextRowID > directBase {
+            var end = directBase
+            for (index, entry) in direct.enumerated() where entry != 0 {
+                overflow[directBase + Int64(index)] = Int(entry) - 1
+                end = directBase + Int64(index) + 1
+            }
+            // Past every row just moved, so that none is both here and there.
+            directBase = max(nextRowID, end)
+            direct.removeAll(keepingCapacity: true)
+        } else if let firstLive = direct.firstIndex(where: { $0 != 0 }), firstLive > 0 {
+            direct.removeFirst(firstLive)
+            directBase += Int64(firstLive)
         }
     }
 
@@ -143,22 +199,29 @@ final class EntityObjectTable {
         let oldCount = direct.count
         direct.append(contentsOf: repeatElement(0, count: size - oldCount))
         guard !overflow.isEmpty else { return }
+        // The new range's row IDs.
+        let start = directBase + Int64(oldCount), end = directBase + Int64(size)
         // Whichever is smaller: the new range, or the overflow (the array can
         // grow a few entries at a time while the overflow holds thousands).
         if size - oldCount <= overflow.count {
-            for rowID in oldCount..<size {
-                if let slot = overflow.removeValue(forKey: Int64(rowID)) { direct[rowID] = Int32(slot + 1) }
+            for rowID in start..<end {
+                if let slot = overflow.removeValue(forKey: rowID) {
+                    direct[Int(rowID - directBase)] = Int32(slot + 1)
+                }
             }
         } else {
-            for (rowID, slot) in overflow where rowID >= Int64(oldCount) && rowID < Int64(size) {
-                direct[Int(rowID)] = Int32(slot + 1)
+            for (rowID, slot) in overflow where rowID >= start && rowID < end {
+                direct[Int(rowID - directBase)] = Int32(slot + 1)
             }
-            overflow = overflow.filter { $0.key < Int64(oldCount) || $0.key >= Int64(size) }
+            overflow = overflow.filter { $0.key < start || $0.key >= end }
         }
     }
 
     /// How many objects the table holds.
     var count: Int { liveCount }
+
+    /// How many row IDs the overflow holds (for tests: the rows the direct array missed).
+    var overflowCount: Int { overflow.count }
 
     func object(_ rowID: Int64) -> ManagedObject? {
         guard let slot = slot(of: rowID), let entry = slab[slot] else { return nil }
@@ -221,10 +284,8 @@ final class EntityObjectTable {
         // Forget the row ID too: left pointing at the slot, a later look-up of
         // the row would read whichever object reuses the slot (a cache miss per
         // row when a fetch repeats one whose objects are gone).
-        let rowID = object.rowID
-        if rowID >= 0, rowID < Int64(direct.count),
-           direct[Int(rowID)] == Int32(truncatingIfNeeded: slot + 1) {
-            direct[Int(rowID)] = 0
+        if let index = directIndex(object.rowID), direct[index] == Int32(truncatingIfNeeded: slot + 1) {
+            direct[index] = 0
         }
         object.identitySlot = -1
         liveCount -= 1
@@ -248,6 +309,7 @@ final class EntityObjectTable {
         slab = []
         freeSlots = []
         direct = []
+        directBase = 0
         overflow = [:]
         liveCount = 0
         for entry in entries {
@@ -304,8 +366,7 @@ final class EntityObjectTable {
             checkInvariant(
                 slot >= 0 && slot < slab.count, "the overflow names no slot for row \(rowID)")
             checkInvariant(
-                rowID < 0 || rowID >= Int64(direct.count),
-                "row \(rowID) is in the overflow and the direct array")
+                directIndex(rowID) == nil, "row \(rowID) is in the overflow and the direct array")
         }
     }
     #endif

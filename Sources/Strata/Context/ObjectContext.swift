@@ -364,7 +364,16 @@ final class ObjectContext {
     }
 
     func unregister(_ object: ManagedObject) {
-        objects.remove(object, object.entity!)
+        let unregistered: Void? = object.withMembership { _, entity in
+            objects.remove(object, entity)
+        }
+        if unregistered == nil { misuse("Strata: a detached object cannot be unregistered.") }
+    }
+
+    /// After unregistering many objects of the rows a transaction created
+    /// last: see ``IdentityMap/trimDirectHeads()``.
+    func trimIdentityMap() {
+        objects.trimDirectHeads(nextRowIDs: nextRowIDs)
     }
 
     /// Called by `ManagedObject.deinit`: drops the main context's entry for the object.

@@ -65,6 +65,8 @@ struct IdentityMapTests {
         // Fewer again: the limit shrinks below rows the direct array covers.
         removeSome(keeping: 5)
         check("after most were removed")
+        table.trimDirectHead(nextRowID: random.next() % 2 == 0 ? 0 : 400_000)
+        check("after the direct array's empty head was dropped")
         for _ in 0..<3_000 { insert(Int64(random.next() % 400_000)) }
         check("rows inserted after the limit shrank")
         removeSome(keeping: 0)
@@ -114,6 +116,52 @@ struct IdentityMapTests {
             Issue.record("row \(object.rowID) is not found as its object")
         }
         #expect(table.object(64_000) == nil)
+    }
+
+    /// What a large transaction does (`ObjectContext+Retiring`): it creates
+    /// rows in order, lets go of most of them, and the direct array drops
+    /// its empty head; rows created after stay out of the overflow, and the
+    /// rows let go of that are read again (below the new start) are found.
+    @Test(arguments: [UInt64(4), 5, 6])
+    func rowsCreatedAfterObjectsAreLetGoStayInTheDirectArray(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        let table = EntityObjectTable(ownership: .strong)
+        var live: [Int64: ManagedObject] = [:]
+        var nextRowID: Int64 = 1
+        for round in 0..<10 {
+            let created = Int64(10_000 + random.next() % 10_000)
+            for _ in 0..<created {
+                let object = Self.object(nextRowID)
+                table.insert(object)
+                live[nextRowID] = object
+                nextRowID += 1
+            }
+            // Past 65,536 with a few hundred live, the array's limit, these
+            // went to the overflow before the head was dropped.
+            #expect(table.overflowCount < 1_000, "seed \(seed), round \(round)")
+            // Let go of all but a few (the objects someone else still holds).
+            for (rowID, object) in live where random.next() % 100 >= 2 {
+                table.remove(object)
+                live[rowID] = nil
+            }
+            table.trimDirectHead(nextRowID: nextRowID)
+            // Some rows let go of are read again, as new objects.
+            for _ in 0..<(random.next() % 50) {
+                let rowID = Int64(1 + random.next() % UInt64(nextRowID - 1))
+                guard live[rowID] == nil else { continue }
+                let object = Self.object(rowID)
+                table.insert(object)
+                live[rowID] = object
+            }
+            table.checkInvariants()
+            for (rowID, object) in live where table.object(rowID) !== object {
+                Issue.record("seed \(seed), round \(round): row \(rowID) is not found as its object")
+                return
+            }
+            #expect(table.object(nextRowID) == nil)
+            #expect(table.count == live.count)
+        }
+        #expect(nextRowID > 100_000)
     }
 
     @Test func forgetsARemovedObject() {
