@@ -68,7 +68,9 @@ extension ObjectContext {
                 current!.rows.insert(candidates[index].rowID)
             }
         }
-        if let current { retiredInserts[current.entity] = current.rows }
+        // Nothing to trim when every object is held (an import returns its objects).
+        guard let current else { return }
+        retiredInserts[current.entity] = current.rows
         trimIdentityMap()
     }
 
