@@ -239,8 +239,10 @@ extension ObjectContext {
     private func writeInsertRun(_ run: inout [ManagedObject], _ connection: Connection) throws {
         guard let entity = run.first?.entity else { return }
         if run.count > 1, run.count == entity.rowsPerInsert {
-            try connection.statement(entity.insertRowsSQL)
-                .execute(rows: run.lazy.map { (values: $0.values, rowID: $0.rowID) })
+            try run.withUnsafeBufferPointer { objects in
+                try connection.statement(entity.insertRowsSQL)
+                    .execute(parameters: InsertRunParameters(objects, width: entity.attributes.count))
+            }
             for object in run { object.isWritten = true }
         } else {
             let statement = try connection.statement(entity.insertSQL)
@@ -250,6 +252,32 @@ extension ObjectContext {
             }
         }
         run.removeAll(keepingCapacity: true)
+    }
+
+    /// The values of a run of created objects, each row's followed by its
+    /// row ID, read from each object in place: an array of values taken per
+    /// row was a retain and a release of it, and of the object, per row.
+    /// The caller keeps `objects` alive, and the objects their values.
+    private struct InsertRunParameters: IteratorProtocol {
+        let objects: UnsafeBufferPointer<ManagedObject>
+        let width: Int
+        var row = 0, slot = 0
+
+        init(_ objects: UnsafeBufferPointer<ManagedObject>, width: Int) {
+            self.objects = objects
+            self.width = width
+        }
+
+        mutating func next() -> StoredValue? {
+            guard row < objects.count else { return nil }
+            let slot = self.slot
+            if slot < width {
+                self.slot += 1
+                return Unmanaged.passUnretained(objects[row])._withUnsafeGuaranteedRef { $0.value(at: slot) }
+            }
+            defer { row += 1; self.slot = 0 }
+            return .integer(Unmanaged.passUnretained(objects[row])._withUnsafeGuaranteedRef { $0.rowID })
+        }
     }
 
     /// Updates the changed columns of written objects. Unique columns that

@@ -99,18 +99,11 @@ final class Statement: ColumnReader {
         try execute(parameters: RowParameters(values.makeIterator(), rowID: rowID))
     }
 
-    /// Runs an insert of several rows (`VALUES (…), (…)`), binding each row's
-    /// values and then its row ID, row after row, as ``execute(_:rowID:)``
-    /// binds one.
-    func execute(
-        rows: consuming some Sequence<(values: ContiguousArray<StoredValue>, rowID: Int64)>
-    ) throws {
-        try execute(parameters: RowsParameters(rows.makeIterator()))
-    }
-
-    /// Binds every value `parameters` yields, from parameter 1 on, and steps
-    /// to the end.
-    private func execute(parameters: consuming some IteratorProtocol<StoredValue>) throws {
+    /// Binds every value `parameters` yields, from parameter 1 on, in place
+    /// as ``execute(_:rowID:)`` does, and steps to the end: an insert of
+    /// several rows (`VALUES (…), (…)`) takes each row's values and then its
+    /// row ID, row after row.
+    func execute(parameters: consuming some IteratorProtocol<StoredValue>) throws {
         var remaining = parameters
         if let server {
             server.reset()
@@ -335,19 +328,3 @@ private struct RowParameters<Values: IteratorProtocol<StoredValue>>: IteratorPro
     }
 }
 
-/// Rows' values, each row's followed by its row ID, as one run of parameters.
-private struct RowsParameters<Rows: IteratorProtocol>: IteratorProtocol
-where Rows.Element == (values: ContiguousArray<StoredValue>, rowID: Int64) {
-    var rows: Rows
-    var row: RowParameters<ContiguousArray<StoredValue>.Iterator>?
-
-    init(_ rows: Rows) { self.rows = rows }
-
-    mutating func next() -> StoredValue? {
-        while true {
-            if let value = row?.next() { return value }
-            guard let (values, rowID) = rows.next() else { return nil }
-            row = RowParameters(values.makeIterator(), rowID: rowID)
-        }
-    }
-}
