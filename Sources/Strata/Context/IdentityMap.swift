@@ -56,10 +56,10 @@ struct IdentityMap {
 /// Objects sit in the slots of a slab; row IDs map to slots through a direct
 /// array while row IDs are dense (the usual case: SQLite hands them out in
 /// order), and through a dictionary past that. The direct array covers the
-/// row IDs from `directBase` on, 0 until a transaction lets go of the objects
-/// it created and moves it to the first row still held (`trimDirectHead`),
-/// so that the rows it creates next stay in the array. A transaction's table retains
-/// its objects. The main context's must not keep objects alive, and weak
+/// row IDs from `directBase` on: 0 until a transaction lets go of the objects
+/// it created and moves it past them (`trimDirectHead`), so that the rows it
+/// creates next stay in the array. A transaction's table retains its
+/// objects. The main context's must not keep objects alive, and weak
 /// references would give every object a side table and slow each retain, so
 /// there `ManagedObject.deinit` empties the object's slot (an array write).
 /// A row ID whose slot was emptied, or reused by another row, reads as absent.

@@ -371,7 +371,7 @@ final class ObjectContext {
     }
 
     /// After unregistering many objects of the rows a transaction created
-    /// last: see ``IdentityMap/trimDirectHeads()``.
+    /// last: see ``IdentityMap/trimDirectHeads(nextRowIDs:)``.
     func trimIdentityMap() {
         objects.trimDirectHeads(nextRowIDs: nextRowIDs)
     }
