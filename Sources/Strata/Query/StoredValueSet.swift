@@ -33,6 +33,13 @@ struct StoredValueSet: Sendable {
         containsNull ? values.filter { !$0.isNull } : values
     }
 
+    /// The values that are not NULL, each once (the first of those SQL
+    /// finds equal), in the order given.
+    var distinctNonNullValues: [StoredValue] {
+        var seen = Set<Key>(minimumCapacity: values.count)
+        return values.filter { value in Key(value).map { seen.insert($0).inserted } ?? false }
+    }
+
     /// Whether `value` equals one of the values (NULL: whether NULL is one of them).
     func contains(_ value: StoredValue) -> Bool {
         guard let key = Key(value) else { return containsNull }

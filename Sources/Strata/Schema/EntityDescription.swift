@@ -95,6 +95,9 @@ final class EntityDescription: Sendable {
     let fieldNames: [String]
     /// `_pk, "a", "b", ...`: the columns a materialized object reads.
     let selectList: String
+    /// The same columns of the row at alias `t0` (`t0._pk, t0."a", ...`),
+    /// for a statement that reads another table beside it.
+    let qualifiedSelectList: String
     /// The statement that inserts one object: its values, then its row ID.
     let insertSQL: String
     /// How many objects ``insertRowsSQL`` inserts: up to 64, and no more
@@ -205,10 +208,10 @@ final class EntityDescription: Sendable {
         self.insertRowsSQL = insertInto
             + Array(repeating: row, count: rowsPerInsert).joined(separator: ", ")
         self.selectRowSQL = "SELECT \(selectList) FROM \(quotedTable) WHERE _pk = ?"
-        let qualifiedList = (["t._pk"] + columns.map { "t.\($0)" })
-            .joined(separator: ", ")
-        self.selectRowsSQL = "SELECT \(qualifiedList) FROM strata_values(?) AS v "
-            + "CROSS JOIN \(quotedTable) AS t ON t._pk = v.value"
+        let qualifiedSelectList = (["t0._pk"] + columns.map { "t0.\($0)" }).joined(separator: ", ")
+        self.qualifiedSelectList = qualifiedSelectList
+        self.selectRowsSQL = "SELECT \(qualifiedSelectList) FROM strata_values(?) AS v "
+            + "CROSS JOIN \(quotedTable) AS t0 ON t0._pk = v.value"
     }
 
     /// The value slot of a stored or coded field, or of a to-one relationship.
