@@ -67,18 +67,18 @@ extension From {
     ///
     /// ```sql
     /// SELECT t0._pk, t0."code", ... FROM strata_values(?) AS v
-    ///   CROSS JOIN "Item" AS t0 ON t0."code" = v.value
+    ///   CROSS JOIN "Item" AS t0 ON t0."code" = v.value ORDER BY t0._pk
     /// ```
     ///
     /// The list is the outer loop, each value one look-up in the index, where
     /// `t0."code" IN (SELECT value FROM strata_values(?))` first copies the
     /// list into a temporary index: a b-tree built, its pages allocated and
     /// freed, for every statement (a third of the look-up's time). The rows
-    /// are the same, in the list's order: each value is listed once, and
-    /// only when every value is of the field's own storage class (so no two
-    /// of them equal one row's value, as an integer and a real, or two texts
-    /// converted to one number, could) and none is NULL. `nil` for any other
-    /// fetch, which compiles as before.
+    /// are the same, in row-ID order as every fetch without an order: each
+    /// value is listed once, and only when every value is of the field's own
+    /// storage class (so no two of them equal one row's value, as an integer
+    /// and a real, or two texts converted to one number, could) and none is
+    /// NULL. `nil` for any other fetch, which compiles as before.
     func listJoinSelect(
         in entity: EntityDescription, dialect: SQLDialect, limit: Int?
     ) -> (sql: String, arguments: [StoredValue])? {
@@ -121,7 +121,7 @@ extension From {
             sql += " WHERE " + discriminator.sql
             arguments += discriminator.arguments
         }
-        return (sql, arguments)
+        return (sql + " ORDER BY t0._pk", arguments)
     }
 }
 
