@@ -176,17 +176,13 @@ final class EntityObjectTable {
     /// to the overflow. The overflow's row IDs whose objects are gone go too.
     func trimDirectHead(nextRowID: Int64) {
         if !overflow.isEmpty { sweepOverflow() }
-        let live = direct.reduce(0) { $1 == 0 ? $0 : $0 + 1 }
-        if live * 16 < direct.count, nextRowID > directBase {
-            var end = directBase
-            for (index, entry) in direct.enumerated() where entry != 0 {
-                overflow[directBase + Int64(index)] = Int(entry) - 1
-                end = directBase + Int64(index) + 1
-            }
+        let liveIndices = direct.indices.filter { direct[$0] != 0 }
+        if liveIndices.count * 16 < direct.count, nextRowID > directBase {
+            for index in liveIndices { overflow[directBase + Int64(index)] = Int(direct[index]) - 1 }
             // Past every row just moved, so that none is both here and there.
-            directBase = max(nextRowID, end)
+            directBase = max(nextRowID, directBase + Int64((liveIndices.last ?? -1) + 1))
             direct.removeAll(keepingCapacity: true)
-        } else if let firstLive = direct.firstIndex(where: { $0 != 0 }), firstLive > 0 {
+        } else if let firstLive = liveIndices.first, firstLive > 0 {
             direct.removeFirst(firstLive)
             directBase += Int64(firstLive)
         }

@@ -15,8 +15,10 @@ extension From {
     func selectSQL(
         in entity: EntityDescription, schema: Schema, dialect: SQLDialect, limit: Int? = nil
     ) throws -> (sql: String, arguments: [StoredValue]) {
-        if let joined = listJoinSelect(in: entity, dialect: dialect, limit: limit) { return joined }
         guard let shape = selectShape(in: entity, dialect: dialect, limit: limit) else {
+            if let joined = listJoinSelect(in: entity, schema: schema, dialect: dialect, limit: limit) {
+                return joined
+            }
             return try compiledSelect(in: entity, schema: schema, dialect: dialect, limit: limit)
         }
         if let known = SelectCache.entry(shape.key) {
@@ -67,7 +69,7 @@ extension From {
     ///
     /// ```sql
     /// SELECT t0._pk, t0."code", ... FROM strata_values(?) AS v
-    ///   CROSS JOIN "Item" AS t0 ON t0."code" = v.value ORDER BY t0._pk
+    ///   CROSS JOIN "Item" AS t0 ON t0."code" = v.value ORDER BY t0._pk ASC
     /// ```
     ///
     /// The list is the outer loop, each value one look-up in the index, where
@@ -80,7 +82,7 @@ extension From {
     /// and a real, or two texts converted to one number, could) and none is
     /// NULL. `nil` for any other fetch, which compiles as before.
     func listJoinSelect(
-        in entity: EntityDescription, dialect: SQLDialect, limit: Int?
+        in entity: EntityDescription, schema: Schema, dialect: SQLDialect, limit: Int?
     ) -> (sql: String, arguments: [StoredValue])? {
         guard dialect == .sqlite, order == nil, options.fetchOffset == 0,
               limit == nil, options.effectiveLimit == nil,
@@ -115,13 +117,16 @@ extension From {
         var sql = "SELECT \(entity.qualifiedSelectList) FROM strata_values(?) AS v "
             + "CROSS JOIN \(entity.quotedTable) AS t0 ON t0.\(column) = v.value"
         var arguments: [StoredValue] = [.blob(StoredValueList.encode(present))]
+        let alias = SQLCompiler.rootAlias
         if let discriminator = entity.discriminatorCondition(
-            alias: SQLCompiler.rootAlias, includingSubentities: options.includesSubentities)
+            alias: alias, includingSubentities: options.includesSubentities)
         {
             sql += " WHERE " + discriminator.sql
             arguments += discriminator.arguments
         }
-        return (sql + " ORDER BY t0._pk", arguments)
+        // The order every fetch without one has, as the compiler writes it.
+        var compiler = SQLCompiler(schema: schema, dialect: dialect)
+        return (sql + " ORDER BY " + compiler.order(order, in: entity, alias: alias), arguments)
     }
 }
 
