@@ -14,6 +14,56 @@ extension ManagedObject {
         return value(at: slot)
     }
 
+    /// How far into the object its stored property `wrapper` lies, in bytes.
+    /// A stored field's accessors pass `&object[keyPath: storageKeyPath]`:
+    /// the compiler's key path to a wrapper's storage names a stored
+    /// property, whose projection is the storage in place, so the offset is
+    /// the wrapper's place in the class's layout (``DeclaredFields/wrapperFields(of:)``).
+    /// An optimized build folds the projection into that constant and drops
+    /// the key path: a field read then makes and releases none.
+    @inlinable @inline(__always)
+    final func wrapperOffset<Wrapper>(_ wrapper: inout Wrapper) -> Int {
+        let object = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
+        return Int(bitPattern: withUnsafeMutablePointer(to: &wrapper) { UInt(bitPattern: $0) } &- object)
+    }
+
+    /// The stored value of the field whose wrapper lies `offset` bytes into
+    /// the object (``wrapperOffset(_:)``), or `nil` when the slow path must
+    /// decide (a detached object, an invalid pending value, a field with
+    /// custom accessors).
+    @usableFromInline
+    final func storedValue(ofWrapperAt offset: Int) -> StoredValue? {
+        guard invalidValues == nil,
+              let slot = withMembership({ _, entity in entity.slot(ofWrapperAt: offset) }) ?? nil
+        else { return nil }
+        return value(at: slot)
+    }
+
+    /// Assigns the new stored value of the field whose wrapper lies `offset`
+    /// bytes into the object; `false` when the slow path must handle it, as
+    /// ``assignStoredValue(_:forField:)`` says.
+    @usableFromInline
+    final func assignStoredValue(_ value: StoredValue, ofWrapperAt offset: Int) -> Bool {
+        guard invalidValues == nil, !value.isNaN else { return false }
+        return withMembership { context, entity in
+            guard let slot = entity.slot(ofWrapperAt: offset) else { return false }
+            assign(value, slot: slot, in: context, entity)
+            return true
+        } ?? false
+    }
+
+    /// Assigns `value` to `slot` through `context`, or traps with the reason
+    /// the object cannot be written.
+    @inline(__always)
+    private final func assign(
+        _ value: StoredValue, slot: Int, in context: ObjectContext, _ entity: EntityDescription
+    ) {
+        if context.isReadOnly || !context.isOpen || isDeleted {
+            _ = checkedWritableContext(entity.attributes[slot].name)  // traps with the reason
+        }
+        context.assign(value, slot: slot, of: self)
+    }
+
     /// Assigns a field's new stored value; `false` when the slow path must
     /// handle it (a detached object, an invalid pending value, a field with
     /// custom accessors, a NaN that a ``FieldStorable`` of the app's own
@@ -25,10 +75,7 @@ extension ManagedObject {
             let slot = context.resolvedSlot(ofFieldAt: keyPath, inEntityAt: entity.index)
                 ?? context.resolveSlot(ofFieldAt: keyPath, in: entity)
             if slot == ObjectContext.slotOfCustomAccessors { return false }
-            if context.isReadOnly || !context.isOpen || isDeleted {
-                _ = checkedWritableContext(entity.attributes[slot].name)  // traps with the reason
-            }
-            context.assign(value, slot: slot, of: self)
+            assign(value, slot: slot, in: context, entity)
             return true
         } ?? false
     }

@@ -1,3 +1,4 @@
+@_spi(Reflection) import Swift
 import Synchronization
 
 /// What one `@Field` declaration says: its ``FieldDeclaration`` and its
@@ -155,6 +156,7 @@ enum DeclaredFields {
     // `Locked`, not `Mutex`: every thread's field access may reach these.
     private static let prototypes = Locked<[ObjectIdentifier: Prototype]>([:])
     private static let found = Locked(FoundTable())
+    private static let wrapperTables = Locked<[ObjectIdentifier: [Int: any AnyDeclaredField]]>([:])
     /// The entry of `found` that a look-up by identity found last: a query
     /// built in a loop (`\.$code == code`) names the same key path each
     /// time, and finds its field here without the lock and the hashing.
@@ -194,6 +196,50 @@ enum DeclaredFields {
         return $describingHere.withValue(Description(ObjectIdentifier(type), outer: describingHere)) {
             type.init()
         }
+    }
+
+    /// The fields of `type` and of its superclasses by where their wrappers
+    /// lie in an object of `type`: the offset of each wrapper's storage
+    /// (`_age`) from the object's start, as the class's layout fixes it.
+    /// A field's accessors find their wrapper's offset with no key path at
+    /// run time (see ``ManagedObject/wrapperOffset(_:)``), and a value slot
+    /// by it (``EntityDescription/slot(ofWrapperAt:)``). Read once per class
+    /// from the prototype, through the class's reflection metadata, which
+    /// `Mirror` needs too.
+    static func wrapperFields(of type: ManagedObject.Type) -> [Int: any AnyDeclaredField] {
+        let id = ObjectIdentifier(type)
+        if let known = wrapperTables.withLock({ $0[id] }) { return known }
+        let prototype = prototype(of: type)
+        var fields: [Int: any AnyDeclaredField] = [:]
+        withExtendedLifetime(prototype) {
+            let object = UnsafeRawPointer(Unmanaged.passUnretained(prototype).toOpaque())
+            // The option `.classType`, spelled by its value: the stdlib's
+            // static property is mutable state to Swift 6.
+            _forEachField(of: type, options: _EachFieldOptions(rawValue: 1 << 0)) { _, offset, fieldType, _ in
+                if let wrapper = fieldType as? any FieldWrapper.Type,
+                   let field = wrapper.declared(at: object + offset) {
+                    fields[offset] = field
+                }
+                return true
+            }
+        }
+        return wrapperTables.withLock { tables in
+            if let first = tables[id] { return first }
+            tables[id] = fields
+            return fields
+        }
+    }
+
+    /// The field whose wrapper lies `offset` bytes into an object of
+    /// `type`, with its typed default.
+    @usableFromInline
+    static func field<Value>(
+        ofWrapperAt offset: Int, in type: ManagedObject.Type, of _: Value.Type
+    ) -> DeclaredField<Value> {
+        guard let field = wrapperFields(of: type)[offset] as? DeclaredField<Value> else {
+            misuse("Strata: no @Field of \(type) lies at offset \(offset) of its objects.")
+        }
+        return field
     }
 
     /// The declarations of `type`'s fields and its superclasses', in

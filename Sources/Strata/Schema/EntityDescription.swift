@@ -189,6 +189,7 @@ final class EntityDescription: Sendable {
             }
         }
         self.slots = slots
+        self.wrapperSlots = Self.wrapperSlots(of: type, slots: slots)
         // In a tree, another entity's columns hold NULL (not their defaults,
         // which could collide in a unique index), and the discriminator the name.
         self.defaultValues = ContiguousArray(attributes.map { attribute in
@@ -216,6 +217,38 @@ final class EntityDescription: Sendable {
 
     /// The value slot of a stored or coded field, or of a to-one relationship.
     func slot(of field: String) -> Int? { slots[field] }
+
+    /// By the offset of a stored field's wrapper in an object of the
+    /// entity's class, in words, the field's value slot; -1 at any other
+    /// offset, and for a field with custom accessors (which its accessors'
+    /// slow path runs).
+    private let wrapperSlots: [Int32]
+
+    /// The value slot of the stored field whose wrapper lies `offset` bytes
+    /// into an object of the entity (``ManagedObject/wrapperOffset(_:)``);
+    /// `nil` at any other offset and for a field with custom accessors.
+    @inline(__always)
+    func slot(ofWrapperAt offset: Int) -> Int? {
+        let word = offset &>> 3
+        return wrapperSlots.withUnsafeBufferPointer { table in
+            guard offset & 7 == 0, UInt(bitPattern: word) < UInt(table.count), table[word] >= 0 else { return nil }
+            return Int(table[word])
+        }
+    }
+
+    /// ``wrapperSlots`` of an entity of `type` whose fields have `slots`.
+    private static func wrapperSlots(of type: ManagedObject.Type, slots: [String: Int]) -> [Int32] {
+        var table: [Int32] = []
+        for (offset, field) in DeclaredFields.wrapperFields(of: type) {
+            guard case .stored = field.declaration.kind, !field.hasCustomAccessors, offset & 7 == 0,
+                  let slot = slots[field.declaration.name]
+            else { continue }
+            let word = offset >> 3
+            if table.count <= word { table += repeatElement(-1, count: word + 1 - table.count) }
+            table[word] = Int32(slot)
+        }
+        return table
+    }
 
     /// The table name, quoted.
     let quotedTable: String

@@ -117,38 +117,45 @@ extension Field {
         /// `object.$age`: the field, carrying the object it was read from, so
         /// that ``observe(_:)`` knows whose field to follow. The type stays
         /// `Field.Stored<Value>`, so `\.$age` key paths still name the field.
+        // Inlinable, finding the wrapper by its offset as the value's accessors
+        // do: no accessor of a stored field then passes a key path on, and an
+        // optimized build checks no access to the wrapper at run time.
+        @inlinable
         public static subscript<Object: ManagedObject>(
             _enclosingInstance object: Object,
             projected projectedKeyPath: KeyPath<Object, Self>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Self {
-            projecting(object, at: storageKeyPath)
+            projecting(object, wrapperAt: object.wrapperOffset(&object[keyPath: storageKeyPath]))
         }
 
         /// `object.age`: the value, read from and written to the object's
         /// context (not the wrapper, which holds none).
         // Inlinable, so that each field's accessors are specialized for its type
-        // in the model's module; the fast path finds the value slot by the key
-        // path's identity and never copies the wrapper.
+        // in the model's module. The fast path finds the value slot by the
+        // wrapper's offset in the object, a constant once optimized, and never
+        // copies the wrapper; no path passes a key path on, so an optimized
+        // build makes none. Always inlined: a call would take the key paths.
         @inlinable
         public static subscript<Object: ManagedObject>(
             _enclosingInstance object: Object,
             wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
             storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
         ) -> Value {
-            get {
-                if let stored = object.storedValue(forField: storageKeyPath),
+            @inline(__always) get {
+                let offset = object.wrapperOffset(&object[keyPath: storageKeyPath])
+                if let stored = object.storedValue(ofWrapperAt: offset),
                    let value = try? Value(storedValue: stored) {
                     return value
                 }
-                return object.readStoredField(Self.declared(in: object, at: storageKeyPath))
+                return object.readStoredField(Self.declared(in: object, wrapperAt: offset))
             }
-            set {
-                if let stored = try? newValue.storedValue(),
-                   object.assignStoredValue(stored, forField: storageKeyPath) {
+            @inline(__always) set {
+                let offset = object.wrapperOffset(&object[keyPath: storageKeyPath])
+                if let stored = try? newValue.storedValue(), object.assignStoredValue(stored, ofWrapperAt: offset) {
                     return
                 }
-                object.writeStoredField(newValue, Self.declared(in: object, at: storageKeyPath))
+                object.writeStoredField(newValue, Self.declared(in: object, wrapperAt: offset))
             }
         }
     }

@@ -103,6 +103,14 @@ protocol FieldWrapper {
     var declared: (any AnyDeclaredField)? { get }
 }
 
+extension FieldWrapper {
+    /// The declaration held by the wrapper of this type at `address`: the
+    /// wrapper a prototype stores, read where its class's layout puts it.
+    static func declared(at address: UnsafeRawPointer) -> (any AnyDeclaredField)? {
+        address.load(as: Self.self).declared
+    }
+}
+
 /// A field wrapper whose one stored property is its ``DeclaredField``:
 /// `Field.Stored`, `Field.Coded` and `Field.Relationship`. What they share
 /// lives here; the projected `_enclosingInstance` subscript cannot (the
@@ -131,10 +139,24 @@ extension DeclaringFieldWrapper {
         DeclaredFields.field(own: object[keyPath: keyPath].declaredField, at: keyPath)
     }
 
+    /// The declaration of the field whose wrapper lies `offset` bytes into
+    /// `object` (see ``ManagedObject/wrapperOffset(_:)``): the one its
+    /// class's prototype holds there.
+    @usableFromInline
+    static func declared(in object: ManagedObject, wrapperAt offset: Int) -> DeclaredField<Value> {
+        DeclaredFields.field(ofWrapperAt: offset, in: type(of: object), of: Value.self)
+    }
+
     /// `object.$field`: the field, carrying the object it was read from.
     static func projecting<Object: ManagedObject>(
         _ object: Object, at keyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Self {
         Self(declared(in: object, at: keyPath).projected(onto: object))
+    }
+
+    /// `object.$field`, for the field whose wrapper lies `offset` bytes into `object`.
+    @usableFromInline
+    static func projecting(_ object: ManagedObject, wrapperAt offset: Int) -> Self {
+        Self(declared(in: object, wrapperAt: offset).projected(onto: object))
     }
 }
