@@ -226,6 +226,12 @@ final class ObjectContext {
         entityTable[index].takeUnretainedValue()
     }
 
+    /// The entity at `index` in the context's schema, unretained.
+    @inline(__always)
+    func entityReference(at index: Int) -> Unmanaged<EntityDescription> {
+        entityTable[index]
+    }
+
     /// Calls `body` with the entity at `index` in the context's schema,
     /// borrowed without a retain.
     @inline(__always)

@@ -33,8 +33,8 @@ extension ManagedObject {
     /// custom accessors).
     @usableFromInline
     final func storedValue(ofWrapperAt offset: Int) -> StoredValue? {
-        guard invalidValues == nil,
-              let slot = withMembership({ _, entity in entity.slot(ofWrapperAt: offset) }) ?? nil
+        guard invalidValues == nil, let entity = entityReference,
+              let slot = entity._withUnsafeGuaranteedRef({ $0.slot(ofWrapperAt: offset) })
         else { return nil }
         return value(at: slot)
     }

@@ -127,6 +127,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         }
     }
 
+    /// The object's entity, unretained (its context holds it); `nil` for a
+    /// detached object. For a path run per field read, where passing a
+    /// closure to ``withMembership(_:)`` was not inlined.
+    @inline(__always)
+    final var entityReference: Unmanaged<EntityDescription>? {
+        guard let contextReference else { return nil }
+        let index = Int(entityIndex)
+        return contextReference._withUnsafeGuaranteedRef { $0.entityReference(at: index) }
+    }
+
     /// Calls `body` with the owning context, borrowed without a retain, and
     /// the entity's index in its schema; `nil` for a detached object. For
     /// the field accessors, which look a slot up by the index.
