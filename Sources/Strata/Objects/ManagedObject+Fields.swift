@@ -5,7 +5,7 @@ extension ManagedObject {
     /// value, a field with custom accessors).
     @usableFromInline
     final func storedValue(forField keyPath: AnyKeyPath) -> StoredValue? {
-        guard invalidValues == nil else { return nil }
+        guard !hasInvalidValues else { return nil }
         let slot = withContextAndEntityIndex { context, entityIndex in
             context.resolvedSlot(ofFieldAt: keyPath, inEntityAt: entityIndex)
                 ?? context.resolveSlot(ofFieldAt: keyPath, in: context.entity(at: entityIndex))
@@ -33,7 +33,7 @@ extension ManagedObject {
     /// custom accessors).
     @usableFromInline
     final func storedValue(ofWrapperAt offset: Int) -> StoredValue? {
-        guard invalidValues == nil, let entity = entityReference,
+        guard !hasInvalidValues, let entity = membership?.entity,
               let slot = entity._withUnsafeGuaranteedRef({ $0.slot(ofWrapperAt: offset) })
         else { return nil }
         return value(at: slot)
@@ -44,12 +44,13 @@ extension ManagedObject {
     /// ``assignStoredValue(_:forField:)`` says.
     @usableFromInline
     final func assignStoredValue(_ value: StoredValue, ofWrapperAt offset: Int) -> Bool {
-        guard invalidValues == nil, !value.isNaN else { return false }
-        return withMembership { context, entity in
-            guard let slot = entity.slot(ofWrapperAt: offset) else { return false }
-            assign(value, slot: slot, in: context, entity)
-            return true
-        } ?? false
+        guard !hasInvalidValues, !value.isNaN, let (context, entity) = membership,
+              let slot = entity._withUnsafeGuaranteedRef({ $0.slot(ofWrapperAt: offset) })
+        else { return false }
+        context._withUnsafeGuaranteedRef { context in
+            entity._withUnsafeGuaranteedRef { entity in assign(value, slot: slot, in: context, entity) }
+        }
+        return true
     }
 
     /// Assigns `value` to `slot` through `context`, or traps with the reason
@@ -70,7 +71,7 @@ extension ManagedObject {
     /// made, which the slow path refuses).
     @usableFromInline
     final func assignStoredValue(_ value: StoredValue, forField keyPath: AnyKeyPath) -> Bool {
-        guard invalidValues == nil, !value.isNaN else { return false }
+        guard !hasInvalidValues, !value.isNaN else { return false }
         return withMembership { context, entity in
             let slot = context.resolvedSlot(ofFieldAt: keyPath, inEntityAt: entity.index)
                 ?? context.resolveSlot(ofFieldAt: keyPath, in: entity)

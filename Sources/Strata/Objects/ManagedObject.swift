@@ -127,14 +127,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         }
     }
 
-    /// The object's entity, unretained (its context holds it); `nil` for a
-    /// detached object. For a path run per field read, where passing a
-    /// closure to ``withMembership(_:)`` was not inlined.
+    /// The owning context and the object's entity, unretained (the object
+    /// holds the context, the context its schema); `nil` for a detached
+    /// object. For the paths run per field read and write, where a closure
+    /// given to ``withMembership(_:)`` was left a call.
     @inline(__always)
-    final var entityReference: Unmanaged<EntityDescription>? {
+    final var membership: (context: Unmanaged<ObjectContext>, entity: Unmanaged<EntityDescription>)? {
         guard let contextReference else { return nil }
         let index = Int(entityIndex)
-        return contextReference._withUnsafeGuaranteedRef { $0.entityReference(at: index) }
+        return (contextReference, contextReference._withUnsafeGuaranteedRef { $0.entityReference(at: index) })
     }
 
     /// Calls `body` with the owning context, borrowed without a retain, and
@@ -270,6 +271,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         _modify { yield &pendingChanges().flushed }
     }
 
+    /// Whether values that cannot be stored are pending: what a field's
+    /// fast path asks, with no retain of the changes.
+    @inline(__always)
+    final var hasInvalidValues: Bool {
+        guard let changes = heldChanges else { return false }
+        return changes._withUnsafeGuaranteedRef { $0.hasInvalidValues }
+    }
+
     /// Values assigned that cannot be stored; reported at the next flush.
     final var invalidValues: [Int: (value: Any, error: StrataError)]? {
         @inline(__always) get { changes?.invalidValues }
@@ -402,7 +411,16 @@ extension ContiguousArray where Element == StoredValue {
 final class PendingChanges {
     var baseline: ContiguousArray<StoredValue>?
     var flushed: ContiguousArray<StoredValue>?
+    // Unchecked exclusivity (checked in the checked build): read by every
+    // field access of a changed object (``hasInvalidValues``), changed only
+    // by the owning context, never while a read is in progress.
+    #if !STRATA_CHECKED
+    @exclusivity(unchecked)
+    #endif
     var invalidValues: [Int: (value: Any, error: StrataError)]?
+
+    /// Whether ``invalidValues`` holds any, read without copying them.
+    var hasInvalidValues: Bool { invalidValues != nil }
 
     var isEmpty: Bool { baseline == nil && flushed == nil && invalidValues == nil }
 }
