@@ -232,13 +232,6 @@ final class ObjectContext {
         entityTable[index]
     }
 
-    /// Calls `body` with the entity at `index` in the context's schema,
-    /// borrowed without a retain.
-    @inline(__always)
-    func withEntity<Result>(at index: Int, _ body: (EntityDescription) -> Result) -> Result {
-        entityTable[index]._withUnsafeGuaranteedRef(body)
-    }
-
     // MARK: Connections
 
     /// Closes the main context's reader: its store was removed from the

@@ -6,9 +6,9 @@ extension ManagedObject {
     @usableFromInline
     final func storedValue(forField keyPath: AnyKeyPath) -> StoredValue? {
         guard !hasInvalidValues else { return nil }
-        let slot = withContextAndEntityIndex { context, entityIndex in
-            context.resolvedSlot(ofFieldAt: keyPath, inEntityAt: entityIndex)
-                ?? context.resolveSlot(ofFieldAt: keyPath, in: context.entity(at: entityIndex))
+        let slot = withMembership { context, entity in
+            context.resolvedSlot(ofFieldAt: keyPath, inEntityAt: entity.index)
+                ?? context.resolveSlot(ofFieldAt: keyPath, in: entity)
         }
         guard let slot, slot != ObjectContext.slotOfCustomAccessors else { return nil }
         return value(at: slot)

@@ -121,9 +121,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final func withMembership<Result>(
         _ body: (ObjectContext, EntityDescription) -> Result
     ) -> Result? {
-        guard let contextReference else { return nil }
-        return contextReference._withUnsafeGuaranteedRef { context in
-            context.withEntity(at: Int(entityIndex)) { entity in body(context, entity) }
+        guard let (context, entity) = membership else { return nil }
+        return context._withUnsafeGuaranteedRef { context in
+            entity._withUnsafeGuaranteedRef { entity in body(context, entity) }
         }
     }
 
@@ -136,18 +136,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         guard let contextReference else { return nil }
         let index = Int(entityIndex)
         return (contextReference, contextReference._withUnsafeGuaranteedRef { $0.entityReference(at: index) })
-    }
-
-    /// Calls `body` with the owning context, borrowed without a retain, and
-    /// the entity's index in its schema; `nil` for a detached object. For
-    /// the field accessors, which look a slot up by the index.
-    @inline(__always)
-    final func withContextAndEntityIndex<Result>(
-        _ body: (ObjectContext, Int) -> Result
-    ) -> Result? {
-        guard let contextReference else { return nil }
-        let entityIndex = Int(entityIndex)
-        return contextReference._withUnsafeGuaranteedRef { context in body(context, entityIndex) }
     }
 
     final var rowID: Int64 = 0
