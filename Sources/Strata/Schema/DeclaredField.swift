@@ -230,13 +230,20 @@ enum DeclaredFields {
         }
     }
 
-    /// The field whose wrapper lies `offset` bytes into an object of
-    /// `type`, with its typed default.
+    /// The field whose wrapper lies `offset` bytes into `object`, with its
+    /// typed default: an array read in the table of the object's entity
+    /// (``EntityDescription/declaration(ofWrapperAt:)``), or, for an object
+    /// outside a context, a look-up in its class's ``wrapperFields(of:)``.
     @usableFromInline
     static func field<Value>(
-        ofWrapperAt offset: Int, in type: ManagedObject.Type, of _: Value.Type
+        ofWrapperAt offset: Int, in object: ManagedObject, of _: Value.Type
     ) -> DeclaredField<Value> {
-        guard let field = wrapperFields(of: type)[offset] as? DeclaredField<Value> else {
+        let type = type(of: object)
+        // The entity's class is the object's (Strata makes each object of
+        // its entity's class); compared all the same, as it is cheap.
+        let entity = object.entity.flatMap { ObjectIdentifier($0.type) == ObjectIdentifier(type) ? $0 : nil }
+        let found = entity.map { $0.declaration(ofWrapperAt: offset) } ?? wrapperFields(of: type)[offset]
+        guard let field = found as? DeclaredField<Value> else {
             misuse("Strata: no @Field of \(type) lies at offset \(offset) of its objects.")
         }
         return field
@@ -336,5 +343,33 @@ enum DeclaredFields {
             misuse("Strata: \(keyPath) does not name a @Field of a ManagedObject subclass.")
         }
         return field
+    }
+}
+
+/// The declarations of a class's fields by where their wrappers lie in its
+/// objects, in words (``DeclaredFields/wrapperFields(of:)`` as an array):
+/// what an entity keeps, so that a field's slow path (custom accessors, a
+/// pending value that cannot be stored, a projection `object.$name`) finds
+/// its declaration with no lock and no hashing. `@unchecked Sendable`: the
+/// declarations are a prototype's, made once and never changed (a
+/// projection's, which carry an object, are never kept here).
+struct WrapperDeclarations: @unchecked Sendable {
+    private let byWord: [(any AnyDeclaredField)?]
+
+    /// The declarations at `fields`' offsets; offsets that are not a whole
+    /// number of words hold no wrapper and are left out.
+    init(_ fields: [Int: any AnyDeclaredField]) {
+        let aligned = fields.filter { offset, _ in offset >= 0 && offset & 7 == 0 }
+        var byWord = [(any AnyDeclaredField)?](repeating: nil, count: aligned.keys.max().map { ($0 >> 3) + 1 } ?? 0)
+        for (offset, field) in aligned { byWord[offset >> 3] = field }
+        self.byWord = byWord
+    }
+
+    /// The declaration whose wrapper lies `offset` bytes into an object;
+    /// `nil` at any other offset.
+    subscript(offset: Int) -> (any AnyDeclaredField)? {
+        let word = offset &>> 3
+        guard offset & 7 == 0, UInt(bitPattern: word) < UInt(byWord.count) else { return nil }
+        return byWord[word]
     }
 }

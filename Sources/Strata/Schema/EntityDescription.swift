@@ -189,7 +189,9 @@ final class EntityDescription: Sendable {
             }
         }
         self.slots = slots
-        self.wrapperSlots = Self.wrapperSlots(of: type, slots: slots)
+        let wrapperFields = DeclaredFields.wrapperFields(of: type)
+        self.wrapperSlots = Self.wrapperSlots(of: wrapperFields, slots: slots)
+        self.wrapperDeclarations = WrapperDeclarations(wrapperFields)
         // In a tree, another entity's columns hold NULL (not their defaults,
         // which could collide in a unique index), and the discriminator the name.
         self.defaultValues = ContiguousArray(attributes.map { attribute in
@@ -236,10 +238,23 @@ final class EntityDescription: Sendable {
         }
     }
 
-    /// ``wrapperSlots`` of an entity of `type` whose fields have `slots`.
-    private static func wrapperSlots(of type: ManagedObject.Type, slots: [String: Int]) -> [Int32] {
+    /// The declarations of the fields of the entity's class (its
+    /// superclasses' included) by their wrappers' offsets.
+    private let wrapperDeclarations: WrapperDeclarations
+
+    /// The declaration of the field whose wrapper lies `offset` bytes into
+    /// an object of the entity's class; `nil` at any other offset.
+    func declaration(ofWrapperAt offset: Int) -> (any AnyDeclaredField)? {
+        wrapperDeclarations[offset]
+    }
+
+    /// ``wrapperSlots`` of an entity whose class's fields are `wrapperFields`
+    /// (``DeclaredFields/wrapperFields(of:)``) and whose fields have `slots`.
+    private static func wrapperSlots(
+        of wrapperFields: [Int: any AnyDeclaredField], slots: [String: Int]
+    ) -> [Int32] {
         var table: [Int32] = []
-        for (offset, field) in DeclaredFields.wrapperFields(of: type) {
+        for (offset, field) in wrapperFields {
             guard case .stored = field.declaration.kind, !field.hasCustomAccessors, offset & 7 == 0,
                   let slot = slots[field.declaration.name]
             else { continue }

@@ -144,7 +144,7 @@ extension DeclaringFieldWrapper {
     /// class's prototype holds there.
     @usableFromInline
     static func declared(in object: ManagedObject, wrapperAt offset: Int) -> DeclaredField<Value> {
-        DeclaredFields.field(ofWrapperAt: offset, in: type(of: object), of: Value.self)
+        DeclaredFields.field(ofWrapperAt: offset, in: object, of: Value.self)
     }
 
     /// `object.$field`: the field, carrying the object it was read from.

@@ -101,6 +101,56 @@ struct WrapperOffsetTests {
         #expect(WoGeneric<(Int, Int, Int, Int)>().wrapperOffsets() != WoGeneric<String>().wrapperOffsets())
     }
 
+    /// Each entity keeps its class's declarations by offset, for the slow
+    /// paths of its objects: the same as the class's own table at every
+    /// offset a wrapper has, and none anywhere else.
+    @Test func eachEntityKeepsItsClassesDeclarationsByOffset() throws {
+        let cases: [(String, ManagedObject.Type, [Int])] = [
+            ("WoBase", WoBase.self, WoBase().otherOffsets()),
+            ("WoChild", WoChild.self, WoChild().otherOffsets()),
+            ("WoGeneric", WoGeneric<String>.self, []),
+        ]
+        for (name, type, others) in cases {
+            let entity = try entity(name)
+            let fields = DeclaredFields.wrapperFields(of: type)
+            #expect(!fields.isEmpty, "\(name)")
+            for (offset, field) in fields {
+                #expect(entity.declaration(ofWrapperAt: offset) === field, "\(name) at \(offset)")
+            }
+            // The coded field's and the custom getter's wrappers are among the
+            // class's fields; the plain properties are not.
+            for offset in others where fields[offset] == nil {
+                #expect(entity.declaration(ofWrapperAt: offset) == nil, "\(name) at \(offset)")
+            }
+            for offset in [-8, -1, 1, 3, 4_096, Int.max, Int.min] {
+                #expect(entity.declaration(ofWrapperAt: offset) == nil, "\(name) at \(offset)")
+            }
+        }
+    }
+
+    /// The slow paths of an object in a context, which find the declaration
+    /// in its entity's table: a custom getter, a projection, and a field a
+    /// transaction gave a value that cannot be stored.
+    @Test @MainActor
+    func anAttachedObjectsSlowPathsFindTheirFields() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(woSchema, .inMemory, in: directory)
+        let id = try stack.perform(synchronous: { transaction in
+            let child = transaction.create(Into<WoChild>())
+            child.shout = "quiet"
+            child.level = 4
+            #expect(child.shout == "QUIET")
+            #expect(child.$level.name == "level" && child.$shout.name == "shout" && child.$ratio.name == "ratio")
+            child.ratio = .nan
+            #expect(child.ratio?.isNaN == true)
+            child.ratio = 0.5
+            return child.objectID
+        })
+        let child = try #require(try stack.fetchExisting(id))
+        #expect(child.shout == "QUIET" && child.level == 4 && child.ratio == 0.5)
+        #expect(child.$title.name == "title" && child.$shout.name == "shout")
+    }
+
     @Test func anObjectOutsideAContextReadsItsDefaults() {
         let child = WoChild()
         #expect(child.title == "untitled" && child.count == 0 && child.ratio == nil && child.level == 1)
