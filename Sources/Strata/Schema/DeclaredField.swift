@@ -360,7 +360,8 @@ struct WrapperDeclarations: @unchecked Sendable {
     /// number of words hold no wrapper and are left out.
     init(_ fields: [Int: any AnyDeclaredField]) {
         let aligned = fields.filter { offset, _ in offset >= 0 && offset & 7 == 0 }
-        var byWord = [(any AnyDeclaredField)?](repeating: nil, count: aligned.keys.max().map { ($0 >> 3) + 1 } ?? 0)
+        let words = aligned.keys.max().map { ($0 >> 3) + 1 } ?? 0
+        var byWord = [(any AnyDeclaredField)?](repeating: nil, count: words)
         for (offset, field) in aligned { byWord[offset >> 3] = field }
         self.byWord = byWord
     }
