@@ -322,13 +322,26 @@ extension BaseDataTransaction {
         var pending: [(id: String, index: Int)] = []
         pending.reserveCapacity(sources.count)
         var table = TextIDTable(capacity: sources.count)
-        for (index, source) in sources.enumerated() {
-            guard let id = try uniqueID(source) else { continue }
-            if let first = table.firstPosition(of: id, idAt: { pending[$0].id }) {
-                pending[first].index = index
-            } else {
-                pending.append((id, index))
+        // A block of IDs at a time, hashed (and their slots asked for) before
+        // any of them is recorded: see `TextIDTable.digestAhead`.
+        var block: [(id: String, index: Int, digest: UInt64?)] = []
+        block.reserveCapacity(TextIDTable.lookahead)
+        var start = 0
+        while start < sources.count {
+            let end = start + min(TextIDTable.lookahead, sources.count - start)
+            block.removeAll(keepingCapacity: true)
+            for index in start..<end {
+                guard let id = try uniqueID(sources[index]) else { continue }
+                block.append((id, index, table.digestAhead(id)))
             }
+            for (id, index, digest) in block {
+                if let first = table.firstPosition(of: id, digest: digest, idAt: { pending[$0].id }) {
+                    pending[first].index = index
+                } else {
+                    pending.append((id, index))
+                }
+            }
+            start = end
         }
         return pending
     }

@@ -1,3 +1,5 @@
+import CSQLite
+
 /// Finds repeated text IDs among an import's sources: each ID's first
 /// position, recorded as the import lists them.
 ///
@@ -46,13 +48,41 @@ struct TextIDTable {
         mask = size - 1
     }
 
+    /// How many IDs an import hashes ahead of the one it records (see
+    /// ``digestAhead(_:)``): enough for their cache misses to overlap, few
+    /// enough that their slots are still cached when their turn comes.
+    @usableFromInline static let lookahead = 16
+
     /// The first position of `id` if it was recorded before; otherwise
     /// records it at the next position (`count`) and returns `nil`.
     /// `idAt` gives the ID recorded at a position.
     @inlinable
     mutating func firstPosition(of id: String, idAt: (Int) -> String) -> Int? {
+        firstPosition(of: id, digest: fallback == nil ? asciiHash(id) : nil, idAt: idAt)
+    }
+
+    /// `id`'s digest (`nil` for a text that is not ASCII, or once the table
+    /// has moved into its dictionary), and a hint to the processor to fetch
+    /// its first slot into the cache. A table of a million IDs is 16 MB, and
+    /// a slot read at random waited for memory each time: an import hashes
+    /// ``lookahead`` IDs ahead of the one it records, so that the fetches
+    /// run together.
+    @inlinable
+    func digestAhead(_ id: String) -> UInt64? {
+        guard fallback == nil, let digest = asciiHash(id) else { return nil }
+        slots.withUnsafeBufferPointer { slots in
+            strata_prefetch(slots.baseAddress! + (Int(truncatingIfNeeded: digest) & mask))
+        }
+        return digest
+    }
+
+    /// ``firstPosition(of:idAt:)`` with `id`'s digest already worked out
+    /// (by ``digestAhead(_:)`` or ``asciiHash(_:)``; `nil` when the text is
+    /// not ASCII or the table had moved into its dictionary).
+    @inlinable
+    mutating func firstPosition(of id: String, digest: UInt64?, idAt: (Int) -> String) -> Int? {
         if fallback != nil { return fallbackPosition(of: id) }
-        guard let digest = asciiHash(id) else { return fallBack(idAt: idAt, id) }
+        guard let digest else { return fallBack(idAt: idAt, id) }
         let tag = digest & 0xFFFF_FFFF_0000_0000
         var slot = Int(truncatingIfNeeded: digest) & mask
         for _ in 0..<Self.longestProbe {

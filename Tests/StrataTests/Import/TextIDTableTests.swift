@@ -72,4 +72,36 @@ struct TextIDTableTests {
         #expect(table.fallback != nil)
         #expect(table.count == recorded.count)
     }
+
+    /// As the import records IDs: a block's digests worked out (and their
+    /// slots asked for) before any of the block is recorded, so that some
+    /// are recorded after the table has moved to its dictionary, with a
+    /// digest from before. Every answer stays the dictionary's.
+    @Test(arguments: [UInt64(6), 7])
+    func digestsWorkedOutAheadGiveTheSameAnswers(_ seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        var table = TextIDTable(capacity: 8)  // 16 slots: full within the first blocks
+        var recorded: [String] = []
+        var first: [String: Int] = [:]
+        var movedMidBlock = false
+        for _ in 0..<150 {
+            let block = (0..<TextIDTable.lookahead).map { _ in
+                Int.random(in: 0..<20, using: &random) == 0
+                    ? "é-\(Int.random(in: 0..<50, using: &random))" : "id-\(Int.random(in: 0..<400, using: &random))"
+            }
+            let digests = block.map { table.digestAhead($0) }
+            for (id, digest) in zip(block, digests) {
+                if digest != nil && table.fallback != nil { movedMidBlock = true }
+                let position = table.firstPosition(of: id, digest: digest, idAt: { recorded[$0] })
+                #expect(position == first[id], "\(id)")
+                if position == nil {
+                    first[id] = recorded.count
+                    recorded.append(id)
+                }
+            }
+        }
+        #expect(movedMidBlock)
+        #expect(table.fallback != nil && table.count == recorded.count)
+        #expect(table.digestAhead("id-1") == nil)
+    }
 }
