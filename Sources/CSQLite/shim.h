@@ -41,7 +41,6 @@ static inline size_t strata_heap_in_use(void) { return mallinfo2().uordblks; }
 static inline size_t strata_heap_in_use(void) { return 0; }
 #endif
 
-
 // Asks the processor to bring the cache line at `address` in without
 // waiting for it: a hint, which an address outside the process's memory
 // does not fault. The unique import's ID table (TextIDTable) asks for the

@@ -369,8 +369,15 @@ struct WrapperDeclarations: @unchecked Sendable {
     /// The declaration whose wrapper lies `offset` bytes into an object;
     /// `nil` at any other offset.
     subscript(offset: Int) -> (any AnyDeclaredField)? {
+        Self.word(at: offset, within: byWord.count).flatMap { byWord[$0] }
+    }
+
+    /// The index of the word `offset` bytes into an object, in a table of
+    /// `count` words; `nil` for an offset that is not a whole number of
+    /// words into the table (negative, unaligned, past it).
+    @inline(__always)
+    static func word(at offset: Int, within count: Int) -> Int? {
         let word = offset &>> 3
-        guard offset & 7 == 0, UInt(bitPattern: word) < UInt(byWord.count) else { return nil }
-        return byWord[word]
+        return offset & 7 == 0 && UInt(bitPattern: word) < UInt(count) ? word : nil
     }
 }

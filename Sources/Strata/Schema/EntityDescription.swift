@@ -231,9 +231,9 @@ final class EntityDescription: Sendable {
     /// `nil` at any other offset and for a field with custom accessors.
     @inline(__always)
     func slot(ofWrapperAt offset: Int) -> Int? {
-        let word = offset &>> 3
-        return wrapperSlots.withUnsafeBufferPointer { table in
-            guard offset & 7 == 0, UInt(bitPattern: word) < UInt(table.count), table[word] >= 0 else { return nil }
+        wrapperSlots.withUnsafeBufferPointer { table in
+            guard let word = WrapperDeclarations.word(at: offset, within: table.count), table[word] >= 0
+            else { return nil }
             return Int(table[word])
         }
     }
