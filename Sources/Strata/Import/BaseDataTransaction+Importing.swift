@@ -184,6 +184,11 @@ extension BaseDataTransaction {
 
         let uniqueIDField = Object.uniqueIDField
         let uniqueIDKeyPath: AnyKeyPath = Object.uniqueIDKeyPath
+        // Text IDs were told apart by their bytes (`uniqueIDs`), as SQL
+        // compares texts: the look-up's list need not be deduplicated again.
+        // Integer IDs were told apart by `==`, which a type of one's own
+        // need not keep to its stored values.
+        let storedIDsAreDistinct = Object.UniqueIDType.storedType == .text
         uniqueImportDepth += 1
         defer {
             uniqueImportDepth -= 1
@@ -205,7 +210,7 @@ extension BaseDataTransaction {
                 let stored = storedIDs.compactMap { $0 }
                 let found = try fetchAll(From<Object>().where(
                     stored.count == batch.count
-                        ? Where(Object.uniqueIDKeyPath, inStored: stored)
+                        ? Where(Object.uniqueIDKeyPath, inStored: stored, distinct: storedIDsAreDistinct)
                         : Where(Object.uniqueIDKeyPath, in: batch.map(\.id))))
                 // Matched by the ID as stored, as the query compared it: an ID
                 // that reads back as another value (a `Date`, stored as

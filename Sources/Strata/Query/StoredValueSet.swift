@@ -21,11 +21,19 @@ struct StoredValueSet: Sendable {
     let values: [StoredValue]
     /// Whether one of the values is NULL.
     let containsNull: Bool
+    /// Whether the caller vouched that no two values are equal as SQL
+    /// compares them (see ``init(_:distinct:)``).
+    private let isDistinct: Bool
     private let keys = LazyKeys()
 
-    init(_ values: [StoredValue]) {
+    /// The set of `values`. `distinct`: the caller vouches that no two of
+    /// them are equal as SQL compares them, as the unique import's text IDs,
+    /// already told apart by their bytes, are not; ``distinctNonNullValues``
+    /// then has nothing to drop and does not hash them again.
+    init(_ values: [StoredValue], distinct: Bool = false) {
         self.values = values
         containsNull = values.contains { $0.isNull }
+        isDistinct = distinct
     }
 
     /// The values that are not NULL, in the order given.
@@ -36,6 +44,7 @@ struct StoredValueSet: Sendable {
     /// The values that are not NULL, each once (the first of those SQL
     /// finds equal), in the order given.
     var distinctNonNullValues: [StoredValue] {
+        if isDistinct { return nonNullValues }
         var seen = Set<Key>(minimumCapacity: values.count)
         return values.filter { value in Key(value).map { seen.insert($0).inserted } ?? false }
     }

@@ -45,9 +45,13 @@ extension Where {
     /// import converts its IDs where it is specialized for the model, since
     /// the generic `in:`, unspecialized across the module boundary, spent
     /// most of its time (4% of an import) in metadata and witness look-ups.
+    /// `distinct`: no two values are equal as SQL compares them (see
+    /// ``StoredValueSet/init(_:distinct:)``).
     @usableFromInline
-    init<Value>(_ keyPath: KeyPath<Object, Field.Stored<Value>>, inStored values: [StoredValue]) {
-        self.init(.isIn(ValuePath(keyPath), StoredValueSet(values)))
+    init<Value>(
+        _ keyPath: KeyPath<Object, Field.Stored<Value>>, inStored values: [StoredValue], distinct: Bool
+    ) {
+        self.init(.isIn(ValuePath(keyPath), StoredValueSet(values, distinct: distinct)))
     }
 
     /// The membership test every `in:` builds, or an invalid predicate naming

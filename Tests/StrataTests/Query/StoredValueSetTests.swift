@@ -61,6 +61,33 @@ struct StoredValueSetTests {
         }
     }
 
+    /// The list a join reads: each non-NULL value once, the first of those
+    /// SQL finds equal, in the order given. A set whose caller vouches for
+    /// distinct values (the unique import's text IDs) gives them as they are,
+    /// and answers membership as any set of them does.
+    @Test(arguments: [UInt64(9), 10])
+    func distinctValuesAreTheFirstOfEachEqualGroup(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        for _ in 0..<200 {
+            let values = (0..<Int(random.next() % 16)).map { _ in
+                Self.edgeValues[Int(random.next() % UInt64(Self.edgeValues.count))]
+            }
+            var expected: [StoredValue] = []
+            for value in values where !value.isNull && !expected.contains(where: { Self.matches(value, $0) }) {
+                expected.append(value)
+            }
+            let distinct = StoredValueSet(values).distinctNonNullValues
+            #expect(distinct.count == expected.count, "seed \(seed): \(values)")
+            #expect(zip(distinct, expected).allSatisfy { $0.isIdentical(to: $1) }, "seed \(seed): \(values)")
+            let vouched = StoredValueSet(expected, distinct: true)
+            #expect(vouched.distinctNonNullValues.count == expected.count)
+            #expect(zip(vouched.distinctNonNullValues, expected).allSatisfy { $0.isIdentical(to: $1) })
+            for value in Self.edgeValues {
+                #expect(vouched.contains(value) == values.contains { !$0.isNull && Self.matches(value, $0) })
+            }
+        }
+    }
+
     /// A set hashes its values on the first membership test; threads that
     /// ask together all see the same answers (one of them makes the keys).
     @Test(arguments: [UInt64(4), 5])
