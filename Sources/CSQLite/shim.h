@@ -45,7 +45,9 @@ static inline size_t strata_heap_in_use(void) { return 0; }
 // waiting for it: a hint, which an address outside the process's memory
 // does not fault. The unique import's ID table (TextIDTable) asks for the
 // slots of a few IDs ahead of the one it records, so that their cache
-// misses overlap rather than follow one another.
+// misses overlap rather than follow one another. Called from Strata's
+// inlinable code, so the modules that use Strata see it too: CSQLite must
+// stay a public import of Strata.
 static inline void strata_prefetch(const void *address) {
     __builtin_prefetch(address);
 }

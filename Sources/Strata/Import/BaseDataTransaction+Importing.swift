@@ -186,9 +186,12 @@ extension BaseDataTransaction {
         let uniqueIDKeyPath: AnyKeyPath = Object.uniqueIDKeyPath
         // Text IDs were told apart by their bytes (`uniqueIDs`), as SQL
         // compares texts: the look-up's list need not be deduplicated again.
-        // Integer IDs were told apart by `==`, which a type of one's own
-        // need not keep to its stored values.
+        // Not so for IDs told apart by `==`, which a type of one's own need
+        // not keep to its stored values: integer IDs, and the keys of the
+        // dictionary `preProcess` returns, but for `String`'s (two strings
+        // `==` tells apart have different bytes).
         let storedIDsAreDistinct = Object.UniqueIDType.storedType == .text
+            && (preProcess == nil || Object.UniqueIDType.self == String.self)
         uniqueImportDepth += 1
         defer {
             uniqueImportDepth -= 1

@@ -51,12 +51,12 @@ struct TextIDTable {
     /// How many IDs an import hashes ahead of the one it records (see
     /// ``digestAhead(_:)``): enough for their cache misses to overlap, few
     /// enough that their slots are still cached when their turn comes.
-    @usableFromInline static let lookahead = 16
+    @inlinable static var lookahead: Int { 16 }
 
     /// The first position of `id` if it was recorded before; otherwise
     /// records it at the next position (`count`) and returns `nil`.
-    /// `idAt` gives the ID recorded at a position.
-    @inlinable
+    /// `idAt` gives the ID recorded at a position. (The import works out
+    /// its IDs' digests ahead and calls ``firstPosition(of:digest:idAt:)``.)
     mutating func firstPosition(of id: String, idAt: (Int) -> String) -> Int? {
         firstPosition(of: id, digest: fallback == nil ? asciiHash(id) : nil, idAt: idAt)
     }

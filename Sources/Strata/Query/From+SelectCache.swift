@@ -112,7 +112,8 @@ extension From {
                   }
               })
         else { return nil }
-        // Each value once: `IN` matches a row once however often its value is listed.
+        // Each value once: `IN` matches a row once however often its value is
+        // listed (the set drops repeats unless its maker vouched for none).
         let present = values.distinctNonNullValues
         var sql = "SELECT \(entity.qualifiedSelectList) FROM strata_values(?) AS v "
             + "CROSS JOIN \(entity.quotedTable) AS t0 ON t0.\(column) = v.value"

@@ -232,8 +232,9 @@ enum DeclaredFields {
 
     /// The field whose wrapper lies `offset` bytes into `object`, with its
     /// typed default: an array read in the table of the object's entity
-    /// (``EntityDescription/declaration(ofWrapperAt:)``), or, for an object
-    /// outside a context, a look-up in its class's ``wrapperFields(of:)``.
+    /// (``EntityDescription/declaration(ofWrapperAt:)``), or else (an object
+    /// outside a context, an offset the table does not cover) a look-up in
+    /// its class's ``wrapperFields(of:)``.
     @usableFromInline
     static func field<Value>(
         ofWrapperAt offset: Int, in object: ManagedObject, of _: Value.Type
@@ -242,7 +243,7 @@ enum DeclaredFields {
         // The entity's class is the object's (Strata makes each object of
         // its entity's class); compared all the same, as it is cheap.
         let entity = object.entity.flatMap { ObjectIdentifier($0.type) == ObjectIdentifier(type) ? $0 : nil }
-        let found = entity.map { $0.declaration(ofWrapperAt: offset) } ?? wrapperFields(of: type)[offset]
+        let found = entity?.declaration(ofWrapperAt: offset) ?? wrapperFields(of: type)[offset]
         guard let field = found as? DeclaredField<Value> else {
             misuse("Strata: no @Field of \(type) lies at offset \(offset) of its objects.")
         }
@@ -356,20 +357,39 @@ enum DeclaredFields {
 struct WrapperDeclarations: @unchecked Sendable {
     private let byWord: [(any AnyDeclaredField)?]
 
-    /// The declarations at `fields`' offsets; offsets that are not a whole
-    /// number of words hold no wrapper and are left out.
     init(_ fields: [Int: any AnyDeclaredField]) {
-        let aligned = fields.filter { offset, _ in offset >= 0 && offset & 7 == 0 }
-        let words = aligned.keys.max().map { ($0 >> 3) + 1 } ?? 0
-        var byWord = [(any AnyDeclaredField)?](repeating: nil, count: words)
-        for (offset, field) in aligned { byWord[offset >> 3] = field }
-        self.byWord = byWord
+        byWord = WrapperWords.table(of: fields, empty: nil) { $0 }
     }
 
     /// The declaration whose wrapper lies `offset` bytes into an object;
     /// `nil` at any other offset.
     subscript(offset: Int) -> (any AnyDeclaredField)? {
-        Self.word(at: offset, within: byWord.count).flatMap { byWord[$0] }
+        WrapperWords.word(at: offset, within: byWord.count).flatMap { byWord[$0] }
+    }
+}
+
+/// The tables an entity keeps by its fields' wrapper offsets, a word an
+/// entry: a wrapper holds one reference, so it lies a whole number of
+/// pointer-sized words into an object (8 bytes, 4 on a 32-bit platform).
+enum WrapperWords {
+    /// A word's bytes; computed, so that it folds to a constant on the
+    /// field accessors' fast path.
+    static var size: Int { MemoryLayout<UnsafeRawPointer>.size }
+
+    /// A table with an entry for each word a wrapper in `fields` lies at:
+    /// what `entry` makes of its declaration, `empty` where it makes
+    /// nothing and at the words between.
+    static func table<Entry>(
+        of fields: [Int: any AnyDeclaredField], empty: Entry, _ entry: (any AnyDeclaredField) -> Entry?
+    ) -> [Entry] {
+        var table: [Entry] = []
+        for (offset, field) in fields {
+            guard offset >= 0, offset % size == 0, let made = entry(field) else { continue }
+            let word = offset / size
+            if table.count <= word { table += repeatElement(empty, count: word + 1 - table.count) }
+            table[word] = made
+        }
+        return table
     }
 
     /// The index of the word `offset` bytes into an object, in a table of
@@ -377,7 +397,8 @@ struct WrapperDeclarations: @unchecked Sendable {
     /// words into the table (negative, unaligned, past it).
     @inline(__always)
     static func word(at offset: Int, within count: Int) -> Int? {
-        let word = offset &>> 3
-        return offset & 7 == 0 && UInt(bitPattern: word) < UInt(count) ? word : nil
+        guard offset >= 0, offset % size == 0 else { return nil }
+        let word = offset / size
+        return word < count ? word : nil
     }
 }

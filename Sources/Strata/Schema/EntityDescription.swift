@@ -232,7 +232,7 @@ final class EntityDescription: Sendable {
     @inline(__always)
     func slot(ofWrapperAt offset: Int) -> Int? {
         wrapperSlots.withUnsafeBufferPointer { table in
-            guard let word = WrapperDeclarations.word(at: offset, within: table.count), table[word] >= 0
+            guard let word = WrapperWords.word(at: offset, within: table.count), table[word] >= 0
             else { return nil }
             return Int(table[word])
         }
@@ -253,16 +253,12 @@ final class EntityDescription: Sendable {
     private static func wrapperSlots(
         of wrapperFields: [Int: any AnyDeclaredField], slots: [String: Int]
     ) -> [Int32] {
-        var table: [Int32] = []
-        for (offset, field) in wrapperFields {
-            guard case .stored = field.declaration.kind, !field.hasCustomAccessors, offset & 7 == 0,
+        WrapperWords.table(of: wrapperFields, empty: -1) { field in
+            guard case .stored = field.declaration.kind, !field.hasCustomAccessors,
                   let slot = slots[field.declaration.name]
-            else { continue }
-            let word = offset >> 3
-            if table.count <= word { table += repeatElement(-1, count: word + 1 - table.count) }
-            table[word] = Int32(slot)
+            else { return nil }
+            return Int32(slot)
         }
-        return table
     }
 
     /// The table name, quoted.

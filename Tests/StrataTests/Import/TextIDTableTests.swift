@@ -87,7 +87,8 @@ struct TextIDTableTests {
         for _ in 0..<150 {
             let block = (0..<TextIDTable.lookahead).map { _ in
                 Int.random(in: 0..<20, using: &random) == 0
-                    ? "é-\(Int.random(in: 0..<50, using: &random))" : "id-\(Int.random(in: 0..<400, using: &random))"
+                    ? "é-\(Int.random(in: 0..<50, using: &random))"
+                    : "id-\(Int.random(in: 0..<400, using: &random))"
             }
             let digests = block.map { table.digestAhead($0) }
             for (id, digest) in zip(block, digests) {

@@ -128,6 +128,31 @@ struct WrapperOffsetTests {
         }
     }
 
+    /// The tables by offset are a pointer-sized word an entry (a wrapper
+    /// holds one reference: 8 bytes here, 4 on a 32-bit platform). Seeded:
+    /// declarations at random offsets, whole words and not, are found at
+    /// exactly the whole-word ones, and nothing is found anywhere else.
+    @Test(arguments: [UInt64(21), 22])
+    func tablesByOffsetHoldWholeWordsOnly(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let size = MemoryLayout<UnsafeRawPointer>.size
+        let declarations = Array(DeclaredFields.wrapperFields(of: WoChild.self).values)
+        try #require(!declarations.isEmpty)
+        for _ in 0..<50 {
+            var fields: [Int: any AnyDeclaredField] = [:]
+            for _ in 0..<Int.random(in: 0...8, using: &random) {
+                let offset = Int.random(in: -2 * size...(40 * size), using: &random)
+                fields[offset] = declarations.randomElement(using: &random)!
+            }
+            let table = WrapperDeclarations(fields)
+            for offset in -2 * size...(42 * size) {
+                let expected = offset >= 0 && offset % size == 0 ? fields[offset] : nil
+                #expect(table[offset] === expected, "seed \(seed): offset \(offset) of \(fields.keys.sorted())")
+            }
+            #expect(table[Int.max] == nil && table[Int.min] == nil)
+        }
+    }
+
     /// The slow paths of an object in a context, which find the declaration
     /// in its entity's table: a custom getter, a projection, and a field a
     /// transaction gave a value that cannot be stored.
