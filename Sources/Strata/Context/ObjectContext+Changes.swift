@@ -148,7 +148,7 @@ extension ObjectContext {
         // A deleted object's values are never written: an invalid one it
         // holds (assigned before its deletion, or before an undo took back
         // its creation) fails nothing, and comes back with the object.
-        for object in objects where object.invalidValues != nil && !object.isDeleted {
+        for object in objects where object.hasInvalidValues && !object.isDeleted {
             if let (_, error) = object.invalidValues?.values.first { throw error }
         }
         if !connection.dialect.textHoldsNUL { try refuseTextHoldingNUL(objects) }

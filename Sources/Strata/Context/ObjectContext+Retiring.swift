@@ -78,7 +78,7 @@ extension ObjectContext {
     /// object that a flush left with nothing unwritten, still registered.
     private static func retirableEntity(_ object: ManagedObject) -> Int? {
         guard object.isInserted, !object.isDeleted, object.isWritten, object.flushed == nil,
-            object.invalidValues == nil, object.identitySlot >= 0
+            !object.hasInvalidValues, object.identitySlot >= 0
         else { return nil }
         return object.withMembership { _, entity in entity.index }
     }

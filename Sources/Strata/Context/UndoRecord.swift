@@ -212,7 +212,7 @@ extension ObjectContext {
                 object.isDeleted = false
                 needsRow = !object.isWritten
             }
-            if !object.values.isIdentical(to: state.values) || object.invalidValues != nil
+            if !object.values.isIdentical(to: state.values) || object.hasInvalidValues
                 || state.invalidValues != nil
             {
                 willChange(object)

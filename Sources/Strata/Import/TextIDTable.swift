@@ -53,14 +53,6 @@ struct TextIDTable {
     /// enough that their slots are still cached when their turn comes.
     @inlinable static var lookahead: Int { 16 }
 
-    /// The first position of `id` if it was recorded before; otherwise
-    /// records it at the next position (`count`) and returns `nil`.
-    /// `idAt` gives the ID recorded at a position. (The import works out
-    /// its IDs' digests ahead and calls ``firstPosition(of:digest:idAt:)``.)
-    mutating func firstPosition(of id: String, idAt: (Int) -> String) -> Int? {
-        firstPosition(of: id, digest: fallback == nil ? asciiHash(id) : nil, idAt: idAt)
-    }
-
     /// `id`'s digest (`nil` for a text that is not ASCII, or once the table
     /// has moved into its dictionary), and a hint to the processor to fetch
     /// its first slot into the cache. A table of a million IDs is 16 MB, and
@@ -76,9 +68,11 @@ struct TextIDTable {
         return digest
     }
 
-    /// ``firstPosition(of:idAt:)`` with `id`'s digest already worked out
-    /// (by ``digestAhead(_:)`` or ``asciiHash(_:)``; `nil` when the text is
-    /// not ASCII or the table had moved into its dictionary).
+    /// The first position of `id` if it was recorded before; otherwise
+    /// records it at the next position (`count`) and returns `nil`. `digest`
+    /// is what ``digestAhead(_:)`` gave for `id` (`nil` when the text is not
+    /// ASCII or the table had moved into its dictionary); `idAt` gives the
+    /// ID recorded at a position.
     @inlinable
     mutating func firstPosition(of id: String, digest: UInt64?, idAt: (Int) -> String) -> Int? {
         if fallback != nil { return fallbackPosition(of: id) }
@@ -114,7 +108,7 @@ struct TextIDTable {
         return fallbackPosition(of: id)
     }
 
-    /// ``firstPosition(of:idAt:)`` once the table has moved into its dictionary.
+    /// ``firstPosition(of:digest:idAt:)`` once the table has moved into its dictionary.
     @usableFromInline
     mutating func fallbackPosition(of id: String) -> Int? {
         let key = StoredValue.ExactKey(.text(id))

@@ -33,9 +33,7 @@ extension ManagedObject {
     /// custom accessors).
     @usableFromInline
     final func storedValue(ofWrapperAt offset: Int) -> StoredValue? {
-        guard !hasInvalidValues, let entity = membership?.entity,
-              let slot = entity._withUnsafeGuaranteedRef({ $0.slot(ofWrapperAt: offset) })
-        else { return nil }
+        guard let (_, _, slot) = inPlaceSlot(ofWrapperAt: offset) else { return nil }
         return value(at: slot)
     }
 
@@ -44,13 +42,26 @@ extension ManagedObject {
     /// ``assignStoredValue(_:forField:)`` says.
     @usableFromInline
     final func assignStoredValue(_ value: StoredValue, ofWrapperAt offset: Int) -> Bool {
-        guard !hasInvalidValues, !value.isNaN, let (context, entity) = membership,
-              let slot = entity._withUnsafeGuaranteedRef({ $0.slot(ofWrapperAt: offset) })
-        else { return false }
+        guard !value.isNaN, let (context, entity, slot) = inPlaceSlot(ofWrapperAt: offset) else { return false }
         context._withUnsafeGuaranteedRef { context in
             entity._withUnsafeGuaranteedRef { entity in assign(value, slot: slot, in: context, entity) }
         }
         return true
+    }
+
+    /// The owning context, the entity and the value slot of the stored
+    /// field whose wrapper lies `offset` bytes into the object, when its
+    /// accessors may read and write the slot in place: the object is in a
+    /// context, holds no value that cannot be stored, and the field has no
+    /// custom accessors. `nil` sends them to the slow path.
+    @inline(__always)
+    private final func inPlaceSlot(
+        ofWrapperAt offset: Int
+    ) -> (context: Unmanaged<ObjectContext>, entity: Unmanaged<EntityDescription>, slot: Int)? {
+        guard !hasInvalidValues, let (context, entity) = membership,
+              let slot = entity._withUnsafeGuaranteedRef({ $0.slot(ofWrapperAt: offset) })
+        else { return nil }
+        return (context, entity, slot)
     }
 
     /// Assigns `value` to `slot` through `context`, or traps with the reason

@@ -366,7 +366,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         // A deletion is a change only while it is pending: a committed one,
         // a rolled-back insert and a merged one leave the context's map.
         if isDeleted { return !isInserted && identitySlot >= 0 }
-        if isInserted || invalidValues != nil { return true }
+        if isInserted || hasInvalidValues { return true }
         if let baseline, let entity, entity.hasChangedFields(from: baseline, to: values) { return true }
         return context?.hasChangesBesideFields(self) ?? false
     }

@@ -62,7 +62,7 @@ struct TextIDTableTests {
         var first: [String: Int] = [:]
         for _ in 0..<2_000 {
             let id = "id-\(Int.random(in: 0..<300, using: &random))"
-            let position = table.firstPosition(of: id, idAt: { recorded[$0] })
+            let position = table.firstPosition(of: id, digest: table.digestAhead(id), idAt: { recorded[$0] })
             #expect(position == first[id], "\(id)")
             if position == nil {
                 first[id] = recorded.count
