@@ -145,7 +145,8 @@ struct WidePredicateTests {
 
     /// 100,000 values: one bound parameter (a stock SQLite allows 32,766), one
     /// SQL term, and a hash lookup an object in memory (a scan of the values
-    /// took 25–117 ms an object).
+    /// took 25–117 ms an object: minutes for this test, which the suite's
+    /// watch for hangs would report; no clock is asserted here).
     @Test func hundredThousandValueMembershipBindsOneParameterAndTestsASet() throws {
         let (stack, items, directory) = try makeItems()
         var random = SplitMix64(seed: 61)
@@ -158,12 +159,7 @@ struct WidePredicateTests {
         let expected = rowIDs(items) { wanted.contains($0.number) }
         #expect(try stack.fetchAll(From<ProbeItem>().where(predicate)).map(\.rowID) == expected)
         #expect(try stack.fetchCount(From<ProbeItem>().where(!predicate)) == items.count - expected.count)
-        let clock = ContinuousClock()
-        let start = clock.now
-        let evaluated = rowIDs(items) { predicate.evaluate($0) == true }
-        let elapsed = clock.now - start
-        #expect(evaluated == expected)
-        #expect(elapsed < .seconds(5), "6,000 evaluations took \(elapsed)")
+        #expect(rowIDs(items) { predicate.evaluate($0) == true } == expected)
         // NULL among the values matches the NULLs.
         let optional: [Int?] = numbers.map { $0 } + [nil]
         let withNil = Where(\ProbeItem.$maybe, in: optional)
