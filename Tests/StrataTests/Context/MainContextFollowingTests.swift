@@ -253,7 +253,7 @@ struct MainContextFollowingTests {
         let monitor = try viewer.monitorList(From<MonItem>())
         let checker = ReplayChecker(monitor)
         try writer.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 1 })
-        for _ in 0..<2_000 where monitor.numberOfObjects() == 0 {
+        while monitor.numberOfObjects() == 0 {
             try await Task.sleep(for: .milliseconds(2))
         }
         #expect(monitor.numberOfObjects() == 1)

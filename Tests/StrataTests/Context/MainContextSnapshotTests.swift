@@ -31,9 +31,10 @@ struct MainContextSnapshotTests {
     func anotherProcessesCommitShowsFromTheNextJob() async throws {
         // A commit anywhere in this process ends the kept snapshot too, and
         // the other suites commit meanwhile: an attempt one of their commits
-        // cut short proves nothing, and runs again.
+        // cut short proves nothing, and runs again, as often as it takes on a
+        // loaded machine.
         var attemptsUncut = 0
-        for _ in 0..<20 where attemptsUncut == 0 {
+        while attemptsUncut == 0 {
             let directory = TemporaryDirectory()
             let stack = try filledStack(2, in: directory)
             // An hour: the second read must not depend on how fast this machine writes.
@@ -55,7 +56,6 @@ struct MainContextSnapshotTests {
             #expect(try stack.fetchCount(From<MonItem>()) == 3)
             #expect(try stack.fetchOne(From<MonItem>().where(\.$rank == 7)) != nil)
         }
-        #expect(attemptsUncut == 1, "twenty attempts were each cut short by another suite's commit")
     }
 
     @Test

@@ -171,13 +171,10 @@ struct ClauseListMonitorTests {
         return stack
     }
 
-    /// Waits, up to ten seconds, for `condition`, letting main-actor jobs run.
+    /// Waits for `condition`, letting main-actor jobs run, however long a
+    /// loaded machine takes (a hang is CI's watch's to report).
     private func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            try #require(ContinuousClock.now < deadline, "timed out")
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        while !condition() { try await Task.sleep(for: .milliseconds(5)) }
     }
 }
 

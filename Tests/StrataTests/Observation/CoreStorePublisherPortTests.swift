@@ -3,9 +3,11 @@ import Testing
 
 @testable import Strata
 
-/// Runs CoreStore's `perform(asynchronous:success:failure:)` and waits,
-/// polling, for its success: the value `body` returned (`tx.hasChanges` in
-/// CoreStore's tests), `nil` after a failure, which it records.
+/// Runs CoreStore's `perform(asynchronous:success:failure:)` and waits for
+/// its completion: the value `body` returned (`tx.hasChanges` in CoreStore's
+/// tests), `nil` after a failure, which it records. No deadline: on a loaded
+/// machine the completion comes late, not never; one that never comes is a
+/// hang, which CI's watch reports by name.
 @MainActor
 func portCommit<Result: Sendable>(
     _ stack: DataStack, _ body: @escaping @Sendable (AsynchronousDataTransaction) throws -> Result
@@ -13,16 +15,9 @@ func portCommit<Result: Sendable>(
     let outcome = PortOutcome<Result>()
     stack.perform(
         asynchronous: body,
-        success: { value in
-            outcome.value = value
-            outcome.done = true
-        },
-        failure: { error in
-            outcome.error = error
-            outcome.done = true
-        })
-    for _ in 0..<2_000 where !outcome.done { try await Task.sleep(for: .milliseconds(1)) }
-    #expect(outcome.done, "the transaction's completion never ran")
+        success: { value in outcome.finish(value: value, error: nil) },
+        failure: { error in outcome.finish(value: nil, error: error) })
+    await outcome.completion()
     #expect(outcome.error == nil, "the transaction failed")
     return outcome.value
 }
@@ -30,9 +25,26 @@ func portCommit<Result: Sendable>(
 /// What a ``portCommit(_:_:)`` completion delivered.
 @MainActor
 final class PortOutcome<Value> {
-    var value: Value?
-    var error: StrataError?
-    var done = false
+    private(set) var value: Value?
+    private(set) var error: StrataError?
+    private var done = false
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    /// Keeps what the completion delivered and resumes its waiter.
+    func finish(value: Value?, error: StrataError?) {
+        #expect(!done, "a completion ran twice")
+        self.value = value
+        self.error = error
+        done = true
+        waiter?.resume()
+        waiter = nil
+    }
+
+    /// Returns once a completion has run.
+    func completion() async {
+        guard !done else { return }
+        await withCheckedContinuation { waiter = $0 }
+    }
 }
 
 /// Counts a publisher's closure calls and keeps what the closure read from

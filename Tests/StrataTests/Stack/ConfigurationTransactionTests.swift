@@ -278,7 +278,7 @@ struct ConfigurationTransactionTests {
         // The main actor stays busy until it has committed, then reads the last store.
         stack.transactionQueue.sync {}
         #expect(try stack.fetchCount(From<CfgItem>("Config1")) == 1)
-        for _ in 0..<2_000 where log.seen.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
+        try await log.wait(for: 1)
         #expect(log.seen == ["ok, 1 user"])
     }
 

@@ -160,10 +160,19 @@ enum StoreAddress: Codable, Sendable {
         }
     }
 
-    /// A storage value for the store at this address.
+    /// A storage value for the store at this address. A file store waits
+    /// up to two minutes for the write lock instead of the default five
+    /// seconds: the processes and stacks that share it take turns, and on a
+    /// loaded machine (SQLite's busy handler is not fair) one of them could
+    /// otherwise be refused with `SQLITE_BUSY` and fail the test for a lock
+    /// it would have had later; the timeout itself is tested apart
+    /// (`WriteLockWaitTests`).
     var storage: any StorageInterface {
         switch self {
-        case .file(let path): return SQLiteStore(fileURL: URL(fileURLWithPath: path))
+        case .file(let path):
+            var store = SQLiteStore(fileURL: URL(fileURLWithPath: path))
+            store.settings.busyTimeoutMilliseconds = 120_000
+            return store
         case .postgreSQL(let connectionString, let schema):
             return PostgreSQLStore(connectionString: connectionString, schema: schema)
         }

@@ -6,6 +6,14 @@ import Testing
 @MainActor
 final class CompletionLog {
     var seen: [String] = []
+
+    /// Returns once `count` completions have been seen, letting main-actor
+    /// jobs run meanwhile, however long they take: no deadline (a loaded
+    /// machine is slow, not wrong; a completion that never comes is a hang,
+    /// which CI's watch reports by name).
+    func wait(for count: Int) async throws {
+        while seen.count < count { try await Task.sleep(for: .milliseconds(1)) }
+    }
 }
 
 @MainActor
@@ -28,7 +36,7 @@ struct CompletionOrderTests {
         // The main actor stays busy until all five have committed.
         stack.transactionQueue.sync {}
         #expect(log.seen.isEmpty)
-        for _ in 0..<2_000 where log.seen.count < 5 { try await Task.sleep(for: .milliseconds(1)) }
+        try await log.wait(for: 5)
         // Each completion runs right after the merge of its own commit: the
         // monitor shows that commit and none after it. A count reads the
         // store, which already holds all five.
@@ -49,7 +57,7 @@ struct CompletionOrderTests {
             })
         }
         stack.transactionQueue.sync {}
-        for _ in 0..<2_000 where log.seen.count < 3 { try await Task.sleep(for: .milliseconds(1)) }
+        try await log.wait(for: 3)
         #expect(log.seen == ["1 ok at 1", "2 failed at 1", "3 ok at 2"])
     }
 
@@ -91,7 +99,7 @@ struct CompletionOrderTests {
                     }
                 })
         }
-        for _ in 0..<5_000 where log.seen.count < expected.count { try await Task.sleep(for: .milliseconds(1)) }
+        try await log.wait(for: expected.count)
         #expect(log.seen == expected, "seed \(seed)")
         let ranks = try stack.fetchAll(From<MonItem>().orderBy(.ascending(\.$rank))).map(\.rank)
         #expect(ranks == savedRanks, "seed \(seed): nothing of a failed transaction was saved")
@@ -164,9 +172,8 @@ struct CompletionOrderTests {
         reached.wait()
         try stack.removeStorage()
         go.signal()
-        for _ in 0..<2_000 where log.seen.count < 5 || awaited.seen.isEmpty {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        try await log.wait(for: 5)
+        try await awaited.wait(for: 1)
         #expect(log.seen == ["1 ok at 1", "2 ok at 2", "3 no store", "4 no store", "5 no store"])
         #expect(awaited.seen == ["\(StrataError.storeNotAdded)"], "the awaiting perform resumes")
     }
@@ -185,7 +192,7 @@ struct CompletionOrderTests {
             })
         }
         stack.transactionQueue.sync {}
-        for _ in 0..<2_000 where log.seen.count < 4 { try await Task.sleep(for: .milliseconds(1)) }
+        try await log.wait(for: 4)
         #expect(log.seen == ["1 ok", "2 ok", "3 ok", "4 ok"])
         #expect(!stack.hasStore)
     }

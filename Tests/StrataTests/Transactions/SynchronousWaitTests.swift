@@ -158,10 +158,14 @@ struct SynchronousWaitTests {
         try await stack.perform { tx in tx.create(Into<MonItem>()).rank = 1 }
         let seenByCaller = "merged \(stack.mergedGeneration), listing \(monitor.numberOfObjects())"
         #expect(seenByCaller == "merged 1, listing 1")
-        for _ in 0..<20_000 where interloper.toldWhenReturned.withLock({ $0 }) == nil {
+        while interloper.toldWhenReturned.withLock({ $0 }) == nil {
             try await Task.sleep(for: .milliseconds(1))
         }
-        #expect(interloper.toldWhenReturned.withLock { $0 } == 2)
+        // Unless the main actor was busy for longer than the stack waits for
+        // it (a loaded machine), which cuts the wait short and says so.
+        if !interloper.waitWasCutShort.withLock({ $0 }) {
+            #expect(interloper.toldWhenReturned.withLock { $0 } == 2)
+        }
         #expect(stack.mergedGeneration == 2)
     }
 
@@ -184,7 +188,7 @@ struct SynchronousWaitTests {
         #expect(counter.count.withLock { $0 } == 1, "not merged before returning")
         #expect(stack.mergedGeneration == 1)
         // The merge the commit scheduled runs once the main actor is free.
-        for _ in 0..<2_000 where counter.count.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        while counter.count.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(1)) }
         #expect(counter.count.withLock { $0 } == 2)
         #expect(monitor.numberOfObjects() == 2)
         #expect(stack.mergedGeneration == 2)
@@ -231,6 +235,8 @@ private final class Interloper: ListObserver {
     let counter: DidChangeCounter
     /// How many changes the counter had been told of when the second commit returned.
     let toldWhenReturned = Locked<Int?>(nil)
+    /// Whether the stack cut the second commit's wait for the main actor short.
+    let waitWasCutShort = Locked(false)
     private var started = false
 
     init(_ stack: DataStack, _ counter: DidChangeCounter) { (self.stack, self.counter) = (stack, counter) }
@@ -239,12 +245,14 @@ private final class Interloper: ListObserver {
         guard !started else { return }
         started = true
         let entered = DispatchSemaphore(value: 0)
-        let (stack, counter, told) = (stack, counter, toldWhenReturned)
+        let (stack, counter, told, cutShort) = (stack, counter, toldWhenReturned, waitWasCutShort)
         DispatchQueue.global().async {
+            let cutShortBefore = stack.waitsCutShort.withLock { $0 }
             _ = try? stack.perform(synchronous: { tx in
                 entered.signal()
                 tx.create(Into<MonItem>()).rank = 2
             })
+            cutShort.withLock { $0 = stack.waitsCutShort.withLock { $0 } > cutShortBefore }
             told.withLock { $0 = counter.count.withLock { $0 } }
         }
         entered.wait()
