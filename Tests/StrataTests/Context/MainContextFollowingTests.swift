@@ -253,9 +253,7 @@ struct MainContextFollowingTests {
         let monitor = try viewer.monitorList(From<MonItem>())
         let checker = ReplayChecker(monitor)
         try writer.perform(synchronous: { tx in tx.create(Into<MonItem>()).rank = 1 })
-        while monitor.numberOfObjects() == 0 {
-            try await Task.sleep(for: .milliseconds(2))
-        }
+        try await waitUntil { monitor.numberOfObjects() > 0 }
         #expect(monitor.numberOfObjects() == 1)
         #expect(checker.batches == 1 && checker.failures.isEmpty)
     }

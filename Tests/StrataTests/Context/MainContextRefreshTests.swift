@@ -117,9 +117,7 @@ struct MainContextRefreshTests {
         stack.pollingInterval = .milliseconds(5)
         let scene = try RefreshScene(stack)
         try writeBypassingStrata("UPDATE MonItem SET rank = 60 WHERE rank = 0", at: storeURL(in: directory))
-        while scene.checker.refetches == 0 {
-            try await Task.sleep(for: .milliseconds(2))
-        }
+        try await waitUntil { scene.checker.refetches > 0 }
         #expect(scene.checker.refetches == 1)
         #expect(scene.held[0].rank == 60)
     }

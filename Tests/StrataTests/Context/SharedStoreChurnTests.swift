@@ -336,10 +336,7 @@ struct SharedStoreChurnTests {
             done.append("\(names[index]): \(what)")
         }
         let besideDone = try await besideWrites.value
-        // Every member's followed commits arrive, however long that takes.
-        while members.contains(where: { $0.pending.count > 0 }) {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await waitUntil { members.allSatisfy { $0.pending.count == 0 } }
         try archive.read(stacks[0])
         let rows = try itemRows(in: address.storage)
         let fresh = try openStack(at: address)

@@ -170,12 +170,6 @@ struct ClauseListMonitorTests {
         })
         return stack
     }
-
-    /// Waits for `condition`, letting main-actor jobs run, however long a
-    /// loaded machine takes (a hang is CI's watch's to report).
-    private func waitUntil(_ condition: () -> Bool) async throws {
-        while !condition() { try await Task.sleep(for: .milliseconds(5)) }
-    }
 }
 
 /// The monitors handed to `createAsynchronously` closures, by name, and

@@ -7,12 +7,9 @@ import Testing
 final class CompletionLog {
     var seen: [String] = []
 
-    /// Returns once `count` completions have been seen, letting main-actor
-    /// jobs run meanwhile, however long they take: no deadline (a loaded
-    /// machine is slow, not wrong; a completion that never comes is a hang,
-    /// which CI's watch reports by name).
+    /// Returns once `count` completions have been seen (``waitUntil(polling:_:)``).
     func wait(for count: Int) async throws {
-        while seen.count < count { try await Task.sleep(for: .milliseconds(1)) }
+        try await waitUntil { seen.count >= count }
     }
 }
 

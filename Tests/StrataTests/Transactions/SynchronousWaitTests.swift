@@ -158,9 +158,7 @@ struct SynchronousWaitTests {
         try await stack.perform { tx in tx.create(Into<MonItem>()).rank = 1 }
         let seenByCaller = "merged \(stack.mergedGeneration), listing \(monitor.numberOfObjects())"
         #expect(seenByCaller == "merged 1, listing 1")
-        while interloper.toldWhenReturned.withLock({ $0 }) == nil {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        try await waitUntil { interloper.toldWhenReturned.withLock { $0 } != nil }
         // Unless the main actor was busy for longer than the stack waits for
         // it (a loaded machine), which cuts the wait short and says so.
         if !interloper.waitWasCutShort.withLock({ $0 }) {
@@ -188,7 +186,7 @@ struct SynchronousWaitTests {
         #expect(counter.count.withLock { $0 } == 1, "not merged before returning")
         #expect(stack.mergedGeneration == 1)
         // The merge the commit scheduled runs once the main actor is free.
-        while counter.count.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        try await waitUntil { counter.count.withLock { $0 } >= 2 }
         #expect(counter.count.withLock { $0 } == 2)
         #expect(monitor.numberOfObjects() == 2)
         #expect(stack.mergedGeneration == 2)

@@ -332,14 +332,6 @@ struct PostgreSQLFaultTests {
         return (server, .postgreSQL(connectionString: server.connectionString, schema: "ledger"))
     }
 
-    /// Waits, without reading any store, until `condition` holds, however
-    /// long a loaded machine takes (a hang is CI's watch's to report).
-    private func waitUntil(_ condition: () -> Bool) async throws {
-        while !condition() {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
-
     /// A new stack opens the store and commits a transfer: no dead writer
     /// holds the write lock, and the ledger stays whole.
     private func expectANewStackCommits(at address: StoreAddress, after state: LedgerState) throws {

@@ -20,14 +20,6 @@ struct PostgreSQLFollowingTests {
         return (viewer, writer, directory)
     }
 
-    /// Waits, without reading the store, until `condition` holds, however
-    /// long a loaded machine takes (a hang is CI's watch's to report).
-    private func waitUntil(_ condition: () -> Bool) async throws {
-        while !condition() {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-    }
-
     @Test
     func everyCommitOfAnotherStackReachesTheMonitorInOrder() async throws {
         let (viewer, writer, directory) = try openStacks()
