@@ -1,4 +1,5 @@
 @_spi(Reflection) import Swift
+import Foundation
 import Synchronization
 
 /// What one `@Field` declaration says: its ``FieldDeclaration`` and its
@@ -161,6 +162,13 @@ enum DeclaredFields {
     /// built in a loop (`\.$code == code`) names the same key path each
     /// time, and finds its field here without the lock and the hashing.
     private static let lastFound = LastFound<Found>()
+    /// Held while a key path is read on a prototype: a projected value's
+    /// accessor (`\.$age`) reaches its wrapper through an `inout` access,
+    /// which two threads looking up the same new key path at once must not
+    /// make together on their class's one prototype (the thread sanitizer
+    /// reported it, 7 December). Recursive: the key path may be a computed
+    /// property whose getter names another field.
+    private static let prototypeReads = NSRecursiveLock()
 
     /// The prototype of `type`: an instance whose field wrappers hold their
     /// declarations. Made once per class.
@@ -295,8 +303,9 @@ enum DeclaredFields {
             remember(known, for: id)
             return known
         }
-        guard let root = type(of: keyPath).rootType as? ManagedObject.Type,
-              let field = (prototype(of: root)[keyPath: keyPath] as? any FieldWrapper)?.declared
+        guard let root = type(of: keyPath).rootType as? ManagedObject.Type else { return nil }
+        let prototype = prototype(of: root)
+        guard let field = prototypeReads.withLock({ prototype[keyPath: keyPath] as? any FieldWrapper })?.declared
         else { return nil }
         let entry = found.withLock { table in
             if let first = table.byValue[key] { return first }
