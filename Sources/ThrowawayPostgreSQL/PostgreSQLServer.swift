@@ -163,7 +163,11 @@ public final class PostgreSQLServer: Sendable {
         }
     }
 
-    /// Starts `program` with its output appended to the file at `output`.
+    /// Starts `program` with its output appended to the file at `output`, and
+    /// no other descriptor of this process: the server and the watching shell
+    /// outlive the test that starts them, and a pipe end they inherited (a
+    /// compiler's output another test reads to its end, an exit test's back
+    /// channel, `Process`'s exit monitor) would stay open as long as they run.
     private static func spawn(_ program: String, _ arguments: [String], output: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -171,6 +175,7 @@ public final class PostgreSQLServer: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        closeEveryOtherDescriptor(&actions)
         let argv = ([program] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
@@ -179,6 +184,23 @@ public final class PostgreSQLServer: Sendable {
             throw PostgreSQLServerError(message: "cannot start \(program): error \(code)")
         }
         return pid
+    }
+
+    /// Adds to `actions` the closing of every descriptor above 2. glibc 2.34's
+    /// `posix_spawn_file_actions_addclosefrom_np` does it as the child starts
+    /// (Swift's Glibc module does not declare it, so it is looked up); without
+    /// it, the descriptors open now are named one by one, which misses one
+    /// another thread opens before the spawn.
+    private static func closeEveryOtherDescriptor(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+            return
+        }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
     }
 
     /// The folder of `initdb` and `pg_ctl`: `pg_config --bindir`, or Debian's
