@@ -192,7 +192,9 @@ public final class PostgreSQLServer: Sendable {
     /// it, the descriptors open now are named one by one, which misses one
     /// another thread opens before the spawn.
     private static func closeEveryOtherDescriptor(_ actions: inout posix_spawn_file_actions_t) {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        typealias CloseFrom = @convention(c) (
+            UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32
+        ) -> Int32
         if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
             _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
             return
