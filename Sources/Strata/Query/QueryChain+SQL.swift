@@ -22,7 +22,9 @@ extension QueryChain {
         in entity: EntityDescription, schema: Schema, dialect: SQLDialect, limit overrideLimit: Int? = nil
     ) throws -> CompiledQuery {
         // A clause named by a string that names no usable field (in SQL order).
-        if let problem = select.terms.lazy.compactMap(\.problem).first ?? groupBy?.problem { throw problem }
+        if let problem = select.terms.lazy.compactMap(\.problem).first ?? select.problem ?? groupBy?.problem {
+            throw problem
+        }
         try from.order?.check()
         var compiler = SQLCompiler(schema: schema, dialect: dialect)
         let alias = SQLCompiler.rootAlias

@@ -29,18 +29,30 @@ public struct Select<Object: ManagedObject, Result>: Sendable, Hashable {
         self.init(terms)
     }
 
-    /// A selection of `terms`, in order. At least one term; names must differ.
+    /// A selection of `terms`, in order. At least one term; names must differ
+    /// (a query of a selection without terms, or with two of one name, throws
+    /// ``StrataError/invalidValue(entity:field:reason:)``: names may come from
+    /// strings, and bad ones are errors, not traps).
     public init(_ terms: [SelectTerm<Object>]) {
-        checkUsage(!terms.isEmpty, "Strata: a Select needs at least one term.")
-        let names = terms.map(\.name)
-        checkUsage(
-            Set(names).count == names.count,
-            "Strata: Select terms need distinct names; rename one with `as:` (\(names)).")
         self.terms = terms
     }
 
     /// Whether a term aggregates rows (so that without `GroupBy` there is one row).
     var aggregates: Bool { terms.contains { $0.function.isAggregate } }
+
+    /// Why a query of this selection is invalid: no terms, or two terms of
+    /// one name (the key of both in a `queryAttributes` row).
+    var problem: StrataError? {
+        let entity = String(describing: Object.self)
+        guard !terms.isEmpty else {
+            return .invalidValue(entity: entity, field: "", reason: "a Select needs at least one term")
+        }
+        var names = Set<String>()
+        guard let repeated = terms.first(where: { !names.insert($0.name).inserted }) else { return nil }
+        return .invalidValue(
+            entity: entity, field: repeated.name,
+            reason: "two Select terms are named '\(repeated.name)'; rename one with `as:`")
+    }
 }
 
 /// One column of a ``Select``: a field's value, or an aggregate of it.

@@ -275,6 +275,44 @@ struct KeyPathStringTests {
         }
     }
 
+    /// A selection whose terms share a name (a `queryAttributes` row's key),
+    /// or that has none, throws `invalidValue` from the read, as a bad name
+    /// does: names may come from strings, and making the `Select` never traps.
+    @Test
+    func aSelectOfRepeatedNamesOrNoTermsThrowsFromTheRead() throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(probeSchema, .file, in: directory)
+        try ProbeData.populate(stack, seed: 6, items: 5)
+        let selections: [(Select<ProbeItem, [String: StoredValue]>, String)] = [
+            (Select("text", "text"), "text"),
+            (Select(.attribute(\.$text), .count("number", as: "text")), "text"),
+            (Select("number", .sum(\.$other, as: "number"), "real"), "number"),
+            (Select([]), ""),
+        ]
+        for (select, field) in selections {
+            let reads: [() throws -> Void] = [
+                { _ = try stack.queryAttributes(From<ProbeItem>(), select) },
+                { _ = try stack.queryValue(From<ProbeItem>(), Select<ProbeItem, String>(select.selectTerms)) },
+                { try stack.perform(synchronous: { tx in _ = try tx.queryAttributes(From<ProbeItem>(), select) }) },
+            ]
+            for read in reads {
+                #expect {
+                    try read()
+                } throws: { error in
+                    guard case let StrataError.invalidValue("ProbeItem", named, reason) = error else {
+                        return false
+                    }
+                    return named == field && reason.contains(field.isEmpty ? "at least one term" : "as:")
+                }
+            }
+        }
+        // Distinct names still read.
+        let rows = try stack.queryAttributes(
+            From<ProbeItem>(), Select<ProbeItem, [String: StoredValue]>("text", .count("number", as: "n")),
+            GroupBy<ProbeItem>(\.$text))
+        #expect(!rows.isEmpty && rows.allSatisfy { $0.keys.sorted() == ["n", "text"] })
+    }
+
     /// A name that is not a field the clause can use throws `invalidValue`
     /// from every read that uses the clause, naming the field and the
     /// clause as written; inside a transaction too, pending changes or not.
