@@ -99,9 +99,14 @@ extension ObjectContext {
                 object.entity.map(target.includes) ?? false,
                 "Strata: \(relationship.entity).\(relationship.name) holds \(target.name) objects, "
                     + "not \(object.entity?.name ?? "?").")
-            checkUsage(
-                !object.isDeleted,
-                "Strata: \(relationship.entity).\(relationship.name) was set to a deleted object.")
+        }
+        // A link to a deleted object would dangle once saved: as Core Data's
+        // save, the commit fails, and the relationship keeps what it held.
+        if let deleted = objects.first(where: \.isDeleted) {
+            deferredError = deferredError ?? .invalidValue(
+                entity: relationship.entity, field: relationship.name,
+                reason: "was set to a \(deleted.entity?.name ?? target.name) object the transaction deleted")
+            return
         }
         do {
             switch relationship.storage {

@@ -120,6 +120,57 @@ struct RelationshipTests {
         #expect(Set(chess.members.map(\.name)) == ["o0", "o1", "o2"])
     }
 
+    /// Linking an object the transaction deleted fails the commit with
+    /// `invalidValue` naming the relationship (Core Data's save fails on a
+    /// dangling reference) and saves nothing of the transaction; until then
+    /// the relationship keeps what it held. Each way a link is stored: a
+    /// to-one's key, a to-many through its members' keys, a link table.
+    @Test(arguments: StoreKind.allCases)
+    func linkingADeletedObjectFailsTheCommit(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let stack = try makeStack(contextSchema, kind, in: directory)
+        try stack.perform(synchronous: { tx in
+            tx.create(Into<Owner>()).name = "Ann"
+            tx.create(Into<Animal>()).name = "Rex"
+            tx.create(Into<Club>()).title = "chess"
+        })
+        let links: [(field: String, link: (SynchronousDataTransaction) throws -> Void)] = [
+            ("owner", { tx in
+                let ann = try #require(try tx.fetchOne(From<Owner>()))
+                let rex = try #require(try tx.fetchOne(From<Animal>()))
+                tx.delete(ann)
+                rex.owner = ann
+                #expect(rex.owner == nil)
+            }),
+            ("pets", { tx in
+                let ann = try #require(try tx.fetchOne(From<Owner>()))
+                let rex = try #require(try tx.fetchOne(From<Animal>()))
+                tx.delete(rex)
+                ann.pets.insert(rex)
+                #expect(ann.pets.isEmpty)
+            }),
+            ("members", { tx in
+                let ann = try #require(try tx.fetchOne(From<Owner>()))
+                let chess = try #require(try tx.fetchOne(From<Club>()))
+                tx.create(Into<Club>()).title = "golf"
+                tx.delete(ann)
+                chess.members = [ann]
+                #expect(chess.members.isEmpty)
+            }),
+        ]
+        for (field, link) in links {
+            #expect {
+                try stack.perform(synchronous: link)
+            } throws: { error in
+                guard case let StrataError.invalidValue(_, named, reason) = error else { return false }
+                return named == field && reason.contains("deleted")
+            }
+            #expect(try stack.fetchCount(From<Owner>()) == 1, "\(field): the deletion was saved")
+            #expect(try stack.fetchCount(From<Animal>()) == 1, "\(field): the deletion was saved")
+            #expect(try stack.fetchCount(From<Club>()) == 1, "\(field): the new club was saved")
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func relationshipChangesAppearInTheChangeSetOnBothSides(kind: StoreKind) throws {
         let directory = TemporaryDirectory()
